@@ -1,0 +1,1 @@
+"""tlir's dialects: `tlir` (TorchLean's op kinds) and `random` (its RNG)."""

@@ -1,0 +1,1 @@
+"""tlir's passes, one module per pass, registered in `tlir.universe`."""

@@ -1,0 +1,14 @@
+"""tlir: TorchLean's neural-network IR in MLIR, on xDSL.
+
+The dialects live in `tlir.dialects`, the passes in `tlir.passes`, the
+command-line tools in `tlir.tools`. `tlir.context()` gives an xDSL context that
+knows every dialect tlir reads and writes.
+"""
+
+from tlir import xdsl_fixes
+
+xdsl_fixes.apply()
+
+from tlir.api import context, parse_module  # noqa: E402
+
+__all__ = ["context", "parse_module"]

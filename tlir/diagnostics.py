@@ -1,0 +1,87 @@
+"""Diagnostics in MLIR's shape: `file:line:col: error: message`, never a traceback.
+
+`LocatingParser` stamps every parsed op with a `file:line:col` location (xDSL's
+parser keeps only explicit `loc(...)`), so verifier and pass errors can point
+at the op's source line, as mlir-opt does.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+
+class TlirError(Exception):
+    """A user-facing error: where it happened and what rule failed."""
+
+    def __init__(self, where: str, message: str):
+        super().__init__(f"{where}: error: {message}")
+        self.where = where
+        self.message = message
+
+
+class LocatingParser(Parser):
+    """xDSL's parser, giving each op without `loc(...)` its source position."""
+
+    def __init__(self, ctx, text: str | bytes, name: str = "<unknown>", line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self.line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            pos = start.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(str(pos.file)), IntAttr(pos.line + self.line_offset), IntAttr(pos.col)
+            )
+        return op
+
+
+def describe_location(loc: Attribute, fallback: str) -> str:
+    """`file:line:col` for a FileLineColLoc; a name location gives its name."""
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    if isinstance(loc, NameLoc):
+        inner = describe_location(loc.child_loc, "")
+        return f"{inner}: {loc.name.data}" if inner else f"{fallback}: {loc.name.data}"
+    if isinstance(loc, FusedLoc) and loc.locations.data:
+        return describe_location(loc.locations.data[0], fallback)
+    return fallback
+
+
+def op_error(op: Operation, message: str, fallback: str) -> TlirError:
+    """An error at `op`; the message names the op if it does not already."""
+    if not message.startswith(op.name):
+        message = f"'{op.name}' op {message}"
+    return TlirError(describe_location(op.location, fallback), message)
+
+
+def parse_error(err: ParseError, line_offset: int = 0) -> TlirError:
+    pos = err.span.get_location()
+    return TlirError(f"{pos.file}:{pos.line + line_offset}:{pos.col}", err.msg)
+
+
+def verify_module(module: ModuleOp, fallback: str) -> None:
+    """Verify op by op, so the first failure is reported at its own op."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except DiagnosticException as err:
+            raise op_error(op, _first_line(err), fallback) from None
+
+
+def _first_line(err: Exception) -> str:
+    """One line: xDSL's constraint messages can span several."""
+    text = str(err).removeprefix("Operation does not verify: ")
+    return " ".join(text.split())

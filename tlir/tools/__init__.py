@@ -1,0 +1,1 @@
+"""Command-line tools: tlir-opt, tlir-translate, tlir-run."""
