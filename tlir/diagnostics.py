@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     ModuleOp,
     NameLoc,
+    NoneAttr,
     StringAttr,
     UnknownLoc,
 )
@@ -49,15 +50,20 @@ class LocatingParser(Parser):
 
 
 def describe_location(loc: Attribute, fallback: str) -> str:
-    """`file:line:col` for a FileLineColLoc; a name location gives its name."""
+    """`file:line:col` for a FileLineColLoc; a name location (`model.json: node 7`
+    from the JSON importer) gives its name."""
     if isinstance(loc, FileLineColLoc):
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
     if isinstance(loc, NameLoc):
-        inner = describe_location(loc.child_loc, "")
-        return f"{inner}: {loc.name.data}" if inner else f"{fallback}: {loc.name.data}"
+        return loc.desc.data
     if isinstance(loc, FusedLoc) and loc.locations.data:
         return describe_location(loc.locations.data[0], fallback)
     return fallback
+
+
+def node_location(file: str, node_id: int) -> NameLoc:
+    """The location the JSON importer gives every op of a node."""
+    return NameLoc(StringAttr(f"{file}: node {node_id}"), NoneAttr())
 
 
 def op_error(op: Operation, message: str, fallback: str) -> TlirError:

@@ -1,0 +1,349 @@
+"""One small evaluator per tlir op, exactly as spec §3 states its numerics.
+
+Each takes the op and its operand values (NumPy arrays in the carrier dtype)
+and returns the result. `EVALUATORS` maps op names to them; the interpreter in
+`tlir.reference` only dispatches.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.ir import Operation
+
+from tlir import rng
+from tlir.dense import dense_to_numpy
+from tlir.dialects import tlir as T
+from tlir.reference.carrier import cmax, cmin, fold_max, fold_sum, libm, nat
+
+
+class EvaluationError(Exception):
+    """TorchLean's evaluation rejects the input (e.g. `log` of a non-positive)."""
+
+
+Evaluator = Callable[[Operation, Sequence[np.ndarray]], np.ndarray]
+
+
+def _result_shape(op: Operation) -> tuple[int, ...]:
+    return tuple(op.results[0].type.get_shape())
+
+
+def _dtype(op: Operation) -> np.dtype:
+    width = op.results[0].type.element_type.bitwidth
+    return np.dtype(np.float32 if width == 32 else np.float64)
+
+
+# --- elementwise -------------------------------------------------------------
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.where(x <= 0, x.dtype.type(0), x)
+
+
+def _sqrt(x: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.where(x <= 0, x.dtype.type(0), x))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    one = x.dtype.type(1)
+    positive = x > 0
+    t = libm("exp", np.where(positive, -x, x))
+    return np.where(positive, one / (one + t), t / (one + t))
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    one = x.dtype.type(1)
+    positive = x > 0
+    t = libm("exp", np.where(positive, -x, x))
+    log_term = libm("log", one + t)
+    return np.where(positive, x + log_term, log_term)
+
+
+def _log_checked(x: np.ndarray) -> np.ndarray:
+    if not np.all(x > 0):
+        raise EvaluationError("log of a tensor with an element that is not > 0 (or NaN)")
+    return libm("log", x)
+
+
+UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tlir.detach": lambda x: x,
+    "tlir.abs": np.abs,
+    "tlir.sqrt": _sqrt,
+    "tlir.inv": lambda x: x.dtype.type(1) / x,
+    "tlir.relu": _relu,
+    "tlir.tanh": lambda x: libm("tanh", x),
+    "tlir.sigmoid": _sigmoid,
+    "tlir.exp": lambda x: libm("exp", x),
+    "tlir.log": _log_checked,
+    "tlir.sin": lambda x: libm("sin", x),
+    "tlir.cos": lambda x: libm("cos", x),
+    "tlir.softplus": _softplus,
+}
+
+BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "tlir.add": np.add,
+    "tlir.sub": np.subtract,
+    "tlir.mul_elem": np.multiply,
+    "tlir.max_elem": cmax,
+    "tlir.min_elem": cmin,
+}
+
+
+def _safe_log(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    x, eps = args
+    return libm("log", _softplus(x) + eps[()])
+
+
+# --- basic -------------------------------------------------------------------
+
+
+def _const(op: T.ConstOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    return dense_to_numpy(op.value)
+
+
+def _rand_uniform(op: T.RandUniformOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    seed, node = op.seed.value.data, op.node_id.value.data
+    return rng.uniform(seed, node, _result_shape(op), _dtype(op))
+
+
+def _bernoulli_mask(op: T.BernoulliMaskOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    seed, node = op.seed.value.data, op.node_id.value.data
+    return rng.bernoulli(seed, node, args[0][()], _result_shape(op), _dtype(op))
+
+
+# --- data movement -----------------------------------------------------------
+
+
+def _permute(op: T.PermuteOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    return np.ascontiguousarray(np.transpose(args[0], T._ints(op.perm)))
+
+
+def _transpose(op: T.TransposeOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    return np.ascontiguousarray(
+        np.swapaxes(args[0], op.axis1.value.data, op.axis2.value.data)
+    )
+
+
+def _broadcast_to(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    return np.broadcast_to(args[0], _result_shape(op)).copy()
+
+
+def _reshape(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    return args[0].reshape(_result_shape(op))
+
+
+def _concat(op: T.ConcatOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    return np.concatenate(list(args), axis=op.axis.value.data)
+
+
+# --- reductions --------------------------------------------------------------
+
+
+def _reduce_sum(op: T.ReduceSumOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    return fold_sum(args[0], op.axis.value.data)
+
+
+def _reduce_mean(op: T.ReduceMeanOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    x, axis = args[0], op.axis.value.data
+    return fold_sum(x, axis) / nat(x.shape[axis], x.dtype)
+
+
+def _sum(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    return fold_sum(args[0].reshape(-1), 0)
+
+
+def _mse_loss(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    prediction, target = args
+    diff = (prediction - target).reshape(-1)
+    denominator = diff.size if diff.size else 1
+    return fold_sum(diff * diff, 0) / nat(denominator, diff.dtype)
+
+
+# --- linear algebra ----------------------------------------------------------
+
+
+def _matmul(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    a, b = args
+    a2 = a[np.newaxis, :] if a.ndim == 1 else a
+    b2 = b[:, np.newaxis] if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    m, n, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    acc = np.zeros(batch + (m, p), a.dtype)
+    for k in range(n):
+        acc = acc + a2[..., :, k, np.newaxis] * b2[..., np.newaxis, k, :]
+    return acc.reshape(_result_shape(op))
+
+
+def _linear(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+    x, weight, bias = args
+    acc = np.zeros(x.shape[:-1] + (weight.shape[0],), x.dtype)
+    for i in range(weight.shape[1]):
+        acc = acc + weight[:, i] * x[..., i, np.newaxis]
+    return acc + bias
+
+
+def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """§3.25: one fold per output, input channel of the group outermost, then
+    kernel offsets in row-major order; padded cells read as 0."""
+    x, weight, bias = args
+    cfg = op.config
+    axis = cfg.channel_axis
+    out_shape = _result_shape(op)
+    out_spatial = out_shape[axis + 1 :]
+    pad = [(0, 0)] * (axis + 1) + list(zip(cfg.padding, cfg.padding_after, strict=True))
+    padded = np.pad(x, pad)
+    in_per_group = cfg.in_channels // cfg.groups
+    out_per_group = cfg.out_channels // cfg.groups
+    group_base = (np.arange(cfg.out_channels) // out_per_group) * in_per_group
+    acc = np.zeros(out_shape, x.dtype)
+    lead = (slice(None),) * axis
+    spread = (slice(None),) + (np.newaxis,) * len(out_spatial)
+    for local in range(in_per_group):
+        channels = group_base + local
+        for offset in itertools.product(*(range(k) for k in cfg.kernel)):
+            window = tuple(
+                slice(w * d, w * d + (o - 1) * s + 1, s) if o else slice(0, 0)
+                for w, d, s, o in zip(offset, cfg.dilation, cfg.stride, out_spatial, strict=True)
+            )
+            cells = padded[lead + (channels,) + window]
+            taps = weight[(np.arange(cfg.out_channels), channels) + offset]
+            acc = acc + cells * taps[spread]
+    return acc + bias[spread]
+
+
+def _window_cells(x: np.ndarray, op: T.WindowOp):
+    """Yield (values, valid) per window offset in row-major order; `valid` marks
+    cells inside the input (padding excluded)."""
+    kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
+    rank = len(kernel)
+    lead_rank = x.ndim - rank
+    out_spatial = _result_shape(op)[lead_rank:]
+    pad = [(0, 0)] * lead_rank + [(p, p) for p in padding]
+    padded = np.pad(x, pad)
+    inside = np.pad(np.ones(x.shape[lead_rank:], bool), pad[lead_rank:])
+    lead = (slice(None),) * lead_rank
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        window = tuple(
+            slice(w, w + (o - 1) * s + 1, s) if o else slice(0, 0)
+            for w, s, o in zip(offset, stride, out_spatial, strict=True)
+        )
+        yield padded[lead + window], inside[window]
+
+
+def _max_pool(op: T.MaxPoolOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """Padded cells never contribute; a later cell replaces only if strictly greater."""
+    x = args[0]
+    shape = _result_shape(op)
+    best = np.zeros(shape, x.dtype)
+    seen = np.zeros(shape, bool)
+    for values, valid in _window_cells(x, op):
+        take = valid & (~seen | (values > best))
+        best = np.where(take, values, best)
+        seen = seen | valid
+    return np.where(seen, best, x.dtype.type(0))
+
+
+def _avg_pool(op: T.AvgPoolOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """Fold-sum with padding as 0, divided by the full kernel volume."""
+    x = args[0]
+    acc = np.zeros(_result_shape(op), x.dtype)
+    for values, _valid in _window_cells(x, op):
+        acc = acc + values
+    return acc / nat(int(np.prod(T._ints(op.kernel))), x.dtype)
+
+
+# --- normalization -----------------------------------------------------------
+
+
+def _batch_norm_eval(op: T.BatchNormEvalOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    x, gamma, beta, mean, var = args
+    eps = x.dtype.type(op.eps.value.data)
+    spread = (slice(None),) + (np.newaxis,) * (x.ndim - op.channel_axis.value.data - 1)
+    std = np.sqrt(cmax(cmax(var, 0) + eps, 0))
+    return ((x - mean[spread]) / std[spread]) * gamma[spread] + beta[spread]
+
+
+def _softmax(op: T.SoftmaxOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    x, axis = args[0], op.axis.value.data
+    if x.shape[axis] == 0:
+        return x.copy()
+    m = np.expand_dims(fold_max(x, axis), axis)
+    e = libm("exp", x - m)
+    return e / np.expand_dims(fold_sum(e, axis), axis)
+
+
+def _hard_masked_softmax(op: T.HardMaskedSoftmaxOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    x = args[0]
+    allowed = np.array(op.mask.get_values(), bool).reshape(x.shape)
+    one, zero = x.dtype.type(1), x.dtype.type(0)
+    if x.ndim == 0:
+        return np.array(one if allowed[()] else zero, x.dtype)
+    row_max = np.zeros(x.shape[:-1], x.dtype)
+    seen = np.zeros(x.shape[:-1], bool)
+    for j in range(x.shape[-1]):
+        value, ok = x[..., j], allowed[..., j]
+        take = ok & (~seen | (value > row_max))
+        row_max = np.where(take, value, row_max)
+        seen = seen | ok
+    numerators = np.where(allowed, libm("exp", x - row_max[..., np.newaxis]), zero)
+    total = fold_sum(numerators, x.ndim - 1)[..., np.newaxis]
+    return np.where(seen[..., np.newaxis], numerators / total, zero)
+
+
+def _layernorm(op: T.LayerNormOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """§3.38: mean, re-centred population variance, then the affine part."""
+    x = args[0]
+    axis = op.axis.value.data
+    rows = x.reshape(
+        int(np.prod(x.shape[:axis], dtype=np.int64)), int(np.prod(x.shape[axis:], dtype=np.int64))
+    )
+    n = nat(rows.shape[1], x.dtype)
+    mu = fold_sum(rows, 1) / n
+    centred = rows - mu[:, np.newaxis]
+    mu2 = fold_sum(centred, 1) / n
+    dev = centred - mu2[:, np.newaxis]
+    var = cmax(fold_sum(dev * dev, 1) / n, 0)
+    sigma = np.sqrt(cmax(var + x.dtype.type(op.eps.value.data), 0))
+    y = centred / sigma[:, np.newaxis]
+    if len(args) == 3:
+        y = y * args[1].reshape(-1) + args[2].reshape(-1)
+    return y.reshape(x.shape)
+
+
+def _lift_unary(function: Callable[[np.ndarray], np.ndarray]) -> Evaluator:
+    return lambda op, args: function(args[0])
+
+
+def _lift_binary(function: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Evaluator:
+    return lambda op, args: function(args[0], args[1])
+
+
+EVALUATORS: dict[str, Evaluator] = {
+    **{name: _lift_unary(f) for name, f in UNARY.items()},
+    **{name: _lift_binary(f) for name, f in BINARY.items()},
+    "tlir.const": _const,
+    "tlir.rand_uniform": _rand_uniform,
+    "tlir.bernoulli_mask": _bernoulli_mask,
+    "tlir.safe_log": _safe_log,
+    "tlir.permute": _permute,
+    "tlir.transpose": _transpose,
+    "tlir.broadcast_to": _broadcast_to,
+    "tlir.reshape": _reshape,
+    "tlir.flatten": _reshape,
+    "tlir.concat": _concat,
+    "tlir.reduce_sum": _reduce_sum,
+    "tlir.reduce_mean": _reduce_mean,
+    "tlir.sum": _sum,
+    "tlir.mse_loss": _mse_loss,
+    "tlir.matmul": _matmul,
+    "tlir.linear": _linear,
+    "tlir.conv": _conv,
+    "tlir.max_pool": _max_pool,
+    "tlir.avg_pool": _avg_pool,
+    "tlir.batch_norm_eval": _batch_norm_eval,
+    "tlir.softmax": _softmax,
+    "tlir.hard_masked_softmax": _hard_masked_softmax,
+    "tlir.layernorm": _layernorm,
+}

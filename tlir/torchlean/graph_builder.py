@@ -1,0 +1,87 @@
+"""Building a tlir module node by node, with TorchLean's tensor ids.
+
+`GraphBuilder.emit` appends an op for the current raw node, verifies it at
+once with the dialect's verifier (TorchLean's shape rules), and counts tensor
+ids the way TorchLean's importer does: one per tensor node after import-time
+expansion (payload constants are operands, not nodes, and take no id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from tlir.dense import element_type, numpy_to_dense
+from tlir.diagnostics import node_location
+from tlir.dialects import tlir as T
+from tlir.shapes import Shape
+from tlir.torchlean.reader import RawNode
+
+
+class GraphBuilder:
+    def __init__(self, file: str, dtype: np.dtype, input_shape: Shape):
+        self.file = file
+        self.dtype = np.dtype(dtype)
+        self.block = Block(arg_types=[self.tensor_type(input_shape)])
+        self.next_tensor_id = 0
+        self.node: RawNode | None = None
+
+    def tensor_type(self, shape: Shape) -> TensorType:
+        return TensorType(element_type(self.dtype), list(shape))
+
+    @property
+    def input(self) -> SSAValue:
+        return self.block.args[0]
+
+    def take_tensor_id(self) -> int:
+        """Claim the next tensor id (TorchLean's node index after expansion)."""
+        tensor_id = self.next_tensor_id
+        self.next_tensor_id += 1
+        return tensor_id
+
+    def constant(self, values: np.ndarray) -> SSAValue:
+        """A payload tensor as a `tlir.const` operand (no tensor id of its own)."""
+        array = np.asarray(values, dtype=np.float64).astype(self.dtype)
+        dense = numpy_to_dense(array)
+        op = T.ConstOp.build(properties={"value": dense}, result_types=[dense.type])
+        return self._append(op)
+
+    def emit(
+        self,
+        op_class: type[T.TlirOp],
+        operands: Sequence[SSAValue | Sequence[SSAValue]],
+        shape: Shape,
+        properties: dict[str, Attribute] | None = None,
+        counts_as_node: bool = True,
+    ) -> SSAValue:
+        """Append one tensor node's op, verified; returns its value."""
+        op = op_class.build(
+            operands=list(operands),
+            result_types=[self.tensor_type(shape)],
+            properties=properties or {},
+        )
+        if counts_as_node:
+            self.take_tensor_id()
+        return self._append(op)
+
+    def _append(self, op: Operation) -> SSAValue:
+        assert self.node is not None
+        op.location = node_location(self.file, self.node.id)
+        try:
+            op.verify(verify_nested_ops=False)
+        except DiagnosticException as err:
+            message = " ".join(str(err).split()).removeprefix(f"{op.name}: ")
+            raise self.node.error(message) from None
+        self.block.add_op(op)
+        return op.results[0]
+
+    def finish(self, outputs: Sequence[SSAValue], name: str = "main") -> ModuleOp:
+        self.block.add_op(func.ReturnOp(*outputs))
+        function_type = ([self.input.type], [v.type for v in outputs])
+        main = func.FuncOp(name, function_type, Region(self.block))
+        return ModuleOp([main])

@@ -1,0 +1,391 @@
+"""`torchlean.ir.v1` JSON to a tlir module (spec §7): current and legacy files.
+
+Each TorchLean kind has its own small handler; `HANDLERS` only dispatches.
+Handlers read the node's fields, turn payloads into `tlir.const` operands and
+emit ops through `GraphBuilder`, whose verifier applies TorchLean's shape rules.
+Legacy kinds are rewritten to current ones (§4) in `tlir.torchlean.legacy`;
+the §7.4 expansions (`reduce_*` with `axes`, single-head attention) live in
+`tlir.torchlean.expansions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float64Type,
+    FloatAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import SSAValue
+
+from tlir import shapes
+from tlir.dialects import tlir as T
+from tlir.dialects.tlir import i64_array, i64_attr
+from tlir.shapes import Shape, ShapeError, fmt
+from tlir.torchlean.graph_builder import GraphBuilder
+from tlir.torchlean.reader import RawGraph, RawNode, read_graph
+
+Handler = Callable[[GraphBuilder, RawNode, list[SSAValue]], SSAValue]
+
+NORMALIZATION_EPSILON = 1e-5
+
+
+def shape_of(value: SSAValue) -> Shape:
+    return tuple(value.type.get_shape())
+
+
+def _unary(op_class: type[T.TlirOp]) -> Handler:
+    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+        return b.emit(op_class, args, node.shape)
+
+    return handle
+
+
+def _input(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    b.take_tensor_id()
+    return b.input
+
+
+def _const(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    value_shape = node.nats("value_shape", default=node.shape)
+    if value_shape != node.shape:
+        raise node.error(f"value_shape {fmt(value_shape)} does not match shape {fmt(node.shape)}")
+    if not node.has("values"):
+        raise node.error("missing field 'values' (the constant's payload)")
+    values = node.flat("values", shapes.size(value_shape)).reshape(value_shape)
+    b.take_tensor_id()
+    return b.constant(values)
+
+
+def _custom(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    raise node.error("custom computations need a checked Lean body; JSON cannot carry one")
+
+
+def _permute(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    return b.emit(T.PermuteOp, args, node.shape, {"perm": i64_array(node.nats("perm"))})
+
+
+def _transpose(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    props = {"axis1": i64_attr(node.nat("axis1")), "axis2": i64_attr(node.nat("axis2"))}
+    return b.emit(T.TransposeOp, args, node.shape, props)
+
+
+def _random_props(b: GraphBuilder, node: RawNode) -> dict:
+    return {"seed": i64_attr(node.nat("seed")), "node_id": i64_attr(b.next_tensor_id)}
+
+
+def _rand_uniform(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    return b.emit(T.RandUniformOp, args, node.shape, _random_props(b, node))
+
+
+def _bernoulli_mask(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    return b.emit(T.BernoulliMaskOp, args, node.shape, _random_props(b, node))
+
+
+def window_props(kernel: Shape, stride: Shape, padding: Shape) -> dict:
+    return {
+        "kernel": i64_array(kernel),
+        "stride": i64_array(stride),
+        "padding": i64_array(padding),
+    }
+
+
+def _pool(op_class: type[T.WindowOp]) -> Handler:
+    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+        rank = node.nat("spatial_rank")
+        props = window_props(
+            node.nats("kernel", rank), node.nats("stride", rank), node.nats("padding", rank)
+        )
+        return b.emit(op_class, args, node.shape, props)
+
+    return handle
+
+
+def _broadcast_to(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    source, target = node.nats("from_shape"), node.nats("to_shape")
+    if source != shape_of(args[0]):
+        raise node.error(
+            f"from_shape {fmt(source)} does not match the parent shape {fmt(shape_of(args[0]))}"
+        )
+    try:
+        shapes.broadcast_to(source, target)
+    except ShapeError as err:
+        raise node.error(str(err)) from None
+    if target != node.shape:
+        raise node.error(f"to_shape {fmt(target)} does not match shape {fmt(node.shape)}")
+    return b.emit(T.BroadcastToOp, args, node.shape)
+
+
+def _linear(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    x = shape_of(args[0])
+    try:
+        shapes.linear_declared(x, node.shape)
+    except ShapeError as err:
+        raise node.error(str(err)) from None
+    out_dim, in_dim = node.nat("out_dim"), node.nat("in_dim")
+    if x[-1] != in_dim:
+        raise node.error(f"payload in_dim = {in_dim} does not match the input's last extent {x[-1]}")
+    if node.shape[-1] != out_dim:
+        raise node.error(f"payload out_dim = {out_dim} does not match the declared last extent {node.shape[-1]}")
+    weight = b.constant(node.tensor("weight", (out_dim, in_dim)))
+    bias = b.constant(node.tensor("bias", (out_dim,)))
+    return b.emit(T.LinearOp, [args[0], weight, bias], node.shape)
+
+
+def conv_props(cfg: shapes.ConvConfig) -> dict:
+    return {
+        "kernel": i64_array(cfg.kernel),
+        "stride": i64_array(cfg.stride),
+        "padding": i64_array(cfg.padding),
+        "padding_after": i64_array(cfg.padding_after),
+        "dilation": i64_array(cfg.dilation),
+        "groups": i64_attr(cfg.groups),
+        "channel_axis": i64_attr(cfg.channel_axis),
+        "in_channels": i64_attr(cfg.in_channels),
+        "out_channels": i64_attr(cfg.out_channels),
+    }
+
+
+def emit_conv(
+    b: GraphBuilder, node: RawNode, x: SSAValue, cfg: shapes.ConvConfig
+) -> SSAValue:
+    """Check the geometry first (TorchLean's order), then read the payload."""
+    try:
+        shapes.conv(shape_of(x), cfg)
+    except ShapeError as err:
+        raise node.error(str(err)) from None
+    spatial = shape_of(x)[cfg.channel_axis + 1 :]
+    if node.has("input_spatial") and node.nats("input_spatial") != spatial:
+        raise node.error(
+            f"input_spatial {fmt(node.nats('input_spatial'))} does not match the "
+            f"parent's spatial extents {fmt(spatial)}"
+        )
+    weight = b.constant(node.tensor("weight", (cfg.out_channels, cfg.in_channels) + cfg.kernel))
+    bias = b.constant(node.tensor("bias", (cfg.out_channels,)))
+    return b.emit(T.ConvOp, [x, weight, bias], node.shape, conv_props(cfg))
+
+
+def _conv(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    rank = node.nat("spatial_rank")
+    padding = node.nats("padding", rank)
+    cfg = shapes.ConvConfig(
+        kernel=node.nats("kernel", rank),
+        stride=node.nats("stride", rank),
+        padding=padding,
+        padding_after=node.nats("padding_after", rank, default=padding),
+        dilation=node.nats("dilation", rank, default=(1,) * rank),
+        groups=node.nat("groups", default=1),
+        channel_axis=node.nat("channel_axis"),
+        in_channels=node.nat("in_channels"),
+        out_channels=node.nat("out_channels"),
+    )
+    return emit_conv(b, node, args[0], cfg)
+
+
+def emit_batch_norm(
+    b: GraphBuilder, node: RawNode, x: SSAValue, channel_axis: int, channels: int
+) -> SSAValue:
+    try:
+        shapes.batch_norm(shape_of(x), channel_axis, channels)
+    except ShapeError as err:
+        raise node.error(str(err)) from None
+    params = [b.constant(node.tensor(name, (channels,))) for name in ("gamma", "beta", "mean", "var")]
+    props = {
+        "channel_axis": i64_attr(channel_axis),
+        "channels": i64_attr(channels),
+        "eps": FloatAttr(node.number("eps"), Float64Type()),
+    }
+    return b.emit(T.BatchNormEvalOp, [x, *params], node.shape, props)
+
+
+def _batch_norm_eval(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    return emit_batch_norm(b, node, args[0], node.nat("channel_axis"), node.nat("channels"))
+
+
+def _axis_op(op_class: type[T.TlirOp]) -> Handler:
+    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+        return b.emit(op_class, args, node.shape, {"axis": i64_attr(node.nat("axis"))})
+
+    return handle
+
+
+def emit_layernorm(b: GraphBuilder, node: RawNode, x: SSAValue, affine: bool) -> SSAValue:
+    axis = node.nat("axis")
+    try:
+        shapes.layernorm(shape_of(x), axis)
+    except ShapeError as err:
+        raise node.error(str(err)) from None
+    eps = NORMALIZATION_EPSILON
+    operands: list = [x, [], []]
+    if affine:
+        normalized = shape_of(x)[axis:]
+        operands = [x, [b.constant(node.tensor("gamma", normalized))],
+                    [b.constant(node.tensor("beta", normalized))]]  # fmt: skip
+        eps = node.number("eps")
+    props = {"axis": i64_attr(axis), "eps": FloatAttr(eps, Float64Type())}
+    return b.emit(T.LayerNormOp, operands, node.shape, props)
+
+
+def _layernorm(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    # The current importer's parsePayload requires gamma, beta and eps on every layernorm.
+    return emit_layernorm(b, node, args[0], affine=True)
+
+
+def _legacy_layernorm(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    # Legacy files carry no layernorm payload: no affine part, eps = 1e-5 (§3.38).
+    return emit_layernorm(b, node, args[0], affine=False)
+
+
+def _hard_masked_softmax(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    # TorchLean's JSON has no mask encoding; tlir reads its own extension field
+    # "allowed" (a flat row-major list of booleans), which its exporter writes.
+    if not node.has("allowed"):
+        raise node.error(
+            "TorchLean's JSON has no mask encoding; tlir expects the extension field 'allowed'"
+        )
+    allowed = node.fields["allowed"]
+    count = shapes.size(node.shape)
+    if not isinstance(allowed, list) or len(allowed) != count or not all(
+        isinstance(v, bool) for v in allowed
+    ):
+        raise node.error(f"field 'allowed' must be a flat list of {count} booleans")
+    mask_type = TensorType(IntegerType(1), list(node.shape))
+    mask = DenseIntOrFPElementsAttr.from_list(mask_type, [int(v) for v in allowed])
+    return b.emit(T.HardMaskedSoftmaxOp, args, node.shape, {"mask": mask})
+
+
+def _reshape(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    in_shape, out_shape = node.nats("in_shape"), node.nats("out_shape")
+    if in_shape != shape_of(args[0]):
+        raise node.error(
+            f"in_shape {fmt(in_shape)} does not match the parent shape {fmt(shape_of(args[0]))}"
+        )
+    try:
+        shapes.reshape(in_shape, out_shape)
+    except ShapeError as err:
+        raise node.error(str(err)) from None
+    if out_shape != node.shape:
+        raise node.error(f"out_shape {fmt(out_shape)} does not match shape {fmt(node.shape)}")
+    return b.emit(T.ReshapeOp, args, node.shape)
+
+
+def _flatten(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    value_shape = node.nats("value_shape")
+    if value_shape != shape_of(args[0]):
+        raise node.error(
+            f"value_shape {fmt(value_shape)} does not match the parent shape "
+            f"{fmt(shape_of(args[0]))}"
+        )
+    return b.emit(T.FlattenOp, args, node.shape)
+
+
+def _concat(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+    return b.emit(T.ConcatOp, [args], node.shape, {"axis": i64_attr(node.nat("axis"))})
+
+
+def _handlers() -> dict[str, Handler]:
+    from tlir.torchlean import expansions
+
+    table: dict[str, Handler] = {
+        "input": _input,
+        "const": _const,
+        "custom": _custom,
+        "permute": _permute,
+        "transpose": _transpose,
+        "detach": _unary(T.DetachOp),
+        "rand_uniform": _rand_uniform,
+        "bernoulli_mask": _bernoulli_mask,
+        "max_pool": _pool(T.MaxPoolOp),
+        "avg_pool": _pool(T.AvgPoolOp),
+        "broadcast_to": _broadcast_to,
+        "reduce_sum": expansions.reduce_handler(T.ReduceSumOp),
+        "reduce_mean": expansions.reduce_handler(T.ReduceMeanOp),
+        "linear": _linear,
+        "conv": _conv,
+        "batch_norm_eval": _batch_norm_eval,
+        "softmax": _axis_op(T.SoftmaxOp),
+        "hard_masked_softmax": _hard_masked_softmax,
+        "layernorm": _layernorm,
+        "legacy_layernorm": _legacy_layernorm,
+        "reshape": _reshape,
+        "flatten": _flatten,
+        "concat": _concat,
+        "multihead_attention": expansions.multihead_attention,
+        "tuple_getitem": expansions.tuple_getitem,
+    }
+    simple = {
+        "add": T.AddOp, "sub": T.SubOp, "mul_elem": T.MulElemOp, "max_elem": T.MaxElemOp,
+        "min_elem": T.MinElemOp, "abs": T.AbsOp, "sqrt": T.SqrtOp, "inv": T.InvOp,
+        "sum": T.SumOp, "matmul": T.MatmulOp, "relu": T.ReluOp, "tanh": T.TanhOp,
+        "sigmoid": T.SigmoidOp, "exp": T.ExpOp, "log": T.LogOp, "sin": T.SinOp,
+        "cos": T.CosOp, "softplus": T.SoftplusOp, "safe_log": T.SafeLogOp,
+        "mse_loss": T.MseLossOp,
+    }  # fmt: skip
+    table.update({kind: _unary(op_class) for kind, op_class in simple.items()})
+    return table
+
+
+# §3 arity column: (min, max); None = no maximum.
+ARITY: dict[str, tuple[int, int | None]] = {
+    "input": (0, 0), "const": (0, 0), "rand_uniform": (0, 0), "concat": (2, None),
+    "add": (2, 2), "sub": (2, 2), "mul_elem": (2, 2), "max_elem": (2, 2), "min_elem": (2, 2),
+    "matmul": (2, 2), "safe_log": (2, 2), "mse_loss": (2, 2), "multihead_attention": (1, 3),
+}  # fmt: skip
+
+
+def check_arity(node: RawNode) -> None:
+    low, high = ARITY.get(node.kind, (1, 1))
+    count = len(node.parents)
+    if count < low or (high is not None and count > high):
+        want = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
+        raise node.error(f"expects {want} parent(s), got {count}")
+
+
+def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
+    """Lower a parsed graph to a module with `func.func @main`."""
+    from tlir.torchlean import legacy
+
+    numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
+    input_node = graph.nodes[graph.input_id]
+    b = GraphBuilder(graph.file, numpy_dtype, input_node.shape or ())
+    handlers = _handlers()
+    values: dict[int, SSAValue | tuple] = {}
+    for node in graph.nodes:
+        b.node = node
+        if graph.legacy:
+            node = legacy.rewrite(node, values)
+            b.node = node
+        handler = handlers.get(node.kind)
+        if handler is None:
+            raise node.error(f"unknown op kind '{node.kind}'")
+        check_arity(node)
+        args = [_tensor_parent(node, values, p) for p in node.parents]
+        if node.shape is None and node.kind != "multihead_attention":
+            raise node.error("only multihead_attention may produce a tuple value")
+        values[node.id] = handler(b, node, args)
+    outputs = []
+    for output in graph.output_ids:
+        value = values[output]
+        if not isinstance(value, SSAValue):
+            raise graph.nodes[output].error("an output must be a tensor, not a tuple")
+        outputs.append(value)
+    return b.finish(outputs)
+
+
+def _tensor_parent(node: RawNode, values: dict, parent: int):
+    value = values[parent]
+    if isinstance(value, tuple) and node.kind != "tuple_getitem":
+        raise node.error(f"parent {parent} is a tuple; only tuple_getitem may read it")
+    return value
+
+
+def import_file(path: str, dtype: str = "f64") -> ModuleOp:
+    return import_graph(read_graph(path), dtype)
+
+
+__all__ = ["import_file", "import_graph"]

@@ -1,0 +1,231 @@
+"""Reading `torchlean.ir.v1` JSON (spec §7.1, §7.3): structure and typed fields.
+
+Every failure is a `TlirError` naming the file and, where there is one, the
+raw JSON node: `model.json: error: node 7 (conv): field 'kernel' ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tlir.diagnostics import TlirError
+from tlir.shapes import Shape, fmt
+
+FORMAT = "torchlean.ir.v1"
+
+
+@dataclass
+class RawNode:
+    """One entry of `"nodes"`, before import-time lowering."""
+
+    id: int
+    kind: str
+    parents: list[int]
+    shape: Shape | None
+    fields: dict[str, Any]
+    file: str
+    tuple_shapes: list[Shape] = field(default_factory=list)
+
+    def error(self, message: str) -> TlirError:
+        return TlirError(self.file, f"node {self.id} ({self.kind}): {message}")
+
+    def has(self, name: str) -> bool:
+        return name in self.fields
+
+    def _get(self, name: str) -> Any:
+        if name not in self.fields:
+            raise self.error(f"missing field '{name}'")
+        return self.fields[name]
+
+    def nat(self, name: str, default: int | None = None) -> int:
+        if default is not None and name not in self.fields:
+            return default
+        return _nat(self._get(name), self, f"field '{name}'")
+
+    def nats(self, name: str, length: int | None = None, default: Sequence[int] | None = None):
+        if default is not None and name not in self.fields:
+            return tuple(default)
+        value = self._get(name)
+        if not isinstance(value, list):
+            raise self.error(f"field '{name}' must be a list of natural numbers")
+        out = tuple(_nat(v, self, f"field '{name}'") for v in value)
+        if length is not None and len(out) != length:
+            raise self.error(f"field '{name}' has {len(out)} entries, expected {length}")
+        return out
+
+    def boolean(self, name: str, default: bool | None = None) -> bool:
+        if default is not None and name not in self.fields:
+            return default
+        value = self._get(name)
+        if not isinstance(value, bool):
+            raise self.error(f"field '{name}' must be true or false")
+        return value
+
+    def number(self, name: str) -> float:
+        value = self._get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(f"field '{name}' must be a number")
+        return float(value)
+
+    def tensor(self, name: str, shape: Shape) -> np.ndarray:
+        """A payload tensor: nested lists matching `shape` exactly (§7.1)."""
+        value = self._get(name)
+        try:
+            array = _nested(value, shape)
+        except ValueError as err:
+            raise self.error(f"field '{name}': {err}; expected shape {fmt(shape)}") from None
+        return array
+
+    def flat(self, name: str, count: int) -> np.ndarray:
+        value = self._get(name)
+        if not isinstance(value, list) or len(value) != count:
+            got = len(value) if isinstance(value, list) else type(value).__name__
+            raise self.error(f"field '{name}' must be a flat list of {count} numbers, got {got}")
+        try:
+            return _nested(value, (count,))
+        except ValueError as err:
+            raise self.error(f"field '{name}': {err}") from None
+
+
+def _nat(value: Any, node: RawNode | None, what: str, file: str = "") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        message = f"{what} must be a natural number, got {json.dumps(value)}"
+        raise node.error(message) if node else TlirError(file, message)
+    return value
+
+
+def _nested(value: Any, shape: Shape) -> np.ndarray:
+    """Check a nested list against `shape` and convert it to float64."""
+    if not shape:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"expected a number, got {json.dumps(value)[:40]}")
+        return np.array(float(value))
+    if not isinstance(value, list) or len(value) != shape[0]:
+        got = f"a list of {len(value)}" if isinstance(value, list) else json.dumps(value)[:40]
+        raise ValueError(f"expected a list of {shape[0]} at this level, got {got}")
+    if len(shape) == 1 and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value
+    ):
+        return np.array(value, dtype=np.float64).reshape(shape)
+    parts = [_nested(v, shape[1:]) for v in value]
+    return np.stack(parts) if parts else np.zeros(shape)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as err:
+        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise TlirError(path, "the file is not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as err:
+        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}") from None
+    except ValueError as err:
+        raise TlirError(path, f"invalid JSON: {err}") from None
+
+
+@dataclass
+class RawGraph:
+    file: str
+    nodes: list[RawNode]
+    input_id: int
+    output_ids: list[int]
+    legacy: bool
+
+
+def read_graph(path: str) -> RawGraph:
+    """Parse and check the structure of a graph file (ids, parents, kinds, interface)."""
+    root = load_json(path)
+    if not isinstance(root, dict):
+        raise TlirError(path, "the top level must be a JSON object")
+    if root.get("format") != FORMAT:
+        got = json.dumps(root.get("format")) if "format" in root else "nothing"
+        raise TlirError(path, f"'format' must be \"{FORMAT}\", got {got}")
+    legacy = "output_ids" not in root and "output_id" in root
+    if legacy:
+        output_ids = [_nat(root["output_id"], None, "'output_id'", path)]
+    else:
+        outputs = root.get("output_ids")
+        if not isinstance(outputs, list) or not outputs:
+            raise TlirError(path, "'output_ids' must be a non-empty list of node ids")
+        output_ids = [_nat(v, None, "'output_ids' entry", path) for v in outputs]
+    if "input_id" not in root:
+        raise TlirError(path, "missing 'input_id'")
+    input_id = _nat(root["input_id"], None, "'input_id'", path)
+    raw_nodes = root.get("nodes")
+    if not isinstance(raw_nodes, list) or not raw_nodes:
+        raise TlirError(path, "'nodes' must be a non-empty list")
+    nodes = [_read_node(path, index, entry) for index, entry in enumerate(raw_nodes)]
+    _check_interface(path, nodes, input_id, output_ids)
+    return RawGraph(path, nodes, input_id, output_ids, legacy)
+
+
+def _read_node(path: str, index: int, entry: Any) -> RawNode:
+    if not isinstance(entry, dict):
+        raise TlirError(path, f"node {index}: each node must be a JSON object")
+    if entry.get("id") != index or isinstance(entry.get("id"), bool):
+        raise TlirError(path, f"node {index}: 'id' is {json.dumps(entry.get('id'))}, expected {index}")
+    kind = entry.get("kind")
+    if not isinstance(kind, str):
+        raise TlirError(path, f"node {index}: 'kind' must be a string")
+    parents = entry.get("parents", None)
+    if not isinstance(parents, list):
+        raise TlirError(path, f"node {index} ({kind}): 'parents' must be a list of node ids")
+    node = RawNode(index, kind, [], None, entry, path)
+    for parent in parents:
+        _nat(parent, node, "each parent")
+        if parent >= index:
+            raise node.error(f"parent {parent} is not an earlier node (parents must be < {index})")
+    node.parents = list(parents)
+    if entry.get("value_kind") == "tuple":
+        shapes = entry.get("tuple_shapes")
+        if not isinstance(shapes, list):
+            raise node.error("a tuple value needs 'tuple_shapes'")
+        node.tuple_shapes = [_shape(node, s, "tuple_shapes entry") for s in shapes]
+    else:
+        if entry.get("value_kind", "tensor") != "tensor":
+            raise node.error(f"unknown 'value_kind' {json.dumps(entry.get('value_kind'))}")
+        if "shape" not in entry:
+            raise node.error("missing field 'shape'")
+        node.shape = _shape(node, entry["shape"], "'shape'")
+    return node
+
+
+def _shape(node: RawNode, value: Any, what: str) -> Shape:
+    if not isinstance(value, list):
+        raise node.error(f"{what} must be a list of natural numbers")
+    return tuple(_nat(v, node, what) for v in value)
+
+
+def _check_interface(path: str, nodes: list[RawNode], input_id: int, outputs: list[int]) -> None:
+    inputs = [n.id for n in nodes if n.kind == "input"]
+    if len(inputs) != 1:
+        raise TlirError(path, f"expected exactly one 'input' node, found {len(inputs)}")
+    if input_id != inputs[0]:
+        raise TlirError(path, f"'input_id' is {input_id} but the input node is node {inputs[0]}")
+    for output in outputs:
+        if output >= len(nodes):
+            raise TlirError(path, f"output id {output} does not name a node")
+
+
+def is_finite_array(array: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(array)))
+
+
+def check_finite(node: RawNode, name: str, value: float) -> float:
+    if not math.isfinite(value):
+        raise node.error(f"field '{name}' must be finite")
+    return value
