@@ -23,3 +23,49 @@ def parse_module(text: str, filename: str = "<string>", ctx: Context | None = No
     """Parse MLIR text; every op gets a `file:line:col` location for diagnostics."""
     parser = LocatingParser(ctx or context(), text, filename)
     return parser.parse_module()
+
+
+def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) -> ModuleOp:
+    """A model file as a verified module: TorchLean JSON (imported in `dtype`,
+    float64 by default) or MLIR text (whose element type must match `dtype`)."""
+    from tlir.diagnostics import TlirError, verify_module
+    from tlir.torchlean import import_file
+
+    if path.endswith(".json"):
+        return import_file(path, dtype or "f64")
+    if not path.endswith(".mlir"):
+        raise TlirError(path, "a model is a .json (torchlean.ir.v1) or .mlir file")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as err:
+        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
+    module = parse_module_checked(text, path, ctx)
+    if dtype is not None:
+        _check_module_dtype(module, dtype, path)
+    verify_module(module, path)
+    return module
+
+
+def parse_module_checked(text: str, filename: str, ctx: Context | None = None) -> ModuleOp:
+    """`parse_module`, with parse errors as one-line `TlirError`s."""
+    from xdsl.utils.exceptions import ParseError
+
+    from tlir.diagnostics import parse_error
+
+    try:
+        return parse_module(text, filename, ctx)
+    except ParseError as err:
+        raise parse_error(err) from None
+
+
+def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
+    from xdsl.dialects import func
+
+    from tlir.diagnostics import TlirError
+
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
+            for typ in op.function_type.inputs.data:
+                if str(typ.element_type) != dtype:
+                    raise TlirError(path, f"@main takes {typ}, not {dtype} (--dtype {dtype})")

@@ -66,6 +66,10 @@ def node_location(file: str, node_id: int) -> NameLoc:
     return NameLoc(StringAttr(f"{file}: node {node_id}"), NoneAttr())
 
 
+def file_location(file: str) -> NameLoc:
+    return NameLoc(StringAttr(file), NoneAttr())
+
+
 def op_error(op: Operation, message: str, fallback: str) -> TlirError:
     """An error at `op`; the message names the op if it does not already."""
     if not message.startswith(op.name):

@@ -36,7 +36,9 @@ def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str
     """Inputs must match the argument types exactly (shape and dtype)."""
     types = function.function_type.inputs.data
     if len(inputs) != len(types):
-        raise TlirError(where, f"@{function.sym_name.data} takes {len(types)} inputs, got {len(inputs)}")
+        raise TlirError(
+            where, f"@{function.sym_name.data} takes {len(types)} inputs, got {len(inputs)}"
+        )
     checked = []
     for index, (value, typ) in enumerate(zip(inputs, types, strict=True)):
         value = np.asarray(value)
@@ -71,9 +73,7 @@ def _run(
     raise TlirError(where, f"@{target.sym_name.data} has no func.return")
 
 
-def _evaluate_op(
-    module: ModuleOp, op: Operation, args: list[np.ndarray], where: str
-) -> np.ndarray:
+def _evaluate_op(module: ModuleOp, op: Operation, args: list[np.ndarray], where: str) -> np.ndarray:
     if op.name == "tlir.custom":
         callee = find_function(module, op.callee.root_reference.data)
         return _run(module, callee, args, where)[0]

@@ -121,9 +121,7 @@ def _permute(op: T.PermuteOp, args: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def _transpose(op: T.TransposeOp, args: Sequence[np.ndarray]) -> np.ndarray:
-    return np.ascontiguousarray(
-        np.swapaxes(args[0], op.axis1.value.data, op.axis2.value.data)
-    )
+    return np.ascontiguousarray(np.swapaxes(args[0], op.axis1.value.data, op.axis2.value.data))
 
 
 def _broadcast_to(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:

@@ -75,7 +75,9 @@ def multihead_attention(b: GraphBuilder, node: RawNode, args: list[SSAValue]) ->
     k transposed, q·kᵀ, a constant of `scale`, the scaling, softmax over keys,
     the weighted sum of values, and the output linear."""
     if len({id(a) for a in args}) != 1:
-        raise node.error("only self-attention is supported (query, key and value must be one value)")
+        raise node.error(
+            "only self-attention is supported (query, key and value must be one value)"
+        )
     embed = node.nat("embed_dim")
     if node.nat("num_heads") != 1:
         raise node.error(f"only num_heads = 1 is supported, got {node.nat('num_heads')}")
@@ -117,7 +119,9 @@ def tuple_getitem(b: GraphBuilder, node: RawNode, args: list) -> SSAValue:
     if not isinstance(source, tuple):
         raise node.error("tuple_getitem needs a tuple-valued parent")
     if node.nat("index") != 0:
-        raise node.error(f"only index 0 of multihead_attention can be read, got {node.nat('index')}")
+        raise node.error(
+            f"only index 0 of multihead_attention can be read, got {node.nat('index')}"
+        )
     value = source[1]
     if _shape(value) != node.shape:
         raise node.error(f"declared shape {fmt(node.shape)} does not match {fmt(_shape(value))}")

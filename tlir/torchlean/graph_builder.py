@@ -17,7 +17,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from tlir.dense import element_type, numpy_to_dense
-from tlir.diagnostics import node_location
+from tlir.diagnostics import file_location, node_location
 from tlir.dialects import tlir as T
 from tlir.shapes import Shape
 from tlir.torchlean.reader import RawNode
@@ -80,8 +80,15 @@ class GraphBuilder:
         self.block.add_op(op)
         return op.results[0]
 
-    def finish(self, outputs: Sequence[SSAValue], name: str = "main") -> ModuleOp:
-        self.block.add_op(func.ReturnOp(*outputs))
+    def finish(self, outputs: Sequence[SSAValue], input_id: int, name: str = "main") -> ModuleOp:
+        """Close `@main`; the argument, return and function point at the file."""
+        self.input.name_hint = "input"
+        self.block.args[0].location = node_location(self.file, input_id)
+        ret = func.ReturnOp(*outputs)
         function_type = ([self.input.type], [v.type for v in outputs])
         main = func.FuncOp(name, function_type, Region(self.block))
-        return ModuleOp([main])
+        module = ModuleOp([main])
+        for op in (ret, main, module):
+            op.location = file_location(self.file)
+        self.block.add_op(ret)
+        return module

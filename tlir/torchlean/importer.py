@@ -10,7 +10,7 @@ the §7.4 expansions (`reduce_*` with `axes`, single-head attention) live in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -129,9 +129,13 @@ def _linear(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
         raise node.error(str(err)) from None
     out_dim, in_dim = node.nat("out_dim"), node.nat("in_dim")
     if x[-1] != in_dim:
-        raise node.error(f"payload in_dim = {in_dim} does not match the input's last extent {x[-1]}")
+        raise node.error(
+            f"payload in_dim = {in_dim} does not match the input's last extent {x[-1]}"
+        )
     if node.shape[-1] != out_dim:
-        raise node.error(f"payload out_dim = {out_dim} does not match the declared last extent {node.shape[-1]}")
+        raise node.error(
+            f"payload out_dim = {out_dim} does not match the declared last extent {node.shape[-1]}"
+        )
     weight = b.constant(node.tensor("weight", (out_dim, in_dim)))
     bias = b.constant(node.tensor("bias", (out_dim,)))
     return b.emit(T.LinearOp, [args[0], weight, bias], node.shape)
@@ -151,9 +155,7 @@ def conv_props(cfg: shapes.ConvConfig) -> dict:
     }
 
 
-def emit_conv(
-    b: GraphBuilder, node: RawNode, x: SSAValue, cfg: shapes.ConvConfig
-) -> SSAValue:
+def emit_conv(b: GraphBuilder, node: RawNode, x: SSAValue, cfg: shapes.ConvConfig) -> SSAValue:
     """Check the geometry first (TorchLean's order), then read the payload."""
     try:
         shapes.conv(shape_of(x), cfg)
@@ -194,7 +196,9 @@ def emit_batch_norm(
         shapes.batch_norm(shape_of(x), channel_axis, channels)
     except ShapeError as err:
         raise node.error(str(err)) from None
-    params = [b.constant(node.tensor(name, (channels,))) for name in ("gamma", "beta", "mean", "var")]
+    params = [
+        b.constant(node.tensor(name, (channels,))) for name in ("gamma", "beta", "mean", "var")
+    ]
     props = {
         "channel_axis": i64_attr(channel_axis),
         "channels": i64_attr(channels),
@@ -232,13 +236,14 @@ def emit_layernorm(b: GraphBuilder, node: RawNode, x: SSAValue, affine: bool) ->
 
 
 def _layernorm(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
-    # The current importer's parsePayload requires gamma, beta and eps on every layernorm.
-    return emit_layernorm(b, node, args[0], affine=True)
-
-
-def _legacy_layernorm(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
-    # Legacy files carry no layernorm payload: no affine part, eps = 1e-5 (§3.38).
-    return emit_layernorm(b, node, args[0], affine=False)
+    # TorchLean's parsePayload requires gamma, beta and eps on every layernorm;
+    # tlir also reads a node with none of them (no affine part, eps = 1e-5, the
+    # spec's payload-free semantics), which is how it writes such a layernorm.
+    present = [name for name in ("gamma", "beta", "eps") if node.has(name)]
+    if present and len(present) != 3:
+        missing = sorted({"gamma", "beta", "eps"} - set(present))
+        raise node.error(f"missing field '{missing[0]}' (gamma, beta and eps go together)")
+    return emit_layernorm(b, node, args[0], affine=bool(present))
 
 
 def _hard_masked_softmax(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
@@ -250,8 +255,10 @@ def _hard_masked_softmax(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -
         )
     allowed = node.fields["allowed"]
     count = shapes.size(node.shape)
-    if not isinstance(allowed, list) or len(allowed) != count or not all(
-        isinstance(v, bool) for v in allowed
+    if (
+        not isinstance(allowed, list)
+        or len(allowed) != count
+        or not all(isinstance(v, bool) for v in allowed)
     ):
         raise node.error(f"field 'allowed' must be a flat list of {count} booleans")
     mask_type = TensorType(IntegerType(1), list(node.shape))
@@ -311,7 +318,6 @@ def _handlers() -> dict[str, Handler]:
         "softmax": _axis_op(T.SoftmaxOp),
         "hard_masked_softmax": _hard_masked_softmax,
         "layernorm": _layernorm,
-        "legacy_layernorm": _legacy_layernorm,
         "reshape": _reshape,
         "flatten": _flatten,
         "concat": _concat,
@@ -342,7 +348,9 @@ def check_arity(node: RawNode) -> None:
     low, high = ARITY.get(node.kind, (1, 1))
     count = len(node.parents)
     if count < low or (high is not None and count > high):
-        want = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
+        want = (
+            f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
+        )
         raise node.error(f"expects {want} parent(s), got {count}")
 
 
@@ -374,7 +382,7 @@ def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
         if not isinstance(value, SSAValue):
             raise graph.nodes[output].error("an output must be a tensor, not a tuple")
         outputs.append(value)
-    return b.finish(outputs)
+    return b.finish(outputs, graph.input_id)
 
 
 def _tensor_parent(node: RawNode, values: dict, parent: int):

@@ -36,7 +36,9 @@ def _pool2d(kind: str, padded: bool) -> tuple[str, Rewrite]:
             raise node.error("kH, kW and stride must be positive")
         for extent, k, axis in ((parent[1], kh, "H"), (parent[2], kw, "W")):
             if extent + 2 * pad < k:
-                raise node.error(f"the {k}-wide window does not fit {axis} = {extent} with padding {pad}")
+                raise node.error(
+                    f"the {k}-wide window does not fit {axis} = {extent} with padding {pad}"
+                )
         return {"spatial_rank": 2, "kernel": [kh, kw], "stride": [stride, stride],
                 "padding": [pad, pad]}  # fmt: skip
 
@@ -99,8 +101,6 @@ REWRITES: dict[str, tuple[str, Rewrite]] = {
 
 def rewrite(node: RawNode, values: dict[int, Any]) -> RawNode:
     """The current-dialect node for a legacy node (unchanged kinds pass through)."""
-    if node.kind == "layernorm" and not node.has("gamma"):
-        return replace(node, kind="legacy_layernorm")
     if node.kind not in REWRITES:
         return node
     kind, function = REWRITES[node.kind]

@@ -177,7 +177,9 @@ def _read_node(path: str, index: int, entry: Any) -> RawNode:
     if not isinstance(entry, dict):
         raise TlirError(path, f"node {index}: each node must be a JSON object")
     if entry.get("id") != index or isinstance(entry.get("id"), bool):
-        raise TlirError(path, f"node {index}: 'id' is {json.dumps(entry.get('id'))}, expected {index}")
+        raise TlirError(
+            path, f"node {index}: 'id' is {json.dumps(entry.get('id'))}, expected {index}"
+        )
     kind = entry.get("kind")
     if not isinstance(kind, str):
         raise TlirError(path, f"node {index}: 'kind' must be a string")

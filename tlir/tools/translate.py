@@ -1,0 +1,102 @@
+"""`tlir-translate`: TorchLean JSON in and out of tlir (and, later, LLVM IR).
+
+tlir-translate --import-torchlean MODEL.json [--dtype f32|f64] [-o OUT.mlir]
+tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Sequence
+
+from xdsl.printer import Printer
+
+from tlir.api import parse_module_checked
+from tlir.diagnostics import TlirError, verify_module
+from tlir.tools.common import atomic_write, run_tool
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tlir-translate", description=__doc__.split("\n")[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument(
+        "--import-torchlean",
+        action="store_true",
+        help="read a torchlean.ir.v1 JSON graph, print a tlir module",
+    )
+    mode.add_argument(
+        "--export-torchlean",
+        action="store_true",
+        help="read a tlir module, write current-dialect torchlean.ir.v1 JSON",
+    )
+    mode.add_argument(
+        "--mlir-to-llvmir",
+        action="store_true",
+        help="translate a module lowered to the LLVM dialect into LLVM IR",
+    )
+    parser.add_argument("input_file", nargs="?", help="input file (stdin when absent)")
+    parser.add_argument(
+        "--dtype",
+        choices=("f32", "f64"),
+        default="f64",
+        help="element type of the imported module (default f64)",
+    )
+    parser.add_argument("-o", "--output-file", help="output file (stdout when absent)")
+    parser.add_argument(
+        "--no-locations",
+        action="store_true",
+        help="do not print the node locations of imported ops",
+    )
+    return parser
+
+
+def _read_text(path: str | None) -> tuple[str, str]:
+    if path is None:
+        return sys.stdin.read(), "stdin"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(), path
+    except OSError as err:
+        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
+
+
+def _import(args: argparse.Namespace) -> str:
+    from tlir.torchlean import import_file
+
+    if args.input_file is None:
+        raise TlirError("tlir-translate", "--import-torchlean needs a .json file")
+    module = import_file(args.input_file, args.dtype)
+    out = io.StringIO()
+    Printer(stream=out, print_debuginfo=not args.no_locations).print_op(module)
+    out.write("\n")
+    return out.getvalue()
+
+
+def _export(args: argparse.Namespace) -> str:
+    from tlir.torchlean.exporter import dumps, export_module
+
+    text, name = _read_text(args.input_file)
+    module = parse_module_checked(text, name)
+    verify_module(module, name)
+    return dumps(export_module(module, name))
+
+
+def translate(argv: Sequence[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    if args.mlir_to_llvmir:
+        raise TlirError("tlir-translate", "--mlir-to-llvmir is not yet supported")
+    text = _import(args) if args.import_torchlean else _export(args)
+    if args.output_file:
+        atomic_write(args.output_file, text)
+    else:
+        sys.stdout.write(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_tool("tlir-translate", lambda: translate(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""A tlir module back to current-dialect `torchlean.ir.v1` JSON (spec §7.1).
+
+`@main` must take one argument (the input node). Each tlir op becomes one node,
+numbered in op order; `tlir.const` operands that only feed parameters
+(linear/conv weights, batch-norm statistics, layernorm gamma/beta) become the
+node's inline payload instead of nodes. Import → export → import gives the same
+module; random ops keep their keys because their `node_id` must equal the id
+they receive here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from tlir.dense import dense_to_numpy
+from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects import tlir as T
+from tlir.reference import find_function
+from tlir.torchlean.reader import FORMAT
+
+# Operand positions that are payload, per op.
+PAYLOAD_OPERANDS: dict[str, tuple[str, ...]] = {
+    "tlir.linear": ("weight", "bias"),
+    "tlir.conv": ("weight", "bias"),
+    "tlir.batch_norm_eval": ("gamma", "beta", "mean", "var"),
+    "tlir.layernorm": ("gamma", "beta"),
+}
+
+
+def _shape(value: SSAValue) -> list[int]:
+    return list(value.type.get_shape())
+
+
+def _ints(attr) -> list[int]:
+    return list(T._ints(attr))
+
+
+def _int(attr) -> int:
+    return attr.value.data
+
+
+class Exporter:
+    def __init__(self, module: ModuleOp, where: str):
+        self.where = where
+        self.main = find_function(module)
+        self.ids: dict[SSAValue, int] = {}
+        self.nodes: list[dict[str, Any]] = []
+
+    def error(self, op: Operation, message: str) -> TlirError:
+        return TlirError(describe_location(op.location, self.where), f"{op.name}: {message}")
+
+    def payload(self, op: Operation, name: str) -> np.ndarray:
+        value = getattr(op, name)
+        producer = value.owner if isinstance(value, SSAValue) else None
+        if not isinstance(producer, T.ConstOp):
+            raise self.error(op, f"operand '{name}' must be a tlir.const to be written as payload")
+        array = dense_to_numpy(producer.value)
+        if not np.all(np.isfinite(array)):
+            raise self.error(op, f"operand '{name}' holds NaN or infinity, which JSON cannot carry")
+        return array
+
+    def payload_only(self, op: Operation) -> bool:
+        """A constant all of whose uses are payload operands is no node of its own."""
+        if not isinstance(op, T.ConstOp):
+            return False
+        for use in op.result.uses:
+            names = PAYLOAD_OPERANDS.get(use.operation.name, ())
+            if not any(getattr(use.operation, n) is op.result for n in names):
+                return False
+        return op.result.uses.get_length() > 0
+
+    def run(self) -> dict[str, Any]:
+        args = self.main.body.block.args
+        if len(args) != 1:
+            raise TlirError(self.where, f"@main must take exactly one input, it takes {len(args)}")
+        self.add(args[0], {"kind": "input", "parents": []})
+        outputs: list[int] = []
+        for op in self.main.body.block.ops:
+            if isinstance(op, func.ReturnOp):
+                outputs = [self.ids[v] for v in op.arguments]
+                break
+            if self.payload_only(op):
+                continue
+            self.add(op.results[0], self.node_of(op))
+        if not outputs:
+            raise TlirError(self.where, "@main returns nothing; a graph needs an output")
+        return {"format": FORMAT, "input_id": 0, "output_ids": outputs, "nodes": self.nodes}
+
+    def add(self, value: SSAValue, fields: dict[str, Any]) -> None:
+        node_id = len(self.nodes)
+        self.ids[value] = node_id
+        kind, parents = fields.pop("kind"), fields.pop("parents")
+        node = {"id": node_id, "kind": kind, "parents": parents, "shape": _shape(value)}
+        self.nodes.append({**node, **fields})
+
+    def node_of(self, op: Operation) -> dict[str, Any]:
+        kind = op.name.removeprefix("tlir.")
+        writer = WRITERS.get(op.name)
+        if writer is None:
+            if op.name == "tlir.custom":
+                raise self.error(op, "custom computations cannot be written to torchlean.ir.v1")
+            if not isinstance(op, T.TlirOp):
+                raise self.error(op, "only tlir ops can be written to torchlean.ir.v1")
+            writer = _no_fields
+        payload_names = PAYLOAD_OPERANDS.get(op.name, ())
+        parents = [
+            self.ids[v] for v in op.operands if not any(getattr(op, n) is v for n in payload_names)
+        ]
+        return {"kind": kind, "parents": parents, **writer(self, op)}
+
+
+def _no_fields(exporter: Exporter, op: Operation) -> dict[str, Any]:
+    return {}
+
+
+def _const(exporter: Exporter, op: T.ConstOp) -> dict[str, Any]:
+    values = dense_to_numpy(op.value)
+    if not np.all(np.isfinite(values)):
+        raise exporter.error(op, "the constant holds NaN or infinity, which JSON cannot carry")
+    return {"value_shape": _shape(op.result), "values": values.reshape(-1).tolist()}
+
+
+def _random(exporter: Exporter, op: T.RandUniformOp | T.BernoulliMaskOp) -> dict[str, Any]:
+    node_id = len(exporter.nodes)
+    if _int(op.node_id) != node_id:
+        raise exporter.error(
+            op,
+            f"node_id {_int(op.node_id)} would become node {node_id} in the exported graph, "
+            "which changes its random numbers",
+        )
+    return {"seed": _int(op.seed) % (1 << 64)}
+
+
+def _window(exporter: Exporter, op: T.WindowOp) -> dict[str, Any]:
+    kernel = _ints(op.kernel)
+    return {"spatial_rank": len(kernel), "kernel": kernel, "stride": _ints(op.stride),
+            "padding": _ints(op.padding)}  # fmt: skip
+
+
+def _linear(exporter: Exporter, op: T.LinearOp) -> dict[str, Any]:
+    weight = exporter.payload(op, "weight")
+    return {"out_dim": weight.shape[0], "in_dim": weight.shape[1], "weight": weight.tolist(),
+            "bias": exporter.payload(op, "bias").tolist()}  # fmt: skip
+
+
+def _conv(exporter: Exporter, op: T.ConvOp) -> dict[str, Any]:
+    cfg = op.config
+    return {
+        "spatial_rank": cfg.spatial_rank, "kernel": list(cfg.kernel), "stride": list(cfg.stride),
+        "padding": list(cfg.padding), "padding_after": list(cfg.padding_after),
+        "dilation": list(cfg.dilation), "groups": cfg.groups, "channel_axis": cfg.channel_axis,
+        "in_channels": cfg.in_channels, "out_channels": cfg.out_channels,
+        "input_spatial": _shape(op.input)[cfg.channel_axis + 1 :],
+        "weight": exporter.payload(op, "weight").tolist(),
+        "bias": exporter.payload(op, "bias").tolist(),
+    }  # fmt: skip
+
+
+def _batch_norm(exporter: Exporter, op: T.BatchNormEvalOp) -> dict[str, Any]:
+    fields: dict[str, Any] = {"channel_axis": _int(op.channel_axis), "channels": _int(op.channels),
+                              "eps": op.eps.value.data}  # fmt: skip
+    for name in ("gamma", "beta", "mean", "var"):
+        fields[name] = exporter.payload(op, name).tolist()
+    return fields
+
+
+def _layernorm(exporter: Exporter, op: T.LayerNormOp) -> dict[str, Any]:
+    fields: dict[str, Any] = {"axis": _int(op.axis)}
+    if op.gamma is not None:
+        fields["gamma"] = exporter.payload(op, "gamma").tolist()
+        fields["beta"] = exporter.payload(op, "beta").tolist()
+        fields["eps"] = op.eps.value.data
+    elif op.eps.value.data != 1e-5:
+        raise exporter.error(op, "a layernorm without gamma/beta must use eps = 1e-5 in JSON")
+    return fields
+
+
+def _mask(exporter: Exporter, op: T.HardMaskedSoftmaxOp) -> dict[str, Any]:
+    return {"allowed": [bool(v) for v in op.mask.get_values()]}
+
+
+WRITERS: dict[str, Callable[[Exporter, Any], dict[str, Any]]] = {
+    "tlir.const": _const,
+    "tlir.rand_uniform": _random,
+    "tlir.bernoulli_mask": _random,
+    "tlir.permute": lambda e, op: {"perm": _ints(op.perm)},
+    "tlir.transpose": lambda e, op: {"axis1": _int(op.axis1), "axis2": _int(op.axis2)},
+    "tlir.max_pool": _window,
+    "tlir.avg_pool": _window,
+    "tlir.broadcast_to": lambda e, op: {
+        "from_shape": _shape(op.input),
+        "to_shape": _shape(op.result),
+    },
+    "tlir.reduce_sum": lambda e, op: {"axes": [_int(op.axis)], "keepdim": False},
+    "tlir.reduce_mean": lambda e, op: {"axes": [_int(op.axis)], "keepdim": False},
+    "tlir.linear": _linear,
+    "tlir.conv": _conv,
+    "tlir.batch_norm_eval": _batch_norm,
+    "tlir.softmax": lambda e, op: {"axis": _int(op.axis)},
+    "tlir.hard_masked_softmax": _mask,
+    "tlir.layernorm": _layernorm,
+    "tlir.reshape": lambda e, op: {"in_shape": _shape(op.input), "out_shape": _shape(op.result)},
+    "tlir.flatten": lambda e, op: {"value_shape": _shape(op.input)},
+    "tlir.concat": lambda e, op: {"axis": _int(op.axis)},
+}
+
+
+def export_module(module: ModuleOp, where: str = "module") -> dict[str, Any]:
+    return Exporter(module, where).run()
+
+
+def dumps(graph: dict[str, Any]) -> str:
+    """The graph as JSON text, one node per line."""
+    head = {k: v for k, v in graph.items() if k != "nodes"}
+    lines = ["{"]
+    lines += [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
+    lines.append('  "nodes": [')
+    nodes = [f"    {json.dumps(node, allow_nan=False)}" for node in graph["nodes"]]
+    lines.append(",\n".join(nodes))
+    lines += ["  ]", "}", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["dumps", "export_module"]
