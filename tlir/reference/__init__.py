@@ -49,7 +49,7 @@ def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str
                 f"input {index} has shape {list(value.shape)} and dtype {value.dtype}, "
                 f"expected shape {list(want_shape)} and dtype {want_dtype}",
             )
-        checked.append(np.ascontiguousarray(value))
+        checked.append(value if value.flags.c_contiguous else value.copy(order="C"))
     return checked
 
 
@@ -91,4 +91,4 @@ def _evaluate_op(module: ModuleOp, op: Operation, args: list[np.ndarray], where:
     result = np.asarray(result)
     # A float64 value leaking into float32 mode would round twice: refuse it.
     assert result.dtype == numpy_dtype(op.results[0].type), (op.name, result.dtype)
-    return np.ascontiguousarray(result)
+    return result if result.flags.c_contiguous else result.copy(order="C")

@@ -117,11 +117,11 @@ def _bernoulli_mask(op: T.BernoulliMaskOp, args: Sequence[np.ndarray]) -> np.nda
 
 
 def _permute(op: T.PermuteOp, args: Sequence[np.ndarray]) -> np.ndarray:
-    return np.ascontiguousarray(np.transpose(args[0], T._ints(op.perm)))
+    return np.transpose(args[0], T._ints(op.perm)).copy()
 
 
 def _transpose(op: T.TransposeOp, args: Sequence[np.ndarray]) -> np.ndarray:
-    return np.ascontiguousarray(np.swapaxes(args[0], op.axis1.value.data, op.axis2.value.data))
+    return np.swapaxes(args[0], op.axis1.value.data, op.axis2.value.data).copy()
 
 
 def _broadcast_to(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:

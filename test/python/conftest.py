@@ -1,0 +1,30 @@
+"""Shared helpers: evaluate one MLIR snippet with the reference evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tlir
+from tlir.diagnostics import verify_module
+from tlir.reference import evaluate
+
+
+def run_mlir(text: str, *inputs: np.ndarray) -> list[np.ndarray]:
+    module = tlir.parse_module(text, "test.mlir")
+    verify_module(module, "test.mlir")
+    return evaluate(module, list(inputs))
+
+
+def unary_module(op: str, shape: str, dtype: str = "f64", attrs: str = "") -> str:
+    typ = f"tensor<{shape}{dtype}>"
+    return (
+        f"func.func @main(%x: {typ}) -> {typ} {{\n"
+        f"  %y = tlir.{op} %x {attrs} : ({typ}) -> {typ}\n"
+        f"  func.return %y : {typ}\n}}"
+    )
+
+
+@pytest.fixture
+def run():
+    return run_mlir
