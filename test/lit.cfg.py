@@ -7,7 +7,7 @@ import lit.formats
 
 config.name = "tlir"  # noqa: F821 - `config` is provided by lit
 config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
-config.suffixes = [".mlir", ".json"]  # noqa: F821
+config.suffixes = [".mlir"]  # noqa: F821
 config.excludes = ["Inputs", "python", "lit.cfg.py"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
 config.environment["PYTHONWARNINGS"] = "ignore"  # noqa: F821

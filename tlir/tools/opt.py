@@ -46,9 +46,12 @@ class TlirOptMain(xDSLOptMain):
             if previous is not None and not self.args.disable_verify:
                 verify_module(module, self.get_input_name())
 
-        self.pipeline = PassPipeline.parse_spec(
-            self.available_passes, self.args.passes, verify_between
-        )
+        try:
+            self.pipeline = PassPipeline.parse_spec(
+                self.available_passes, self.args.passes, verify_between
+            )
+        except (ValueError, KeyError) as err:
+            raise TlirError("tlir-opt", f"bad pass pipeline '{self.args.passes}': {err}") from None
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp:
         if file_extension != "mlir" and self.args.frontend is None:
@@ -76,7 +79,9 @@ class TlirOptMain(xDSLOptMain):
     def run(self) -> None:
         try:
             chunks, extension = self.prepare_input()
-        except (OSError, ValueError) as err:
+        except OSError as err:
+            raise TlirError(self.get_input_name(), f"cannot read the file: {err.strerror}") from None
+        except ValueError as err:
             raise TlirError(self.get_input_name(), str(err)) from None
         pieces: list[str] = []
         for chunk, offset in chunks:
