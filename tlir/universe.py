@@ -19,12 +19,33 @@ def _tlir_dialect() -> Dialect:
     return Tlir
 
 
+def _random_dialect() -> Dialect:
+    from tlir.dialects.random import Random
+
+    return Random
+
+
 def tlir_dialects() -> dict[str, Callable[[], Dialect]]:
-    return {"tlir": _tlir_dialect}
+    return {"tlir": _tlir_dialect, "random": _random_dialect}
+
+
+def _convert_random_to_arith() -> type[ModulePass]:
+    from tlir.passes.convert_random_to_arith import ConvertRandomToArith
+
+    return ConvertRandomToArith
+
+
+def _convert_tlir_to_linalg() -> type[ModulePass]:
+    from tlir.passes.convert_tlir_to_linalg import ConvertTlirToLinalg
+
+    return ConvertTlirToLinalg
 
 
 def tlir_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    return {}
+    return {
+        "convert-tlir-to-linalg": _convert_tlir_to_linalg,
+        "convert-random-to-arith": _convert_random_to_arith,
+    }
 
 
 TLIR_UNIVERSE = Universe(all_dialects=tlir_dialects(), all_passes=tlir_passes())

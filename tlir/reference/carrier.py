@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -19,15 +18,18 @@ import numpy as np
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 
 
-def _libm_f32(name: str) -> Callable[[float], float]:
+def _libm(name: str, c_type) -> Callable[[float], float]:
+    """The C function itself (Python's `math` raises where C returns NaN or
+    inf, and so loses the sign of a NaN)."""
     function = getattr(_LIBM, name)
-    function.restype = ctypes.c_float
-    function.argtypes = [ctypes.c_float]
+    function.restype = c_type
+    function.argtypes = [c_type]
     return function
 
 
-_F64 = {"exp": math.exp, "log": math.log, "tanh": math.tanh, "sin": math.sin, "cos": math.cos}
-_F32 = {name: _libm_f32(name + "f") for name in _F64}
+_NAMES = ("exp", "log", "tanh", "sin", "cos")
+_F64 = {name: _libm(name, ctypes.c_double) for name in _NAMES}
+_F32 = {name: _libm(name + "f", ctypes.c_float) for name in _NAMES}
 
 
 def libm(name: str, x: np.ndarray) -> np.ndarray:
@@ -37,20 +39,8 @@ def libm(name: str, x: np.ndarray) -> np.ndarray:
     flat = x.ravel()
     out = np.empty_like(flat)
     for index, value in enumerate(flat.tolist()):
-        out[index] = _guarded(function, value)
+        out[index] = function(value)
     return out.reshape(x.shape)
-
-
-def _guarded(function: Callable[[float], float], value: float) -> float:
-    """Python's `math` raises where C returns inf/nan: return C's result instead."""
-    try:
-        return function(value)
-    except OverflowError:
-        return math.inf
-    except ValueError:
-        if math.isnan(value):
-            return value
-        return -math.inf if value == 0 else math.nan
 
 
 def cmax(a: np.ndarray, b: np.ndarray | float) -> np.ndarray:

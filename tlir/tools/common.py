@@ -11,7 +11,8 @@ from tlir.diagnostics import TlirError
 
 
 def run_tool(tool: str, body: Callable[[], object]) -> int:
-    """Run a tool's body; any error becomes one line on stderr and exit code 1."""
+    """Run a tool's body; any error becomes one line on stderr and exit code 1.
+    With TLIR_DEBUG set, internal errors keep their traceback (for developers)."""
     try:
         body()
     except TlirError as err:
@@ -25,6 +26,8 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
     except BrokenPipeError:
         return 1
     except Exception as err:  # noqa: BLE001 - the contract is: never a traceback
+        if os.environ.get("TLIR_DEBUG"):
+            raise
         print(f"{tool}: error: internal error: {type(err).__name__}: {err}", file=sys.stderr)
         return 1
     return 0

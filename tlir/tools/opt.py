@@ -80,7 +80,9 @@ class TlirOptMain(xDSLOptMain):
         try:
             chunks, extension = self.prepare_input()
         except OSError as err:
-            raise TlirError(self.get_input_name(), f"cannot read the file: {err.strerror}") from None
+            raise TlirError(
+                self.get_input_name(), f"cannot read the file: {err.strerror}"
+            ) from None
         except ValueError as err:
             raise TlirError(self.get_input_name(), str(err)) from None
         pieces: list[str] = []

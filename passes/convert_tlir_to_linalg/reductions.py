@@ -1,0 +1,164 @@
+"""Reductions and contractions: one fold helper, every sum from +0 in the
+spec's order (reduction dimensions numbered outermost-first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tlir.dialects import tlir as T
+from tlir.passes.convert_tlir_to_linalg.emit import (
+    PARALLEL,
+    REDUCTION,
+    Body,
+    Emitter,
+    amap,
+    dim,
+    dims,
+    identity,
+    shape_of,
+)
+from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.ir import SSAValue
+
+from tlir import shapes
+
+Term = Callable[[Body, list[SSAValue]], SSAValue]
+
+
+def fold_sum(
+    e: Emitter,
+    inputs: Sequence[SSAValue],
+    input_maps: Sequence[AffineMapAttr],
+    out_shape: Sequence[int],
+    out_map: AffineMapAttr,
+    iterators: Sequence[str],
+    term: Term,
+) -> SSAValue:
+    """`acc = +0; for each point in loop order: acc = acc + term`."""
+    init = e.filled(out_shape, 0.0)
+
+    def body(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+        return [b.add(args[-1], term(b, args[:-1]))]
+
+    return e.generic(inputs, [init], [*input_maps, out_map], iterators, body)[0]
+
+
+def sum_over_axes(
+    e: Emitter,
+    x: SSAValue,
+    axes: Sequence[int],
+    term: Term | None = None,
+    extra: Sequence[SSAValue] = (),
+) -> SSAValue:
+    """Fold-sum of `term(x, *extra)` over `axes` of x's shape (row-major among them)."""
+    shape = shape_of(x)
+    rank = len(shape)
+    kept = [a for a in range(rank) if a not in axes]
+    iterators = [REDUCTION if a in axes else PARALLEL for a in range(rank)]
+    maps = [identity(rank) for _ in (x, *extra)]
+    return fold_sum(
+        e,
+        [x, *extra],
+        maps,
+        [shape[a] for a in kept],
+        amap(rank, dims(kept)),
+        iterators,
+        term or (lambda b, args: args[0]),
+    )
+
+
+def divide(e: Emitter, value: SSAValue, count: int) -> SSAValue:
+    """`value / (count : α)`: the count rounded once to the carrier."""
+    return e.elementwise(
+        [value], shape_of(value), lambda b, a: [b.div(a[0], b.const(float(count)))]
+    )
+
+
+def lower_reduce_sum(op: T.ReduceSumOp, e: Emitter) -> SSAValue:
+    return sum_over_axes(e, op.input, [op.axis.value.data])
+
+
+def lower_reduce_mean(op: T.ReduceMeanOp, e: Emitter) -> SSAValue:
+    axis = op.axis.value.data
+    total = sum_over_axes(e, op.input, [axis])
+    return divide(e, total, shape_of(op.input)[axis])
+
+
+def lower_sum(op: T.SumOp, e: Emitter) -> SSAValue:
+    return sum_over_axes(e, op.input, range(len(shape_of(op.input))))
+
+
+def lower_mse_loss(op: T.MseLossOp, e: Emitter) -> SSAValue:
+    shape = shape_of(op.lhs)
+
+    def squared_difference(b: Body, args: list[SSAValue]) -> SSAValue:
+        d = b.sub(args[0], args[1])
+        return b.mul(d, d)
+
+    total = sum_over_axes(e, op.lhs, range(len(shape)), squared_difference, [op.rhs])
+    return divide(e, total, shapes.size(shape) or 1)
+
+
+def _batch_exprs(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list:
+    """Right-aligned batch indices; a broadcast extent-1 axis reads index 0."""
+    offset = len(out_batch) - len(operand_batch)
+    return [
+        0 if extent == 1 and out_batch[offset + t] != 1 else dim(offset + t)
+        for t, extent in enumerate(operand_batch)
+    ]
+
+
+def lower_matmul(op: T.MatmulOp, e: Emitter) -> SSAValue:
+    """§3.23: dims (batch…, i?, j?, k); Y[β,i,j] = fold over k of A·B."""
+    a, b = shape_of(op.lhs), shape_of(op.rhs)
+    out = shape_of(op.result)
+    batch = out[: len(out) - (len(a) >= 2) - (len(b) >= 2)]
+    nb = len(batch)
+    i = dim(nb) if len(a) >= 2 else None
+    j = dim(nb + (i is not None)) if len(b) >= 2 else None
+    k_pos = nb + (i is not None) + (j is not None)
+    k = dim(k_pos)
+    a_map = [*_batch_exprs(a[:-2], batch), i, k] if len(a) >= 2 else [k]
+    b_map = [*_batch_exprs(b[:-2], batch), k, j] if len(b) >= 2 else [k]
+    out_map = dims(range(k_pos))
+    iterators = [PARALLEL] * k_pos + [REDUCTION]
+    ndims = k_pos + 1
+    return fold_sum(
+        e,
+        [op.lhs, op.rhs],
+        [amap(ndims, a_map), amap(ndims, b_map)],
+        out,
+        amap(ndims, out_map),
+        iterators,
+        lambda bb, args: bb.mul(args[0], args[1]),
+    )
+
+
+def lower_linear(op: T.LinearOp, e: Emitter) -> SSAValue:
+    """§3.24: dims (lead…, o, i); y[o] = (fold over i of W[o,i]·x[i]) + b[o]."""
+    x = shape_of(op.input)
+    lead = len(x) - 1
+    out = shape_of(op.result)
+    ndims = lead + 2
+    o, i = dim(lead), dim(lead + 1)
+    x_map = amap(ndims, [*dims(range(lead)), i])
+    w_map = amap(ndims, [o, i])
+    out_map = amap(ndims, dims(range(lead + 1)))
+    iterators = [PARALLEL] * (lead + 1) + [REDUCTION]
+    acc = fold_sum(
+        e,
+        [op.input, op.weight],
+        [x_map, w_map],
+        out,
+        out_map,
+        iterators,
+        lambda b, args: b.mul(args[1], args[0]),
+    )
+    rank = len(out)
+    return e.generic(
+        [acc, op.bias],
+        [e.empty(out)],
+        [identity(rank), amap(rank, [dim(rank - 1)]), identity(rank)],
+        [PARALLEL] * rank,
+        lambda b, args: [b.add(args[0], args[1])],
+    )[0]

@@ -1,0 +1,1 @@
+"""Back ends: from `convert-tlir-to-linalg` output to LLVM IR."""

@@ -1,0 +1,91 @@
+"""Compiling tlir models to machine code and calling them on NumPy arrays.
+
+  model = tlir.compile("examples/cnn.json", dtype="f64")
+  probabilities, logits = model(x)
+
+The module is lowered with `convert-tlir-to-linalg` and
+`convert-random-to-arith`, then taken to LLVM IR by a back end, and JIT-compiled.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.printer import Printer
+
+from tlir.diagnostics import TlirError
+from tlir.reference import check_inputs, find_function, numpy_dtype
+
+BACKENDS = ("mlir",)
+
+
+def lower_to_linalg(module: ModuleOp) -> ModuleOp:
+    """A copy of `module` in linalg / tensor / arith / math / func."""
+    from tlir.api import context
+    from tlir.passes.convert_random_to_arith import ConvertRandomToArith
+    from tlir.passes.convert_tlir_to_linalg import ConvertTlirToLinalg
+
+    lowered = module.clone()
+    PassPipeline((ConvertTlirToLinalg(), ConvertRandomToArith())).apply(context(), lowered)
+    return lowered
+
+
+def to_text(module: ModuleOp) -> str:
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue()
+
+
+class CompiledModel:
+    """A model compiled for this CPU; call it with NumPy arrays."""
+
+    def __init__(
+        self, module: ModuleOp, backend: str = "mlir", opt_level: int = 2, where: str = "model"
+    ):
+        from tlir import jit
+
+        if backend not in BACKENDS:
+            raise TlirError(
+                where, f"unknown back end '{backend}' (choose from {', '.join(BACKENDS)})"
+            )
+        self.where = where
+        self.function_op = find_function(module)
+        signature = self.function_op.function_type
+        self.output_specs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.outputs.data]
+        linalg_text = to_text(lower_to_linalg(module))
+        from tlir.backend import mlir
+
+        llvm_ir = mlir.to_llvm_ir(linalg_text, where)
+        self.compiled = jit.CompiledModule(llvm_ir, opt_level, where)
+        arity = len(signature.inputs.data) + len(self.output_specs)
+        self._main = self.compiled.function("main", arity)
+
+    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        from tlir import jit
+
+        checked = check_inputs(self.function_op, inputs, self.where)
+        return jit.call(self._main, checked, self.output_specs)
+
+
+def compile(
+    model, dtype: str | None = None, backend: str = "mlir", opt_level: int = 2
+) -> CompiledModel:
+    """Compile a model: a .json/.mlir path, MLIR text, or a module."""
+    from tlir.api import load_model, parse_module_checked
+    from tlir.diagnostics import verify_module
+
+    if isinstance(model, ModuleOp):
+        module, where = model, "module"
+    elif isinstance(model, str) and model.endswith((".json", ".mlir")) and "\n" not in model:
+        module, where = load_model(model, dtype), model
+    else:
+        module, where = parse_module_checked(str(model), "<string>"), "<string>"
+        verify_module(module, where)
+    return CompiledModel(module, backend, opt_level, where)
+
+
+__all__ = ["CompiledModel", "compile", "lower_to_linalg", "Sequence"]

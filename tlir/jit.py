@@ -1,0 +1,76 @@
+"""The JIT: LLVM IR compiled for the host CPU by llvmlite (MCJIT), called on
+NumPy buffers.
+
+Compiled modules follow one calling convention (both back ends produce it):
+`@main(in0*, in1*, …, out0*, out1*, …)` with every tensor a bare pointer to a
+dense row-major buffer; results are written into caller-allocated outputs.
+C math functions (`exp`, `expf`, …) resolve to the C library of this process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Sequence
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from tlir.diagnostics import TlirError
+
+
+@functools.cache
+def _initialize() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+def _target_machine(opt_level: int) -> llvm.TargetMachine:
+    """A new machine per engine: the engine takes ownership of it."""
+    _initialize()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(opt=opt_level, codemodel="jitdefault")
+
+
+def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int) -> None:
+    if opt_level == 0:
+        return
+    options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    builder = llvm.create_pass_builder(machine, options)
+    builder.getModulePassManager().run(module, builder)
+
+
+class CompiledModule:
+    """An LLVM module compiled in memory; keeps the engine alive."""
+
+    def __init__(self, llvm_ir: str, opt_level: int = 2, where: str = "module"):
+        machine = _target_machine(opt_level)
+        try:
+            module = llvm.parse_assembly(llvm_ir)
+            module.verify()
+        except RuntimeError as err:
+            message = " ".join(str(err).split())
+            raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
+        _optimize(module, machine, opt_level)
+        self.engine = llvm.create_mcjit_compiler(module, machine)
+        self.engine.finalize_object()
+        self.engine.run_static_constructors()
+
+    def function(self, name: str, arity: int):
+        address = self.engine.get_function_address(name)
+        if not address:
+            raise TlirError("jit", f"the compiled module has no function @{name}")
+        return ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * arity))(address)
+
+
+def call(
+    function, inputs: Sequence[np.ndarray], output_specs: Sequence[tuple[tuple[int, ...], np.dtype]]
+) -> list[np.ndarray]:
+    """Call a compiled `@main` on private copies of the inputs (a compiled
+    function may reuse its argument buffers) and fresh output buffers."""
+    ins = [np.array(x, copy=True, order="C") for x in inputs]
+    outs = [np.empty(shape, dtype) for shape, dtype in output_specs]
+    # Zero-size buffers still need a valid pointer.
+    keep = [a if a.size else np.empty(1, a.dtype) for a in (*ins, *outs)]
+    function(*[a.ctypes.data for a in keep])
+    return outs
