@@ -41,7 +41,7 @@ class LowerKey(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: random.KeyOp, rewriter: PatternRewriter) -> None:
         key = rng.key_of(op.seed.value.data, op.node_id.value.data)
-        rewriter.replace_op(op, _i64(key))
+        rewriter.replace(op, _i64(key))
 
 
 def mix_ops(x: SSAValue) -> tuple[list[Operation], SSAValue]:
@@ -69,7 +69,7 @@ class LowerDraw(RewritePattern):
         counter = arith.AddiOp(op.key, index)
         ops, mixed = mix_ops(counter.result)
         low = arith.TruncIOp(mixed, IntegerType(32))
-        rewriter.replace_op(op, [index, counter, *ops, low], [low.result])
+        rewriter.replace(op, [index, counter, *ops, low], [low.result])
 
 
 class LowerUniform(RewritePattern):
@@ -79,7 +79,7 @@ class LowerUniform(RewritePattern):
         value = arith.SIToFPOp(wide, op.result.type)
         scale = arith.ConstantOp(FloatAttr(rng.TWO_POW_32, op.result.type))
         quotient = arith.DivfOp(value, scale)
-        rewriter.replace_op(op, [wide, value, scale, quotient], [quotient.result])
+        rewriter.replace(op, [wide, value, scale, quotient], [quotient.result])
 
 
 class LowerBernoulli(RewritePattern):
@@ -110,7 +110,7 @@ class LowerBernoulli(RewritePattern):
             keep,
             bit,
         ]
-        rewriter.replace_op(op, new_ops, [bit.result])
+        rewriter.replace(op, new_ops, [bit.result])
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ class LowerTlirOp(RewritePattern):
             result = lowering(op, emitter)
         for new_op in emitter.ops:
             new_op.location = op.location
-        rewriter.replace_op(op, emitter.ops, [result])
+        rewriter.replace(op, emitter.ops, [result])
 
 
 @dataclass(frozen=True)

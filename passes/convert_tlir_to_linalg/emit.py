@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     FloatAttr,
@@ -20,7 +20,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
 )
-from xdsl.dialects.linalg import IteratorTypeAttr
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -73,7 +74,7 @@ class Body:
         return self(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
     def index(self, dimension: int) -> SSAValue:
-        return self(linalg.IndexOp(dimension))
+        return self(IndexOp(dimension))
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self(arith.AddfOp(a, b))
@@ -153,7 +154,7 @@ class Emitter:
     ) -> SSAValue:
         """A tensor of `value`: the +0 start of every fold, or a `false` flag."""
         init = self.empty(shape, element_type)
-        fill = linalg.FillOp([self.scalar(value, element_type)], [init], [init.type])
+        fill = FillOp([self.scalar(value, element_type)], [init], [init.type])
         return self.add(fill)
 
     def generic(
@@ -169,13 +170,13 @@ class Emitter:
         arg_types = [v.type.element_type for v in (*inputs, *outputs)]
         block = Block(arg_types=arg_types)
         yielded = body(Body(block, self.element_type), list(block.args))
-        block.add_op(linalg.YieldOp(*yielded))
-        op = linalg.GenericOp(
+        block.add_op(YieldOp(*yielded))
+        op = GenericOp(
             inputs=list(inputs),
             outputs=list(outputs),
             body=Region(block),
             indexing_maps=list(maps),
-            iterator_types=[IteratorTypeAttr(linalg.IteratorType(i)) for i in iterators],
+            iterator_types=[IteratorTypeAttr(IteratorType(i)) for i in iterators],
             result_types=[v.type for v in outputs],
         )
         self.ops.append(op)
