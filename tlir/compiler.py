@@ -20,7 +20,8 @@ from xdsl.printer import Printer
 from tlir.diagnostics import TlirError
 from tlir.reference import check_inputs, find_function, numpy_dtype
 
-BACKENDS = ("mlir",)
+BACKENDS = ("xdsl", "mlir")
+"""`xdsl`: tlir's own route (no external tool); `mlir`: upstream mlir-opt/mlir-translate."""
 
 
 def lower_to_linalg(module: ModuleOp) -> ModuleOp:
@@ -40,6 +41,17 @@ def to_text(module: ModuleOp) -> str:
     return out.getvalue()
 
 
+def llvm_ir(module: ModuleOp, backend: str = "xdsl", where: str = "model") -> str:
+    """LLVM IR of `module`'s functions through the chosen back end."""
+    if backend == "mlir":
+        from tlir.backend import mlir
+
+        return mlir.to_llvm_ir(to_text(lower_to_linalg(module)), where)
+    from tlir.backend import xdsl
+
+    return xdsl.to_llvm_ir(module, where)
+
+
 class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays."""
 
@@ -56,11 +68,8 @@ class CompiledModel:
         self.function_op = find_function(module)
         signature = self.function_op.function_type
         self.output_specs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.outputs.data]
-        linalg_text = to_text(lower_to_linalg(module))
-        from tlir.backend import mlir
-
-        llvm_ir = mlir.to_llvm_ir(linalg_text, where)
-        self.compiled = jit.CompiledModule(llvm_ir, opt_level, where)
+        self.llvm_ir = llvm_ir(module, backend, where)
+        self.compiled = jit.CompiledModule(self.llvm_ir, opt_level, where)
         arity = len(signature.inputs.data) + len(self.output_specs)
         self._main = self.compiled.function("main", arity)
 

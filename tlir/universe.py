@@ -41,8 +41,36 @@ def _convert_tlir_to_linalg() -> type[ModulePass]:
     return ConvertTlirToLinalg
 
 
+def _tlir_bufferize() -> type[ModulePass]:
+    from tlir.passes.tlir_bufferize import TlirBufferize
+
+    return TlirBufferize
+
+
+def _tlir_outline_kernels() -> type[ModulePass]:
+    from tlir.passes.tlir_outline_kernels import TlirOutlineKernels
+
+    return TlirOutlineKernels
+
+
+def _tlir_lower_to_llvm() -> type[ModulePass]:
+    from tlir.passes.tlir_lower_to_llvm import TlirLowerToLLVM
+
+    return TlirLowerToLLVM
+
+
+def _tlir_to_llvm() -> type[ModulePass]:
+    from tlir.passes.tlir_to_llvm import TlirToLLVM
+
+    return TlirToLLVM
+
+
 def tlir_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "tlir-to-llvm": _tlir_to_llvm,
+        "tlir-lower-to-llvm": _tlir_lower_to_llvm,
+        "tlir-outline-kernels": _tlir_outline_kernels,
+        "tlir-bufferize": _tlir_bufferize,
         "convert-tlir-to-linalg": _convert_tlir_to_linalg,
         "convert-random-to-arith": _convert_random_to_arith,
     }

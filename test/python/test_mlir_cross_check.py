@@ -23,7 +23,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-LIT_INPUTS = [ROOT / "test/Dialect/Tlir/ops.mlir", *sorted((ROOT / "test/Conversion/TlirToLinalg").glob("*.mlir"))]
+LIT_INPUTS = [
+    ROOT / "test/Dialect/Tlir/ops.mlir",
+    *sorted((ROOT / "test/Conversion/TlirToLinalg").glob("*.mlir")),
+]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
 
 

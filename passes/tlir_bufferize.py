@@ -1,0 +1,327 @@
+"""`tlir-bufferize`: tensors to buffers for what `convert-tlir-to-linalg` emits.
+
+Stands in for MLIR's `one-shot-bufferize{bufferize-function-boundaries}` +
+`buffer-results-to-out-params` + `buffer-deallocation` on the subset of IR the
+lowering produces (linalg on tensors, tensor.empty / extract_slice /
+insert_slice / expand_shape / collapse_shape, dense constants, func.call):
+
+* destination-passing style: a linalg op writes into the buffer of its `outs`
+  tensor when nothing else can observe it (that tensor has no other use and its
+  buffer is a local allocation); otherwise into a fresh copy;
+* `extract_slice` is a `memref.subview`; an `insert_slice` of a value computed in
+  that very subview is free; any other is a copy;
+* function results become out-parameters appended to the arguments (a result
+  computed in a local buffer is computed straight into the out-parameter);
+  arguments are never written;
+* dense constants become `memref.global` constants;
+* every remaining allocation is freed before the function returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, tensor
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from tlir.diagnostics import TlirError, describe_location
+
+
+def memref_type(typ: TensorType) -> MemRefType:
+    return MemRefType(typ.element_type, typ.get_shape())
+
+
+@dataclass
+class Buffer:
+    """The memref holding a tensor value, and what may be done with it."""
+
+    value: SSAValue
+    writable: bool  # a local allocation (not an argument, not a constant)
+    alloc: Operation | None = None  # the memref.alloc this buffer is (not a view of)
+    parent: Buffer | None = None  # for a subview: the buffer it views
+    offsets: tuple[int, ...] = ()
+
+    @property
+    def contiguous(self) -> bool:
+        return self.parent is None
+
+
+@dataclass
+class FunctionBufferizer:
+    module: ModuleOp
+    function: func.FuncOp
+    globals: list[memref.GlobalOp]
+    buffers: dict[SSAValue, Buffer] = field(default_factory=dict)
+    allocs: list[Operation] = field(default_factory=list)
+    block: Block | None = None
+
+    def error(self, op: Operation, message: str) -> TlirError:
+        return TlirError(describe_location(op.location, "module"), f"{op.name}: {message}")
+
+    def emit(self, op: Operation) -> Operation:
+        assert self.block is not None
+        self.block.add_op(op)
+        return op
+
+    # --- buffers -----------------------------------------------------------
+
+    def allocate(self, typ: TensorType) -> Buffer:
+        op = self.emit(memref.AllocOp.get(typ.element_type, 64, typ.get_shape()))
+        self.allocs.append(op)
+        return Buffer(op.results[0], writable=True, alloc=op)
+
+    def copy(self, source: SSAValue, target: SSAValue) -> None:
+        """target ← source, elementwise (a copying linalg.generic)."""
+        rank = len(source.type.get_shape())
+        identity = AffineMap.identity(rank)
+        block = Block(arg_types=[source.type.element_type, target.type.element_type])
+        block.add_op(YieldOp(block.args[0]))
+        self.emit(
+            GenericOp(
+                [source],
+                [target],
+                Region(block),
+                [_map(identity), _map(identity)],
+                [_parallel()] * rank,
+            )
+        )
+
+    def writable_destination(self, value: SSAValue, reads_init: bool) -> Buffer:
+        """The buffer an op may write `value`'s new contents into."""
+        buffer = self.buffers[value]
+        if buffer.writable and value.uses.get_length() == 1:
+            return buffer
+        fresh = self.allocate(value.type)
+        if reads_init:
+            self.copy(buffer.value, fresh.value)
+        return fresh
+
+    # --- ops -----------------------------------------------------------------
+
+    def run(self) -> None:
+        old_block = self.function.body.block
+        old_type = self.function.function_type
+        outputs = [memref_type(t) for t in old_type.outputs.data]
+        inputs = [memref_type(t) if isinstance(t, TensorType) else t for t in old_type.inputs.data]
+        self.block = Block(arg_types=[*inputs, *outputs])
+        for old_arg, new_arg in zip(old_block.args, self.block.args, strict=False):
+            new_arg.name_hint = old_arg.name_hint
+            self.buffers[old_arg] = Buffer(new_arg, writable=False)
+        out_params = list(self.block.args[len(inputs) :])
+        for op in list(old_block.ops):
+            self.bufferize(op, out_params)
+        new_type = FunctionType.from_lists([*inputs, *outputs], [])
+        new_function = func.FuncOp(
+            self.function.sym_name.data,
+            new_type,
+            Region(self.block),
+            self.function.sym_visibility,
+        )
+        new_function.location = self.function.location
+        Rewriter.replace_op(self.function, new_function)
+
+    def bufferize(self, op: Operation, out_params: list[SSAValue]) -> None:
+        match op:
+            case tensor.EmptyOp():
+                self.buffers[op.results[0]] = self.allocate(op.results[0].type)
+            case arith.ConstantOp() if isinstance(op.results[0].type, TensorType):
+                self.buffers[op.results[0]] = self.constant(op)
+            case FillOp():
+                self.linalg(op, reads_init=False)
+            case GenericOp():
+                self.linalg(op, reads_init=True)
+            case tensor.ExtractSliceOp():
+                self.extract_slice(op)
+            case tensor.InsertSliceOp():
+                self.insert_slice(op)
+            case tensor.ExpandShapeOp() | tensor.CollapseShapeOp():
+                self.reshape(op)
+            case func.CallOp():
+                self.call(op)
+            case func.ReturnOp():
+                self.ret(op, out_params)
+            case _ if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
+                raise self.error(op, "tlir-bufferize does not handle this tensor op")
+            case _:
+                op.detach()
+                self.emit(op)
+                for result in op.results:
+                    self.buffers[result] = Buffer(result, writable=False)
+
+    def constant(self, op: arith.ConstantOp) -> Buffer:
+        value = op.value
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        typ = memref_type(op.results[0].type)
+        name = f"__constant_{len(self.globals)}"
+        self.globals.append(
+            memref.GlobalOp.get(StringAttr(name), typ, value, constant=UnitAttr(), alignment=64)
+        )
+        get = self.emit(memref.GetGlobalOp(name, typ))
+        return Buffer(get.results[0], writable=False)
+
+    def operand_value(self, value: SSAValue) -> SSAValue:
+        return self.buffers[value].value if isinstance(value.type, TensorType) else value
+
+    def linalg(self, op: GenericOp | FillOp, reads_init: bool) -> None:
+        outs = [self.writable_destination(v, reads_init) for v in op.outputs]
+        ins = [self.operand_value(v) for v in op.inputs]
+        if isinstance(op, FillOp):
+            new = FillOp(ins, [b.value for b in outs], [])
+        else:
+            new = GenericOp(
+                ins,
+                [b.value for b in outs],
+                op.body.clone(),
+                op.indexing_maps,
+                op.iterator_types,
+                [],
+            )
+        new.location = op.location
+        self.emit(new)
+        for result, buffer in zip(op.results, outs, strict=True):
+            self.buffers[result] = buffer
+
+    def extract_slice(self, op: tensor.ExtractSliceOp) -> None:
+        source = self.buffers[op.source]
+        offsets = tuple(op.static_offsets.get_values())
+        sizes = tuple(op.static_sizes.get_values())
+        strides = tuple(op.static_strides.get_values())
+        if any(s != 1 for s in strides) or len(sizes) != len(source.value.type.get_shape()):
+            raise self.error(op, "only unit-stride, rank-preserving slices are supported")
+        view = self.emit(
+            memref.SubviewOp.from_static_parameters(
+                source.value, source.value.type, offsets, sizes, strides
+            )
+        )
+        # Writing the view writes the source: allowed only where writing the
+        # source is (a local buffer that nothing else reads afterwards but the
+        # matching insert_slice).
+        self.buffers[op.result] = Buffer(
+            view.results[0], writable=source.writable, parent=source, offsets=offsets
+        )
+
+    def insert_slice(self, op: tensor.InsertSliceOp) -> None:
+        source = self.buffers[op.source]
+        offsets = tuple(op.static_offsets.get_values())
+        dest = self.buffers[op.dest]
+        if source.parent is dest and source.offsets == offsets:
+            self.buffers[op.result] = dest  # computed in place
+            return
+        target = self.writable_destination(op.dest, reads_init=True)
+        sizes = tuple(op.static_sizes.get_values())
+        view = self.emit(
+            memref.SubviewOp.from_static_parameters(
+                target.value, target.value.type, offsets, sizes, (1,) * len(sizes)
+            )
+        )
+        self.copy(source.value, view.results[0])
+        self.buffers[op.result] = target
+
+    def reshape(self, op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> None:
+        source = self.buffers[op.src]
+        if not source.contiguous:
+            fresh = self.allocate(op.src.type)
+            self.copy(source.value, fresh.value)
+            source = fresh
+        typ = memref_type(op.result.type)
+        if isinstance(op, tensor.ExpandShapeOp):
+            new = memref.ExpandShapeOp.build(
+                operands=[source.value, []],
+                result_types=[typ],
+                properties={
+                    "reassociation": op.reassociation,
+                    "static_output_shape": op.static_output_shape,
+                },
+            )
+        else:
+            new = memref.CollapseShapeOp.build(
+                operands=[source.value],
+                result_types=[typ],
+                properties={"reassociation": op.reassociation},
+            )
+        self.emit(new)
+        self.buffers[op.result] = Buffer(new.results[0], writable=source.writable)
+
+    def call(self, op: func.CallOp) -> None:
+        args = [self.operand_value(v) for v in op.arguments]
+        results = [self.allocate(r.type) for r in op.results]
+        self.emit(func.CallOp(op.callee, [*args, *(b.value for b in results)], []))
+        for result, buffer in zip(op.results, results, strict=True):
+            self.buffers[result] = buffer
+
+    def ret(self, op: func.ReturnOp, out_params: list[SSAValue]) -> None:
+        taken: set[int] = set()
+        for value, out in zip(op.arguments, out_params, strict=True):
+            buffer = self.buffers[value]
+            alloc = buffer.alloc
+            if alloc is not None and id(alloc) not in taken and alloc in self.allocs:
+                # computed straight into the out-parameter
+                alloc.results[0].replace_all_uses_with(out)
+                alloc.detach()
+                self.allocs.remove(alloc)
+                taken.add(id(alloc))
+            else:
+                self.copy(buffer.value, out)
+        for alloc in self.allocs:
+            self.emit(memref.DeallocOp.get(alloc.results[0]))
+        self.emit(func.ReturnOp())
+
+
+def _map(m: AffineMap):
+    from xdsl.dialects.builtin import AffineMapAttr
+
+    return AffineMapAttr(m)
+
+
+def _parallel():
+    from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+
+    return IteratorTypeAttr(IteratorType.PARALLEL)
+
+
+def _declarations(module: ModuleOp) -> Sequence[func.FuncOp]:
+    return [op for op in module.ops if isinstance(op, func.FuncOp) and not op.body.blocks]
+
+
+@dataclass(frozen=True)
+class TlirBufferize(ModulePass):
+    """Tensors to memrefs, results as out-parameters, temporaries freed."""
+
+    name = "tlir-bufferize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        globals_: list[memref.GlobalOp] = []
+        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+        for function in functions:
+            FunctionBufferizer(op, function, globals_).run()
+        for declaration in _declarations(op):
+            _bufferize_signature(declaration)
+        for global_op in globals_:
+            op.body.block.insert_op_before(global_op, op.body.block.first_op)
+
+
+def _bufferize_signature(declaration: func.FuncOp) -> None:
+    typ = declaration.function_type
+    inputs = [memref_type(t) if isinstance(t, TensorType) else t for t in typ.inputs.data]
+    outputs = [memref_type(t) for t in typ.outputs.data]
+    declaration.function_type = FunctionType.from_lists([*inputs, *outputs], [])
+
+
+__all__ = ["TlirBufferize", "AffineExpr", "NoneAttr", "SymbolRefAttr"]

@@ -1,0 +1,322 @@
+"""`tlir-lower-to-llvm`: arith / math / memref / func / cf to the LLVM dialect.
+
+Stands in for MLIR's convert-{arith,math,func,cf}-to-llvm, finalize-memref-to-llvm
+and convert-math-to-libm on the IR the tlir route produces (static shapes only),
+built in one walk with final types (no type-conversion patterns, no casts):
+
+* a memref is a bare `!llvm.ptr` to the base of its allocation; views
+  (subview, expand/collapse_shape) reuse the pointer, their static offset and
+  strides live in the memref type, and a load or store is one `getelementptr`
+  with the linearized index;
+* `memref.alloc`/`dealloc` call `malloc`/`free`; constants become LLVM globals;
+* `exp`, `log`, `tanh`, `sin`, `cos` call the C math library (`exp`/`expf`, …),
+  as TorchLean's `Float` does; `sqrt` and `fabs` are the LLVM intrinsics
+  (correctly rounded); no fast-math flags anywhere, so nothing is contracted
+  into an FMA or reassociated;
+* functions take every memref as a pointer (MLIR's bare-pointer convention).
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, cf, func, llvm, math, memref
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from tlir.diagnostics import TlirError, describe_location
+
+PTR = llvm.LLVMPointerType()
+LIBM = {
+    math.ExpOp: "exp",
+    math.LogOp: "log",
+    math.TanhOp: "tanh",
+    math.SinOp: "sin",
+    math.CosOp: "cos",
+}
+INT_BINARY = {
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+    arith.ShRUIOp: llvm.LShrOp,
+    arith.ShLIOp: llvm.ShlOp,
+    arith.DivSIOp: llvm.SDivOp,
+    arith.RemSIOp: llvm.SRemOp,
+    arith.DivUIOp: llvm.UDivOp,
+}
+FLOAT_BINARY = {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+}
+
+
+def lower_type(typ: Attribute) -> Attribute:
+    if isinstance(typ, IndexType):
+        return i64
+    if isinstance(typ, MemRefType):
+        return PTR
+    return typ
+
+
+def element_size(typ: Attribute) -> int:
+    if isinstance(typ, Float64Type) or typ == i64:
+        return 8
+    if isinstance(typ, Float32Type) or typ == IntegerType(32):
+        return 4
+    return 1
+
+
+def strides_and_offset(typ: MemRefType) -> tuple[list[int], int]:
+    strides = typ.get_strides()
+    offset = typ.get_offset()
+    if strides is None or offset is None or any(s is None for s in strides):
+        raise ValueError(f"{typ} has a dynamic layout")
+    return [int(s) for s in strides], int(offset)
+
+
+@dataclass
+class FunctionLowering:
+    """Lowers one func.func; `values` maps old SSA values to new ones."""
+
+    lowering: ModuleLowering
+    function: func.FuncOp
+    values: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    blocks: dict[Block, Block] = field(default_factory=dict)
+    block: Block | None = None
+
+    def emit(self, op: Operation) -> SSAValue | None:
+        assert self.block is not None
+        self.block.add_op(op)
+        return op.results[0] if op.results else None
+
+    def const_i64(self, value: int) -> SSAValue:
+        return self.emit(llvm.ConstantOp(IntegerAttr(value, i64), i64))
+
+    def v(self, value: SSAValue) -> SSAValue:
+        return self.values[value]
+
+    def run(self) -> llvm.FuncOp:
+        old_type = self.function.function_type
+        inputs = [lower_type(t) for t in old_type.inputs.data]
+        region = Region()
+        for old_block in self.function.body.blocks:
+            new_block = Block(arg_types=[lower_type(a.type) for a in old_block.args])
+            self.blocks[old_block] = new_block
+            region.add_block(new_block)
+            for old_arg, new_arg in zip(old_block.args, new_block.args, strict=True):
+                self.values[old_arg] = new_arg
+        for old_block in self.function.body.blocks:
+            self.block = self.blocks[old_block]
+            for op in old_block.ops:
+                self.lower(op)
+        function_type = llvm.LLVMFunctionType(inputs, None)
+        linkage = (
+            "internal"
+            if self.function.sym_visibility is not None
+            and self.function.sym_visibility.data == "private"
+            else "external"
+        )
+        new = llvm.FuncOp(
+            self.function.sym_name.data,
+            function_type,
+            linkage=llvm.LinkageAttr(linkage),
+            body=region,
+        )
+        new.location = self.function.location
+        return new
+
+    def lower(self, op: Operation) -> None:
+        try:
+            result = self.lower_op(op)
+        except (ValueError, KeyError) as err:
+            where = describe_location(op.location, "module")
+            raise TlirError(where, f"{op.name}: cannot lower to LLVM: {err}") from None
+        if op.results and result is not None:
+            self.values[op.results[0]] = result
+
+    def lower_op(self, op: Operation) -> SSAValue | None:  # noqa: C901 - a flat dispatch
+        kind = type(op)
+        if kind in INT_BINARY:
+            return self.emit(INT_BINARY[kind](self.v(op.lhs), self.v(op.rhs)))
+        if kind in FLOAT_BINARY:
+            return self.emit(FLOAT_BINARY[kind](self.v(op.lhs), self.v(op.rhs)))
+        if kind in LIBM:
+            return self.libm_call(op)
+        match op:
+            case arith.ConstantOp():
+                return self.constant(op)
+            case arith.CmpiOp():
+                return self.emit(llvm.ICmpOp(self.v(op.lhs), self.v(op.rhs), op.predicate))
+            case arith.CmpfOp():
+                return self.emit(llvm.FCmpOp(self.v(op.lhs), self.v(op.rhs), op.predicate))
+            case arith.SelectOp():
+                return self.emit(llvm.SelectOp(self.v(op.cond), self.v(op.lhs), self.v(op.rhs)))
+            case arith.NegfOp():
+                return self.emit(llvm.FNegOp(self.v(op.operand)))
+            case arith.IndexCastOp():
+                return self.v(op.input)  # index and i64 are the same type here
+            case arith.TruncIOp():
+                return self.emit(llvm.TruncOp(self.v(op.input), op.result.type))
+            case arith.ExtUIOp():
+                return self.emit(llvm.ZExtOp(self.v(op.input), op.result.type))
+            case arith.SIToFPOp():
+                return self.emit(llvm.SIToFPOp(self.v(op.input), op.result.type))
+            case math.SqrtOp():
+                return self.emit(llvm.FSqrtOp(self.v(op.operand)))
+            case math.AbsFOp():
+                return self.emit(llvm.FAbsOp(self.v(op.operand), op.result.type))
+            case memref.LoadOp():
+                address = self.address(op.memref, op.indices)
+                return self.emit(llvm.LoadOp(address, op.res.type))
+            case memref.StoreOp():
+                address = self.address(op.memref, op.indices)
+                self.emit(llvm.StoreOp(self.v(op.value), address))
+                return None
+            case memref.AllocOp():
+                return self.alloc(op)
+            case memref.DeallocOp():
+                self.lowering.declare("free", [PTR], None)
+                self.emit(llvm.CallOp("free", self.v(op.memref)))
+                return None
+            case memref.SubviewOp() | memref.ExpandShapeOp() | memref.CollapseShapeOp():
+                source = op.source if isinstance(op, memref.SubviewOp) else op.src
+                return self.v(source)  # offset and strides live in the result type
+            case memref.GetGlobalOp():
+                return self.emit(llvm.AddressOfOp(op.name_.root_reference, PTR))
+            case func.CallOp():
+                args = [self.v(a) for a in op.arguments]
+                self.emit(llvm.CallOp(op.callee.root_reference.data, *args))
+                return None
+            case func.ReturnOp():
+                self.emit(llvm.ReturnOp.build(operands=[[]]))
+                return None
+            case cf.BranchOp():
+                args = [self.v(a) for a in op.arguments]
+                self.emit(llvm.BrOp(self.blocks[op.successor], *args))
+                return None
+            case cf.ConditionalBranchOp():
+                self.emit(
+                    llvm.CondBrOp(
+                        self.v(op.cond),
+                        self.blocks[op.then_block],
+                        [self.v(a) for a in op.then_arguments],
+                        self.blocks[op.else_block],
+                        [self.v(a) for a in op.else_arguments],
+                    )
+                )
+                return None
+        raise ValueError("no LLVM lowering for this op")
+
+    def constant(self, op: arith.ConstantOp) -> SSAValue:
+        value = op.value
+        if isinstance(value, IntegerAttr):
+            typ = lower_type(op.result.type)
+            return self.emit(llvm.ConstantOp(IntegerAttr(value.value.data, typ), typ))
+        if isinstance(value, FloatAttr):
+            return self.emit(llvm.ConstantOp(value, op.result.type))
+        raise ValueError("tensor constants must be bufferized first")
+
+    def libm_call(self, op: Operation) -> SSAValue:
+        typ = op.result.type
+        name = LIBM[type(op)] + ("f" if isinstance(typ, Float32Type) else "")
+        self.lowering.declare(name, [typ], typ)
+        return self.emit(llvm.CallOp(name, self.v(op.operand), return_type=typ))
+
+    def address(self, buffer: SSAValue, indices) -> SSAValue:
+        """base + (offset + Σ index·stride) elements, as one getelementptr."""
+        strides, offset = strides_and_offset(buffer.type)
+        linear = self.const_i64(offset) if offset else None
+        for index, stride in zip(indices, strides, strict=True):
+            term = self.v(index)
+            if stride != 1:
+                term = self.emit(llvm.MulOp(term, self.const_i64(stride)))
+            linear = term if linear is None else self.emit(llvm.AddOp(linear, term))
+        if linear is None:
+            linear = self.const_i64(0)
+        element = buffer.type.element_type
+        return self.emit(llvm.GEPOp(self.v(buffer), [llvm.GEP_USE_SSA_VAL], element, [linear]))
+
+    def alloc(self, op: memref.AllocOp) -> SSAValue:
+        typ = op.memref.type
+        count = pymath.prod(typ.get_shape())
+        self.lowering.declare("malloc", [i64], PTR)
+        size = self.const_i64(max(count, 1) * element_size(typ.element_type))
+        return self.emit(llvm.CallOp("malloc", size, return_type=PTR))
+
+
+@dataclass
+class ModuleLowering:
+    module: ModuleOp
+    declared: dict[str, llvm.FuncOp] = field(default_factory=dict)
+
+    def declare(self, name: str, inputs: list[Attribute], output: Attribute | None) -> None:
+        if name not in self.declared:
+            typ = llvm.LLVMFunctionType(inputs, output)
+            self.declared[name] = llvm.FuncOp(name, typ, linkage=llvm.LinkageAttr("external"))
+
+    def run(self) -> None:
+        new_ops: list[Operation] = []
+        for op in list(self.module.ops):
+            if isinstance(op, func.FuncOp):
+                if op.body.blocks:
+                    new_ops.append(FunctionLowering(self, op).run())
+                else:
+                    inputs = [lower_type(t) for t in op.function_type.inputs.data]
+                    new_ops.append(
+                        llvm.FuncOp(
+                            op.sym_name.data,
+                            llvm.LLVMFunctionType(inputs, None),
+                            linkage=llvm.LinkageAttr("external"),
+                        )
+                    )
+            elif isinstance(op, memref.GlobalOp):
+                new_ops.append(lower_global(op))
+            else:
+                where = describe_location(op.location, "module")
+                raise TlirError(where, f"{op.name}: cannot lower to LLVM at module level")
+            op.detach()
+            op.erase()
+        for op in [*self.declared.values(), *new_ops]:
+            self.module.body.block.add_op(op)
+
+
+def lower_global(op: memref.GlobalOp) -> llvm.GlobalOp:
+    """A constant buffer as an LLVM global array holding the same bytes."""
+    from xdsl.dialects.builtin import TensorType
+
+    typ = op.type
+    count = max(pymath.prod(typ.get_shape()), 1)
+    value = op.initial_value
+    assert isinstance(value, DenseIntOrFPElementsAttr)
+    flat = DenseIntOrFPElementsAttr(TensorType(typ.element_type, [count]), value.data)
+    array = llvm.LLVMArrayType(count, typ.element_type)
+    return llvm.GlobalOp(array, op.sym_name, "internal", constant=True, value=flat, alignment=64)
+
+
+@dataclass(frozen=True)
+class TlirLowerToLLVM(ModulePass):
+    """Lower the buffer-level route (arith, math, memref, func, cf) to the LLVM dialect."""
+
+    name = "tlir-lower-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        ModuleLowering(op).run()
