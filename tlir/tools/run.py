@@ -1,10 +1,14 @@
-"""`tlir-run`: run a model on NumPy inputs.
+"""`tlir-run`: compile a model for this CPU and run it on NumPy inputs.
 
-  tlir-run MODEL (.json | .mlir) --reference --input X.npy [--input Y.npy ...]
-           [--dtype f32|f64] [--output OUT.npz]
+  tlir-run MODEL (.json | .mlir) --input X.npy [--input Y.npy ...]
+           [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
+           [--reference | --compare]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
-`--output`, each output's shape and first values are printed.
+`--output`, each output's shape and first values are printed. `--reference`
+evaluates with the reference evaluator instead of compiling; `--compare` does
+both and reports, per output, the largest difference and whether the results
+are bit-identical.
 """
 
 from __future__ import annotations
@@ -36,10 +40,30 @@ def _parser() -> argparse.ArgumentParser:
         help="carrier: float32 or float64 (default: the model's, f64 for JSON)",
     )
     parser.add_argument("--output", metavar="OUT.npz", help="write the outputs here")
-    parser.add_argument(
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
         "--reference",
         action="store_true",
         help="evaluate with the reference evaluator of TorchLean's semantics",
+    )
+    mode.add_argument(
+        "--compare",
+        action="store_true",
+        help="run compiled and reference, report the largest difference per output",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("xdsl", "mlir"),
+        default="xdsl",
+        help="xdsl: tlir's own route (default); mlir: upstream mlir-opt/mlir-translate",
+    )
+    parser.add_argument(
+        "-O",
+        "--opt-level",
+        type=int,
+        choices=(0, 1, 2, 3),
+        default=2,
+        help="LLVM optimisation level (default 2)",
     )
     return parser
 
@@ -74,21 +98,44 @@ def write_npz(path: str, outputs: Sequence[np.ndarray]) -> None:
     atomic_write(path, buffer.getvalue())
 
 
+def compare(compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> str:
+    """Per output: bit-identical, or the largest absolute and relative difference."""
+    lines = []
+    for index, (got, want) in enumerate(zip(compiled, reference, strict=True)):
+        if got.tobytes() == want.tobytes():
+            lines.append(f"output{index}: bit-identical to the reference ({got.size} values)")
+            continue
+        both_nan = np.isnan(got) & np.isnan(want)
+        diff = np.where(both_nan, 0.0, np.abs(got.astype(np.float64) - want.astype(np.float64)))
+        scale = np.maximum(np.abs(want.astype(np.float64)), np.finfo(want.dtype).tiny)
+        differing = int(np.count_nonzero(got != want) - np.count_nonzero(both_nan))
+        lines.append(
+            f"output{index}: largest difference {float(np.max(diff)):.3e} "
+            f"(relative {float(np.max(diff / scale)):.3e}), {differing} of {got.size} differ"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     from tlir.api import load_model
-    from tlir.reference import evaluate
+    from tlir.compiler import CompiledModel
+    from tlir.reference import check_inputs, evaluate, find_function
 
-    if not args.reference:
-        raise TlirError("tlir-run", "compiled execution is not yet supported; use --reference")
     module = load_model(args.model, args.dtype)
     inputs = load_inputs(args.input)
     where = args.input[0] if len(args.input) == 1 else args.model
-    outputs = evaluate(module, inputs, where=where)
+    check_inputs(find_function(module), inputs, where)  # before the compile, to fail fast
+    if args.reference:
+        outputs = evaluate(module, inputs, where=where)
+    else:
+        outputs = CompiledModel(module, args.backend, args.opt_level, args.model)(*inputs)
     if args.output:
         write_npz(args.output, outputs)
     else:
         sys.stdout.write(describe(outputs))
+    if args.compare:
+        sys.stdout.write(compare(outputs, evaluate(module, inputs, where=where)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

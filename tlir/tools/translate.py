@@ -83,11 +83,27 @@ def _export(args: argparse.Namespace) -> str:
     return dumps(export_module(module, name))
 
 
+def _to_llvm_ir(args: argparse.Namespace) -> str:
+    """LLVM IR of a module in the LLVM dialect; a module still in tlir (or any
+    stage of the route) is first taken through the rest of `tlir-to-llvm`."""
+    from tlir.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
+
+    text, name = _read_text(args.input_file)
+    module = parse_module_checked(text, name)
+    verify_module(module, name)
+    if any(not op.name.startswith("llvm.") for op in module.ops):
+        module = lower_to_llvm_dialect(module)
+    return llvm_dialect_to_ir(module, name)
+
+
 def translate(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.mlir_to_llvmir:
-        raise TlirError("tlir-translate", "--mlir-to-llvmir is not yet supported")
-    text = _import(args) if args.import_torchlean else _export(args)
+        text = _to_llvm_ir(args)
+    elif args.import_torchlean:
+        text = _import(args)
+    else:
+        text = _export(args)
     if args.output_file:
         atomic_write(args.output_file, text)
     else:
