@@ -70,14 +70,15 @@ class CompiledModel:
         self.output_specs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.outputs.data]
         self.llvm_ir = llvm_ir(module, backend, where)
         self.compiled = jit.CompiledModule(self.llvm_ir, opt_level, where)
-        arity = len(signature.inputs.data) + len(self.output_specs)
-        self._main = self.compiled.function("main", arity)
+        self.convention = jit.Convention.DESCRIPTOR if backend == "mlir" else jit.Convention.BARE
+        shapes = [tuple(t.get_shape()) for t in (*signature.inputs.data, *signature.outputs.data)]
+        self._main = self.compiled.function("main", jit.argtypes(shapes, self.convention))
 
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         from tlir import jit
 
         checked = check_inputs(self.function_op, inputs, self.where)
-        return jit.call(self._main, checked, self.output_specs)
+        return jit.call(self._main, checked, self.output_specs, self.convention)
 
 
 def compile(

@@ -56,21 +56,50 @@ class CompiledModule:
         self.engine.finalize_object()
         self.engine.run_static_constructors()
 
-    def function(self, name: str, arity: int):
+    def function(self, name: str, argtypes: Sequence):
         address = self.engine.get_function_address(name)
         if not address:
             raise TlirError("jit", f"the compiled module has no function @{name}")
-        return ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * arity))(address)
+        return ctypes.CFUNCTYPE(None, *argtypes)(address)
+
+
+class Convention:
+    """How a compiled function takes its buffers."""
+
+    BARE = "bare"  # one pointer per buffer (tlir's route; MLIR's bare-pointer convention)
+    DESCRIPTOR = "descriptor"  # MLIR's default: ptr, ptr, offset, sizes..., strides...
+
+
+def argtypes(shapes: Sequence[tuple[int, ...]], convention: str) -> list:
+    if convention == Convention.BARE:
+        return [ctypes.c_void_p] * len(shapes)
+    types: list = []
+    for shape in shapes:
+        types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * len(shape))
+    return types
+
+
+def _arguments(buffer: np.ndarray, convention: str) -> list:
+    # Zero-size buffers still need a valid pointer.
+    pointer = (buffer if buffer.size else np.empty(1, buffer.dtype)).ctypes.data
+    if convention == Convention.BARE:
+        return [pointer]
+    strides = [s // buffer.itemsize for s in buffer.strides]
+    return [pointer, pointer, 0, *buffer.shape, *strides]
 
 
 def call(
-    function, inputs: Sequence[np.ndarray], output_specs: Sequence[tuple[tuple[int, ...], np.dtype]]
+    function,
+    inputs: Sequence[np.ndarray],
+    output_specs: Sequence[tuple[tuple[int, ...], np.dtype]],
+    convention: str = Convention.BARE,
 ) -> list[np.ndarray]:
     """Call a compiled `@main` on private copies of the inputs (a compiled
     function may reuse its argument buffers) and fresh output buffers."""
     ins = [np.array(x, copy=True, order="C") for x in inputs]
     outs = [np.empty(shape, dtype) for shape, dtype in output_specs]
-    # Zero-size buffers still need a valid pointer.
-    keep = [a if a.size else np.empty(1, a.dtype) for a in (*ins, *outs)]
-    function(*[a.ctypes.data for a in keep])
+    keep = [a if a.size else np.empty(1, a.dtype) for a in ins]  # alive during the call
+    args = [arg for a in (*ins, *outs) for arg in _arguments(a, convention)]
+    function(*args)
+    del keep
     return outs

@@ -281,7 +281,51 @@ def build_cases() -> list[OpCase]:
     )
     cases.append(OpCase("layernorm_affine", "layernorm", [(3, 2, 4), (4,), (4,)], (3, 2, 4),
                         "tlir.layernorm %a0 affine(%a1, %a2) {axis = 2 : i64, eps = 1.0e-03 : f64}"))  # fmt: skip
+    cases += zero_size_cases()
     return cases
+
+
+def zero_size_cases() -> list[OpCase]:
+    """Zero extents where the spec allows them: the empty results and the
+    non-empty results of empty folds."""
+    return [
+        OpCase("relu_empty", "relu", [(3, 0)], (3, 0), "tlir.relu %a0"),
+        OpCase("matmul_empty_k", "matmul", [(2, 0), (0, 3)], (2, 3), "tlir.matmul %a0, %a1"),
+        OpCase(
+            "matmul_empty_batch", "matmul", [(0, 2, 3), (3, 4)], (0, 2, 4), "tlir.matmul %a0, %a1"
+        ),
+        OpCase(
+            "linear_empty_in", "linear", [(2, 0), (3, 0), (3,)], (2, 3), "tlir.linear %a0, %a1, %a2"
+        ),
+        OpCase(
+            "reduce_sum_empty_other", "reduce_sum", [(0, 3)], (0,), "tlir.reduce_sum %a0 axis = 1"
+        ),
+        OpCase("softmax_empty_axis", "softmax", [(2, 0)], (2, 0), "tlir.softmax %a0 axis = 1"),
+        OpCase(
+            "layernorm_empty_rows",
+            "layernorm",
+            [(0, 4)],
+            (0, 4),
+            "tlir.layernorm %a0 {axis = 1 : i64, eps = 1.0e-05 : f64}",
+        ),
+        OpCase("mse_empty", "mse_loss", [(0,), (0,)], (), "tlir.mse_loss %a0, %a1"),
+        OpCase(
+            "concat_empty_part", "concat", [(2, 0), (2, 3)], (2, 3), "tlir.concat %a0, %a1 axis = 1"
+        ),
+        OpCase("broadcast_to_empty", "broadcast_to", [(1, 3)], (0, 3), "tlir.broadcast_to %a0"),
+        _conv(
+            "conv_empty_batch",
+            (0, 2, 5, 5),
+            (4, 2, 3, 3),
+            (0, 4, 3, 3),
+            (3, 3),
+            (1, 1),
+            (0, 0),
+            (0, 0),
+            (1, 1),
+            1,
+        ),
+    ]
 
 
 CASES = build_cases()

@@ -29,12 +29,14 @@ PIPELINE = (
     "--convert-math-to-libm",
     "--convert-math-to-llvm",
     "--convert-arith-to-llvm",
-    "--convert-func-to-llvm=use-bare-ptr-memref-call-conv=1",
+    "--convert-func-to-llvm",
     "--convert-cf-to-llvm",
     "--reconcile-unrealized-casts",
 )
 """Bufferize, results as out-parameters, free temporaries, loops, then LLVM;
-transcendentals become calls to the C math library."""
+transcendentals become calls to the C math library. Functions keep MLIR's
+default memref-descriptor convention (its bare-pointer convention leaves
+functions with zero-size memrefs unconverted)."""
 
 
 @functools.cache
