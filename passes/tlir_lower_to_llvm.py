@@ -11,7 +11,7 @@ built in one walk with final types (no type-conversion patterns, no casts):
 * `memref.alloc`/`dealloc` call `malloc`/`free`; constants become LLVM globals;
 * `exp`, `log`, `tanh`, `sin`, `cos` call the C math library (`exp`/`expf`, …),
   as TorchLean's `Float` does; `sqrt` and `fabs` are the LLVM intrinsics
-  (correctly rounded); no fast-math flags anywhere, so nothing is contracted
+  (`llvm.sqrt.f64`, …: correctly rounded); no fast-math flags anywhere, so nothing is contracted
   into an FMA or reassociated;
 * functions take every memref as a pointer (MLIR's bare-pointer convention).
 """
@@ -181,9 +181,9 @@ class FunctionLowering:
             case arith.SIToFPOp():
                 return self.emit(llvm.SIToFPOp(self.v(op.input), op.result.type))
             case math.SqrtOp():
-                return self.emit(llvm.FSqrtOp(self.v(op.operand)))
+                return self.intrinsic("llvm.sqrt", op)
             case math.AbsFOp():
-                return self.emit(llvm.FAbsOp(self.v(op.operand), op.result.type))
+                return self.intrinsic("llvm.fabs", op)
             case memref.LoadOp():
                 address = self.address(op.memref, op.indices)
                 return self.emit(llvm.LoadOp(address, op.res.type))
@@ -234,6 +234,13 @@ class FunctionLowering:
         if isinstance(value, FloatAttr):
             return self.emit(llvm.ConstantOp(value, op.result.type))
         raise ValueError("tensor constants must be bufferized first")
+
+    def intrinsic(self, base: str, op: Operation) -> SSAValue:
+        """A call of the type-mangled intrinsic (`llvm.sqrt.f64`, …), declared per type."""
+        typ = op.result.type
+        name = f"{base}.{'f32' if isinstance(typ, Float32Type) else 'f64'}"
+        self.lowering.declare(name, [typ], typ)
+        return self.emit(llvm.CallOp(name, self.v(op.operand), return_type=typ))
 
     def libm_call(self, op: Operation) -> SSAValue:
         typ = op.result.type

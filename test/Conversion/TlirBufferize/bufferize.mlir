@@ -1,0 +1,85 @@
+// tlir-bufferize: destination-passing style on buffers, results as
+// out-parameters, arguments never written, temporaries freed.
+// RUN: tlir-opt %s --split-input-file -p convert-tlir-to-linalg,tlir-bufferize | filecheck %s
+
+// The result is computed straight into the out-parameter: no alloc, no copy.
+// CHECK-LABEL: func.func @computed_into_out_param
+// CHECK-SAME:    (%[[X:.*]]: memref<4xf64>, %[[OUT:.*]]: memref<4xf64>) {
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[X]] : memref<4xf64>) outs(%[[OUT]] : memref<4xf64>)
+// CHECK:         func.return
+// CHECK-NOT:     memref.alloc
+func.func @computed_into_out_param(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %e = tensor.empty() : tensor<4xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf64>) outs(%e : tensor<4xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    %n = arith.negf %a : f64
+    linalg.yield %n : f64
+  } -> tensor<4xf64>
+  func.return %r : tensor<4xf64>
+}
+
+// -----
+
+// An argument used as an init is never written: the fill goes to a fresh
+// buffer, which then becomes the out-parameter.
+// CHECK-LABEL: func.func @argument_not_written
+// CHECK-SAME:    (%[[X:.*]]: memref<4xf64>, %[[OUT:.*]]: memref<4xf64>) {
+// CHECK:         linalg.fill ins(%{{.*}} : f64) outs(%[[OUT]] : memref<4xf64>)
+// CHECK-NOT:     outs(%[[X]]
+func.func @argument_not_written(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %c = arith.constant 0.0 : f64
+  %r = linalg.fill ins(%c : f64) outs(%x : tensor<4xf64>) -> tensor<4xf64>
+  func.return %r : tensor<4xf64>
+}
+
+// -----
+
+// Constants become memref globals; returning a constant or an argument copies.
+// CHECK:         "memref.global"() <{sym_name = "__constant_0", type = memref<2xf32>, initial_value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, sym_visibility = "private", constant, alignment = 64 : i64}>
+// CHECK-LABEL: func.func @constant_and_argument_results
+// CHECK-SAME:    (%[[X:.*]]: memref<2xf32>, %[[O0:.*]]: memref<2xf32>, %[[O1:.*]]: memref<2xf32>) {
+// CHECK-NEXT:    %[[G:.*]] = memref.get_global @__constant_0 : memref<2xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[G]] : memref<2xf32>) outs(%[[O0]] : memref<2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<2xf32>) outs(%[[O1]] : memref<2xf32>)
+func.func @constant_and_argument_results(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  func.return %c, %x : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Padding and concatenation write their parts in place through subviews; the
+// insert_slice of a part computed in its own subview costs nothing; the padded
+// temporary is freed.
+// CHECK-LABEL: func.func @pad_in_place
+// CHECK:         %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<7xf32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    linalg.fill ins(%[[Z]] : f32) outs(%[[P]] : memref<7xf32>)
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %[[P]][1] [5] [1] : memref<7xf32> to memref<5xf32, strided<[1], offset: 1>>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%{{.*}} : memref<5xf32>) outs(%[[V]] : memref<5xf32, strided<[1], offset: 1>>)
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %{{.*}} : memref<7xf32>, memref<3xf32>)
+// CHECK:         memref.dealloc %[[P]] : memref<7xf32>
+// CHECK:         func.return
+func.func @pad_in_place(%x: tensor<5xf32>) -> tensor<3xf32> {
+  %0 = tlir.avg_pool %x {kernel = array<i64: 3>, stride = array<i64: 2>, padding = array<i64: 1>} : (tensor<5xf32>) -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}
+
+// -----
+
+// A custom call gets its result buffer as an extra argument; returned at once,
+// that buffer is the caller's own out-parameter.
+// CHECK-LABEL: func.func @call_with_out_param
+// CHECK-SAME:    (%[[X:.*]]: memref<3xf64>, %[[OUT:.*]]: memref<3xf64>)
+// CHECK-NEXT:    func.call @kernel(%[[X]], %[[OUT]]) : (memref<3xf64>, memref<3xf64>) -> ()
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME:    (%{{.*}}: memref<3xf64>, %{{.*}}: memref<3xf64>)
+func.func @call_with_out_param(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = tlir.custom @kernel(%x) {name = "k"} : (tensor<3xf64>) -> tensor<3xf64>
+  func.return %0 : tensor<3xf64>
+}
+func.func @kernel(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = tlir.relu %x : (tensor<3xf64>) -> tensor<3xf64>
+  func.return %0 : tensor<3xf64>
+}
