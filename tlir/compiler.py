@@ -10,6 +10,7 @@ The module is lowered with `convert-tlir-to-linalg` and
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +20,8 @@ from xdsl.printer import Printer
 
 from tlir.diagnostics import TlirError
 from tlir.reference import check_inputs, find_function, numpy_dtype
+
+_MODEL_IDS = itertools.count()
 
 BACKENDS = ("xdsl", "mlir")
 """`xdsl`: tlir's own route (no external tool); `mlir`: upstream mlir-opt/mlir-translate."""
@@ -68,8 +71,15 @@ class CompiledModel:
         self.function_op = find_function(module)
         signature = self.function_op.function_type
         self.output_specs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.outputs.data]
-        self.llvm_ir = llvm_ir(module, backend, where)
-        self.compiled = jit.CompiledModule(self.llvm_ir, opt_level, where)
+        symbols: dict = {}
+        if backend == "xdsl":
+            from tlir.backend import xdsl
+
+            prefix = f"tlir{next(_MODEL_IDS)}_"
+            self.llvm_ir, symbols = xdsl.to_llvm_ir_with_external_constants(module, prefix, where)
+        else:
+            self.llvm_ir = llvm_ir(module, backend, where)
+        self.compiled = jit.CompiledModule(self.llvm_ir, opt_level, where, symbols)
         self.convention = jit.Convention.DESCRIPTOR if backend == "mlir" else jit.Convention.BARE
         shapes = [tuple(t.get_shape()) for t in (*signature.inputs.data, *signature.outputs.data)]
         self._main = self.compiled.function("main", jit.argtypes(shapes, self.convention))

@@ -36,6 +36,9 @@ def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: in
     if opt_level == 0:
         return
     options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    # Full unrolling of the many small constant-trip loops costs more compile
+    # time than it returns at run time (the reduction loops stay sequential).
+    options.loop_unrolling = opt_level >= 3
     builder = llvm.create_pass_builder(machine, options)
     builder.getModulePassManager().run(module, builder)
 
@@ -43,7 +46,18 @@ def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: in
 class CompiledModule:
     """An LLVM module compiled in memory; keeps the engine alive."""
 
-    def __init__(self, llvm_ir: str, opt_level: int = 2, where: str = "module"):
+    def __init__(
+        self,
+        llvm_ir: str,
+        opt_level: int = 2,
+        where: str = "module",
+        symbols: dict[str, np.ndarray] | None = None,
+    ):
+        # External symbols (constant arrays) resolve to these buffers, which
+        # must live as long as the engine.
+        self.symbols = dict(symbols or {})
+        for name, array in self.symbols.items():
+            llvm.add_symbol(name, array.ctypes.data)
         machine = _target_machine(opt_level)
         try:
             module = llvm.parse_assembly(llvm_ir)
