@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tlir.dialects import random
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
@@ -26,6 +25,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from tlir import rng
+from tlir.dialects import random
 
 I64 = IntegerType(64)
 

@@ -27,14 +27,17 @@ BACKENDS = ("xdsl", "mlir")
 """`xdsl`: tlir's own route (no external tool); `mlir`: upstream mlir-opt/mlir-translate."""
 
 
-def lower_to_linalg(module: ModuleOp) -> ModuleOp:
-    """A copy of `module` in linalg / tensor / arith / math / func."""
+def lower_to_linalg(module: ModuleOp, outline: bool = False) -> ModuleOp:
+    """A copy of `module` in linalg / tensor / arith / math / func; with
+    `outline`, each tlir op in a `noinline` function of its own."""
     from tlir.api import context
     from tlir.passes.convert_random_to_arith import ConvertRandomToArith
     from tlir.passes.convert_tlir_to_linalg import ConvertTlirToLinalg
+    from tlir.passes.tlir_outline_ops import TlirOutlineOps
 
     lowered = module.clone()
-    PassPipeline((ConvertTlirToLinalg(), ConvertRandomToArith())).apply(context(), lowered)
+    passes = (TlirOutlineOps(),) if outline else ()
+    PassPipeline((*passes, ConvertTlirToLinalg(), ConvertRandomToArith())).apply(context(), lowered)
     return lowered
 
 
@@ -49,7 +52,7 @@ def llvm_ir(module: ModuleOp, backend: str = "xdsl", where: str = "model") -> st
     if backend == "mlir":
         from tlir.backend import mlir
 
-        return mlir.to_llvm_ir(to_text(lower_to_linalg(module)), where)
+        return mlir.to_llvm_ir(to_text(lower_to_linalg(module, outline=True)), where)
     from tlir.backend import xdsl
 
     return xdsl.to_llvm_ir(module, where)

@@ -65,8 +65,15 @@ def _tlir_to_llvm() -> type[ModulePass]:
     return TlirToLLVM
 
 
+def _tlir_outline_ops() -> type[ModulePass]:
+    from tlir.passes.tlir_outline_ops import TlirOutlineOps
+
+    return TlirOutlineOps
+
+
 def tlir_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "tlir-outline-ops": _tlir_outline_ops,
         "tlir-to-llvm": _tlir_to_llvm,
         "tlir-lower-to-llvm": _tlir_lower_to_llvm,
         "tlir-outline-kernels": _tlir_outline_kernels,

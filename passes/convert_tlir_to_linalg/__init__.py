@@ -12,15 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tlir.dialects import tlir as T
-from tlir.passes.convert_tlir_to_linalg import (
-    data_movement,
-    elementwise,
-    normalization,
-    reductions,
-    windows,
-)
-from tlir.passes.convert_tlir_to_linalg.emit import Emitter
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
@@ -32,6 +23,15 @@ from xdsl.pattern_rewriter import (
 )
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects import tlir as T
+from tlir.passes.convert_tlir_to_linalg import (
+    data_movement,
+    elementwise,
+    normalization,
+    reductions,
+    windows,
+)
+from tlir.passes.convert_tlir_to_linalg.emit import Emitter
 
 Lowering = Callable[[Operation, Emitter], SSAValue]
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import arith, func
+from xdsl.ir import SSAValue
+
 from tlir.dialects import tlir as T
 from tlir.passes.convert_tlir_to_linalg.emit import (
     PARALLEL,
@@ -17,8 +20,6 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     identity,
     shape_of,
 )
-from xdsl.dialects import arith, func
-from xdsl.ir import SSAValue
 
 
 def lower_const(op: T.ConstOp, e: Emitter) -> SSAValue:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.dialects import arith, math
+from xdsl.ir import SSAValue
+
 from tlir.dialects import random
 from tlir.dialects import tlir as T
 from tlir.passes.convert_tlir_to_linalg.emit import Body, Emitter, amap, identity, shape_of
-from xdsl.dialects import arith, math
-from xdsl.ir import SSAValue
 
 Scalar = Callable[..., SSAValue]
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects import arith
+from xdsl.dialects import math as math_ops
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType
+from xdsl.ir import SSAValue
+
 from tlir.dialects import tlir as T
 from tlir.passes.convert_tlir_to_linalg.emit import (
     PARALLEL,
@@ -18,10 +23,6 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     shape_of,
 )
 from tlir.passes.convert_tlir_to_linalg.reductions import divide, fold_sum, sum_over_axes
-from xdsl.dialects import arith
-from xdsl.dialects import math as math_ops
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType
-from xdsl.ir import SSAValue
 
 
 def _dropping(rank: int, axes: set[int]):

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.ir import SSAValue
+
+from tlir import shapes
 from tlir.dialects import tlir as T
 from tlir.passes.convert_tlir_to_linalg.emit import (
     PARALLEL,
@@ -17,10 +21,6 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     identity,
     shape_of,
 )
-from xdsl.dialects.builtin import AffineMapAttr
-from xdsl.ir import SSAValue
-
-from tlir import shapes
 
 Term = Callable[[Body, list[SSAValue]], SSAValue]
 

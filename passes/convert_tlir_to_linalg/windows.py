@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import SSAValue
+
 from tlir.dialects import tlir as T
 from tlir.passes.convert_tlir_to_linalg.emit import (
     PARALLEL,
@@ -25,9 +29,6 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     shape_of,
 )
 from tlir.passes.convert_tlir_to_linalg.reductions import divide, fold_sum
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import SSAValue
 
 
 def _ints(attr) -> tuple[int, ...]:
