@@ -47,8 +47,11 @@ def main() -> None:
                 seconds = compile_seconds(graph, backend, args.opt_level)
                 per_node = seconds / count
                 base = base or per_node
-                print(f"{name:12} {count:6d} {backend:8} {seconds:9.2f} {per_node:9.4f} "
-                      f"{per_node / base:7.2f}", flush=True)  # fmt: skip
+                print(
+                    f"{name:12} {count:6d} {backend:8} {seconds:9.2f} {per_node:9.4f} "
+                    f"{per_node / base:7.2f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,15 @@ class Builder:
         in_dim = shape[-1]
         weight = self.rng.normal(0, in_dim**-0.5, (out_dim, in_dim)).round(4).tolist()
         bias = self.rng.normal(0, 0.01, out_dim).round(4).tolist()
-        return self.add("linear", [x], shape[:-1] + [out_dim], out_dim=out_dim, in_dim=in_dim,
-                        weight=weight, bias=bias)  # fmt: skip
+        return self.add(
+            "linear",
+            [x],
+            shape[:-1] + [out_dim],
+            out_dim=out_dim,
+            in_dim=in_dim,
+            weight=weight,
+            bias=bias,
+        )
 
     def graph(self, output: int) -> dict:
         return {

@@ -109,56 +109,57 @@ def _batch_exprs(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list
 
 
 def lower_matmul(op: T.MatmulOp, e: Emitter) -> SSAValue:
-    """§3.23: dims (batch…, i?, j?, k); Y[β,i,j] = fold over k of A·B."""
+    """§3.23: Y[β,i,j] = fold over k of A·B from +0. Dims (batch…, i?, k, j?): the
+    reduction k sits outside j, so the innermost loop runs along rows of B and Y
+    (contiguous, independent lanes) while each output still adds its terms in
+    ascending k."""
     a, b = shape_of(op.lhs), shape_of(op.rhs)
     out = shape_of(op.result)
-    batch = out[: len(out) - (len(a) >= 2) - (len(b) >= 2)]
+    has_i, has_j = len(a) >= 2, len(b) >= 2
+    batch = out[: len(out) - has_i - has_j]
     nb = len(batch)
-    i = dim(nb) if len(a) >= 2 else None
-    j = dim(nb + (i is not None)) if len(b) >= 2 else None
-    k_pos = nb + (i is not None) + (j is not None)
+    i = dim(nb) if has_i else None
+    k_pos = nb + has_i
     k = dim(k_pos)
-    a_map = [*_batch_exprs(a[:-2], batch), i, k] if len(a) >= 2 else [k]
-    b_map = [*_batch_exprs(b[:-2], batch), k, j] if len(b) >= 2 else [k]
-    out_map = dims(range(k_pos))
-    iterators = [PARALLEL] * k_pos + [REDUCTION]
-    ndims = k_pos + 1
+    j = dim(k_pos + 1) if has_j else None
+    ndims = k_pos + 1 + has_j
+    a_map = [*_batch_exprs(a[:-2], batch), i, k] if has_i else [k]
+    b_map = [*_batch_exprs(b[:-2], batch), k, j] if has_j else [k]
+    out_map = [*dims(range(nb)), *([i] if has_i else []), *([j] if has_j else [])]
+    iterators = [PARALLEL] * k_pos + [REDUCTION] + [PARALLEL] * has_j
     return fold_sum(
-        e,
-        [op.lhs, op.rhs],
-        [amap(ndims, a_map), amap(ndims, b_map)],
-        out,
-        amap(ndims, out_map),
-        iterators,
-        lambda bb, args: bb.mul(args[0], args[1]),
-    )
+        e, [op.lhs, op.rhs], [amap(ndims, a_map), amap(ndims, b_map)], out,
+        amap(ndims, out_map), iterators, lambda bb, args: bb.mul(args[0], args[1]),
+    )  # fmt: skip
 
 
 def lower_linear(op: T.LinearOp, e: Emitter) -> SSAValue:
-    """§3.24: dims (lead…, o, i); y[o] = (fold over i of W[o,i]·x[i]) + b[o]."""
+    """§3.24: y[o] = (fold over i of W[o,i]·x[i] from +0) + b[o]. W is first copied
+    to Wᵀ [in, out]; dims (lead…, i, o) put the reduction i outside o, so the
+    innermost loop runs along rows of Wᵀ and y (contiguous, independent lanes)
+    while each output still adds its terms in ascending i; the bias is added
+    after the fold by a third generic."""
     x = shape_of(op.input)
     lead = len(x) - 1
     out = shape_of(op.result)
+    out_dim, in_dim = shape_of(op.weight)
+    transposed = e.generic(
+        [op.weight], [e.empty((in_dim, out_dim))], [amap(2, [dim(1), dim(0)]), identity(2)],
+        [PARALLEL, PARALLEL], lambda b, args: [args[0]],
+    )[0]  # fmt: skip
     ndims = lead + 2
-    o, i = dim(lead), dim(lead + 1)
+    i, o = dim(lead), dim(lead + 1)
     x_map = amap(ndims, [*dims(range(lead)), i])
-    w_map = amap(ndims, [o, i])
-    out_map = amap(ndims, dims(range(lead + 1)))
-    iterators = [PARALLEL] * (lead + 1) + [REDUCTION]
+    w_map = amap(ndims, [i, o])
+    out_map = amap(ndims, [*dims(range(lead)), o])
+    iterators = [PARALLEL] * lead + [REDUCTION, PARALLEL]
     acc = fold_sum(
-        e,
-        [op.input, op.weight],
-        [x_map, w_map],
-        out,
-        out_map,
-        iterators,
+        e, [op.input, transposed], [x_map, w_map], out, out_map, iterators,
         lambda b, args: b.mul(args[1], args[0]),
-    )
+    )  # fmt: skip
     rank = len(out)
     return e.generic(
-        [acc, op.bias],
-        [e.empty(out)],
+        [acc, op.bias], [e.empty(out)],
         [identity(rank), amap(rank, [dim(rank - 1)]), identity(rank)],
-        [PARALLEL] * rank,
-        lambda b, args: [b.add(args[0], args[1])],
-    )[0]
+        [PARALLEL] * rank, lambda b, args: [b.add(args[0], args[1])],
+    )[0]  # fmt: skip
