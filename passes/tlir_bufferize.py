@@ -25,19 +25,19 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, tensor
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
     DenseIntOrFPElementsAttr,
     FunctionType,
     MemRefType,
     ModuleOp,
-    NoneAttr,
     StringAttr,
-    SymbolRefAttr,
     TensorType,
     UnitAttr,
 )
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -284,15 +284,11 @@ class FunctionBufferizer:
         self.emit(func.ReturnOp())
 
 
-def _map(m: AffineMap):
-    from xdsl.dialects.builtin import AffineMapAttr
-
+def _map(m: AffineMap) -> AffineMapAttr:
     return AffineMapAttr(m)
 
 
-def _parallel():
-    from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-
+def _parallel() -> IteratorTypeAttr:
     return IteratorTypeAttr(IteratorType.PARALLEL)
 
 
@@ -322,6 +318,3 @@ def _bufferize_signature(declaration: func.FuncOp) -> None:
     inputs = [memref_type(t) if isinstance(t, TensorType) else t for t in typ.inputs.data]
     outputs = [memref_type(t) for t in typ.outputs.data]
     declaration.function_type = FunctionType.from_lists([*inputs, *outputs], [])
-
-
-__all__ = ["TlirBufferize", "AffineExpr", "NoneAttr", "SymbolRefAttr"]

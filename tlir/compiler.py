@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import itertools
-from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -111,4 +110,4 @@ def compile(
     return CompiledModel(module, backend, opt_level, where)
 
 
-__all__ = ["CompiledModel", "compile", "lower_to_linalg", "Sequence"]
+__all__ = ["CompiledModel", "compile", "llvm_ir", "lower_to_linalg"]

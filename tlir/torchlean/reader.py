@@ -7,7 +7,6 @@ raw JSON node: `model.json: error: node 7 (conv): field 'kernel' ...`.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,13 +220,3 @@ def _check_interface(path: str, nodes: list[RawNode], input_id: int, outputs: li
     for output in outputs:
         if output >= len(nodes):
             raise TlirError(path, f"output id {output} does not name a node")
-
-
-def is_finite_array(array: np.ndarray) -> bool:
-    return bool(np.all(np.isfinite(array)))
-
-
-def check_finite(node: RawNode, name: str, value: float) -> float:
-    if not math.isfinite(value):
-        raise node.error(f"field '{name}' must be finite")
-    return value
