@@ -377,12 +377,3 @@ def mse_loss(prediction: Shape, target: Shape) -> Shape:
     """§3.42: identical shapes, scalar result."""
     same_shape(prediction, target)
     return ()
-
-
-def custom(operands: Sequence[Shape], inputs: Sequence[Shape]) -> None:
-    """§3.3: operand shapes equal the declared `inputs` in order."""
-    if len(operands) != len(inputs):
-        raise ShapeError(f"expects {len(inputs)} operands, got {len(operands)}")
-    for index, (got, want) in enumerate(zip(operands, inputs, strict=True)):
-        if got != want:
-            raise ShapeError(f"operand {index} has shape {fmt(got)}, expected {fmt(want)}")
