@@ -10,10 +10,11 @@ Bernoulli dropout mask. legacy_cnn.json: the same ideas in the legacy dialect.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
+
+from tlir.torchlean.exporter import dumps
 
 HERE = Path(__file__).parent
 rng = np.random.default_rng(20261202)
@@ -207,18 +208,10 @@ def legacy_cnn() -> dict:
     return {"format": "torchlean.ir.v1", "input_id": x, "output_id": flat, "nodes": n}
 
 
-def dump(graph: dict) -> str:
-    head = {k: v for k, v in graph.items() if k != "nodes"}
-    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
-    lines.append('  "nodes": [')
-    lines.append(",\n".join(f"    {json.dumps(entry)}" for entry in graph["nodes"]))
-    return "\n".join(lines + ["  ]", "}", ""])
-
-
 def main() -> None:
     models = {"cnn": cnn(), "transformer_block": transformer_block(), "legacy_cnn": legacy_cnn()}
     for name, graph in models.items():
-        (HERE / f"{name}.json").write_text(dump(graph))
+        (HERE / f"{name}.json").write_text(dumps(graph))
         shape = graph["nodes"][graph["input_id"]]["shape"]
         np.save(HERE / f"{name}_input.npy", np.round(rng.normal(0, 1, shape), 3))
 
