@@ -179,7 +179,8 @@ def mlp_case(backends, repeat):
 
 
 def bundled_case(name, backends, repeat):
-    """Bundled models: against the reference evaluator (NumPy, TorchLean's order)."""
+    """Bundled models: against the reference evaluator (NumPy, TorchLean's exact
+    order, one Python loop step per summed index) and PyTorch eager, node by node."""
     from tlir.reference import evaluate
 
     path = str(ROOT / "examples" / f"{name}.json")
@@ -187,6 +188,12 @@ def bundled_case(name, backends, repeat):
     module = tlir.load_model(path)
     times = tlir_times(path, [x], backends, repeat)
     others = {"reference (numpy)": best_of(lambda: evaluate(module, [x]), max(2, repeat // 10))}
+    if torch is not None:
+        import eager
+
+        ids = [op.node_id.value.data for op in module.walk() if op.name == "tlir.bernoulli_mask"]
+        runner = eager.torch_runner(json.loads(Path(path).read_text()), ids)
+        others["torch"] = best_of(lambda: runner(x), repeat)
     report(f"bundled {name}", times, others)
 
 
