@@ -139,7 +139,7 @@ def _inside_input(b: Body, g: PoolGeometry) -> SSAValue | None:
 
 
 def lower_conv(op: T.ConvOp, e: Emitter) -> SSAValue:
-    """§3.25 with the channels split into groups: dims (lead…, g, oc, o…, l, k…);
+    """§3.25 with the channels split into groups: dims (lead…, g, oc, l, k…, o…);
     input [lead, G, inC/G, padded…], weight [G, outC/G, G, inC/G, k…] read on its
     block diagonal (g, oc, g, l, k…), so off-block weights are never read."""
     cfg = op.config
@@ -157,11 +157,14 @@ def lower_conv(op: T.ConvOp, e: Emitter) -> SSAValue:
     w_groups = [[0, 1], [2, 3]] + [[4 + a] for a in range(d)]
     w_grouped = expand(e, op.weight, w_groups, (groups, cout, groups, cin, *cfg.kernel))
 
+    # Dims (lead…, g, oc, l, k…, o…): the reductions (l outermost, then the kernel
+    # offsets row-major) sit outside the output positions, so the innermost loop
+    # runs along an output row while each output still folds in the spec's order.
     g_dim, oc_dim = lead, lead + 1
-    o_dims = [lead + 2 + a for a in range(d)]
-    l_dim = lead + 2 + d
+    l_dim = lead + 2
     k_dims = [l_dim + 1 + a for a in range(d)]
-    ndims = l_dim + 1 + d
+    o_dims = [l_dim + 1 + d + a for a in range(d)]
+    ndims = l_dim + 1 + 2 * d
     spatial = [
         dim(o) * s + dim(k) * dl
         for o, k, s, dl in zip(o_dims, k_dims, cfg.stride, cfg.dilation, strict=True)
@@ -169,17 +172,12 @@ def lower_conv(op: T.ConvOp, e: Emitter) -> SSAValue:
     x_map = amap(ndims, [*dims(range(lead)), dim(g_dim), dim(l_dim), *spatial])
     w_map = amap(ndims, [dim(g_dim), dim(oc_dim), dim(g_dim), dim(l_dim), *dims(k_dims)])
     grouped_out = (*x_shape[:lead], groups, cout, *outs)
-    out_map = amap(ndims, dims(range(l_dim)))
-    iterators = [PARALLEL] * l_dim + [REDUCTION] * (1 + d)
+    out_map = amap(ndims, [*dims(range(l_dim)), *dims(o_dims)])
+    iterators = [PARALLEL] * l_dim + [REDUCTION] * (1 + d) + [PARALLEL] * d
     acc = fold_sum(
-        e,
-        [x_grouped, w_grouped],
-        [x_map, w_map],
-        grouped_out,
-        out_map,
-        iterators,
+        e, [x_grouped, w_grouped], [x_map, w_map], grouped_out, out_map, iterators,
         lambda b, args: b.mul(args[0], args[1]),
-    )
+    )  # fmt: skip
 
     rank = len(grouped_out)
     bias = expand(e, op.bias, [[0, 1]], (groups, cout))
