@@ -137,6 +137,29 @@ def chain_case(backends, repeat):
     report("8-op elementwise chain, 1e6 f64", times, others)
 
 
+def conv_case(backends, repeat):
+    """A 3x3 convolution, 16 -> 16 channels, batch 8, 32x32, padding 1."""
+    t, wt = "tensor<8x16x32x32xf64>", "tensor<16x16x3x3xf64>"
+    props = (
+        "{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
+        "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
+        "channel_axis = 1 : i64, in_channels = 16 : i64, out_channels = 16 : i64}"
+    )
+    text = (
+        f"func.func @main(%x: {t}, %w: {wt}, %b: tensor<16xf64>) -> {t} {{\n"
+        f"  %0 = tlir.conv %x, %w, %b {props} : ({t}, {wt}, tensor<16xf64>) -> {t}\n"
+        f"  func.return %0 : {t}\n}}"
+    )
+    rng = np.random.default_rng(4)
+    x, w, b = rng.normal(size=(8, 16, 32, 32)), rng.normal(size=(16, 16, 3, 3)), rng.normal(size=16)
+    times = tlir_times(text, [x, w, b], backends, repeat)
+    others = {}
+    if torch is not None:
+        tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
+        others["torch"] = best_of(lambda: F.conv2d(tx, tw, tb, padding=1), repeat)
+    report("conv 3x3, 8x16x32x32, f64", times, others)
+
+
 def mlp_graph():
     b = graphs.Builder([64, 784], seed=3)
     h = b.linear(0, [64, 784], 512)
@@ -210,6 +233,7 @@ def main() -> None:
     matmul_case(backends, max(3, args.repeat // 4))
     chain_case(backends, args.repeat)
     mlp_case(backends, args.repeat)
+    conv_case(backends, args.repeat)
 
 
 if __name__ == "__main__":
