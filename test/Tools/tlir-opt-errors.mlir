@@ -19,3 +19,9 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // MISSING: tlir-opt-errors.mlir.missing: error: cannot read the file: No such file or directory
 // PASS: tlir-opt: error: bad pass pipeline {{.*}}no-such-pass
 // HELP: usage: tlir-opt
+
+// The help lists tlir's passes (argparse may wrap long lines, so check a few).
+// RUN: tlir-opt --help | filecheck %s --check-prefix=PASSES
+// PASSES: convert-tlir-to-linalg
+// PASSES: tlir-bufferize
+// PASSES: tlir-to-llvm
