@@ -211,10 +211,18 @@ class FunctionBufferizer:
             )
         )
         # Writing the view writes the source: allowed only where writing the
-        # source is (a local buffer that nothing else reads afterwards but the
-        # matching insert_slice).
+        # source is, and where nothing but this slice and insert_slices into
+        # the source read it afterwards.
+        only_slicing = all(
+            use.operation is op
+            or (isinstance(use.operation, tensor.InsertSliceOp) and use.operation.dest is op.source)
+            for use in op.source.uses
+        )
         self.buffers[op.result] = Buffer(
-            view.results[0], writable=source.writable, parent=source, offsets=offsets
+            view.results[0],
+            writable=source.writable and only_slicing,
+            parent=source,
+            offsets=offsets,
         )
 
     def insert_slice(self, op: tensor.InsertSliceOp) -> None:
@@ -257,7 +265,9 @@ class FunctionBufferizer:
                 properties={"reassociation": op.reassociation},
             )
         self.emit(new)
-        self.buffers[op.result] = Buffer(new.results[0], writable=source.writable)
+        # A view: writable only if the reshaped tensor is not read elsewhere.
+        writable = source.writable and op.src.uses.get_length() == 1
+        self.buffers[op.result] = Buffer(new.results[0], writable=writable)
 
     def call(self, op: func.CallOp) -> None:
         args = [self.operand_value(v) for v in op.arguments]

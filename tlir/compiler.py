@@ -61,7 +61,7 @@ class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays."""
 
     def __init__(
-        self, module: ModuleOp, backend: str = "mlir", opt_level: int = 2, where: str = "model"
+        self, module: ModuleOp, backend: str = "xdsl", opt_level: int = 2, where: str = "model"
     ):
         from tlir import jit
 
@@ -94,7 +94,7 @@ class CompiledModel:
 
 
 def compile(
-    model, dtype: str | None = None, backend: str = "mlir", opt_level: int = 2
+    model, dtype: str | None = None, backend: str = "xdsl", opt_level: int = 2
 ) -> CompiledModel:
     """Compile a model: a .json/.mlir path, MLIR text, or a module."""
     from tlir.api import load_model, parse_module_checked
