@@ -93,9 +93,9 @@ def argtypes(shapes: Sequence[tuple[int, ...]], convention: str) -> list:
     return types
 
 
-def _arguments(buffer: np.ndarray, convention: str) -> list:
-    # Zero-size buffers still need a valid pointer.
-    pointer = (buffer if buffer.size else np.empty(1, buffer.dtype)).ctypes.data
+def _arguments(buffer: np.ndarray, storage: np.ndarray, convention: str) -> list:
+    """The arguments passing `buffer`, whose data pointer comes from `storage`."""
+    pointer = storage.ctypes.data
     if convention == Convention.BARE:
         return [pointer]
     strides = [s // buffer.itemsize for s in buffer.strides]
@@ -112,8 +112,12 @@ def call(
     function may reuse its argument buffers) and fresh output buffers."""
     ins = [np.array(x, copy=True, order="C") for x in inputs]
     outs = [np.empty(shape, dtype) for shape, dtype in output_specs]
-    keep = [a if a.size else np.empty(1, a.dtype) for a in ins]  # alive during the call
-    args = [arg for a in (*ins, *outs) for arg in _arguments(a, convention)]
+    buffers = (*ins, *outs)
+    # Zero-size buffers still need a valid pointer; these arrays stay alive
+    # until the call returns.
+    storage = [a if a.size else np.empty(1, a.dtype) for a in buffers]
+    args = [
+        arg for a, s in zip(buffers, storage, strict=True) for arg in _arguments(a, s, convention)
+    ]
     function(*args)
-    del keep
     return outs
