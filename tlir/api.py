@@ -28,19 +28,14 @@ def parse_module(text: str, filename: str = "<string>", ctx: Context | None = No
 def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) -> ModuleOp:
     """A model file as a verified module: TorchLean JSON (imported in `dtype`,
     float64 by default) or MLIR text (whose element type must match `dtype`)."""
-    from tlir.diagnostics import TlirError, verify_module
+    from tlir.diagnostics import TlirError, read_text_file, verify_module
     from tlir.torchlean import import_file
 
     if path.endswith(".json"):
         return import_file(path, dtype or "f64")
     if not path.endswith(".mlir"):
         raise TlirError(path, "a model is a .json (torchlean.ir.v1) or .mlir file")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as err:
-        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
-    module = parse_module_checked(text, path, ctx)
+    module = parse_module_checked(read_text_file(path), path, ctx)
     if dtype is not None:
         _check_module_dtype(module, dtype, path)
     verify_module(module, path)

@@ -46,17 +46,6 @@ def to_text(module: ModuleOp) -> str:
     return out.getvalue()
 
 
-def llvm_ir(module: ModuleOp, backend: str = "xdsl", where: str = "model") -> str:
-    """LLVM IR of `module`'s functions through the chosen back end."""
-    if backend == "mlir":
-        from tlir.backend import mlir
-
-        return mlir.to_llvm_ir(to_text(lower_to_linalg(module, outline=True)), where)
-    from tlir.backend import xdsl
-
-    return xdsl.to_llvm_ir(module, where)
-
-
 class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays."""
 
@@ -80,7 +69,10 @@ class CompiledModel:
             prefix = f"tlir{next(_MODEL_IDS)}_"
             self.llvm_ir, symbols = xdsl.to_llvm_ir_with_external_constants(module, prefix, where)
         else:
-            self.llvm_ir = llvm_ir(module, backend, where)
+            from tlir.backend import mlir
+
+            linalg_text = to_text(lower_to_linalg(module, outline=True))
+            self.llvm_ir = mlir.to_llvm_ir(linalg_text, where)
         self.compiled = jit.CompiledModule(self.llvm_ir, opt_level, where, symbols)
         self.convention = jit.Convention.DESCRIPTOR if backend == "mlir" else jit.Convention.BARE
         shapes = [tuple(t.get_shape()) for t in (*signature.inputs.data, *signature.outputs.data)]
@@ -110,4 +102,4 @@ def compile(
     return CompiledModel(module, backend, opt_level, where)
 
 
-__all__ = ["CompiledModel", "compile", "llvm_ir", "lower_to_linalg"]
+__all__ = ["CompiledModel", "compile", "lower_to_linalg"]

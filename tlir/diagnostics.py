@@ -31,6 +31,17 @@ class TlirError(Exception):
         self.message = message
 
 
+def read_text_file(path: str) -> str:
+    """The file's text; an unreadable or non-UTF-8 file is a one-line error."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as err:
+        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise TlirError(path, "the file is not UTF-8 text") from None
+
+
 class LocatingParser(Parser):
     """xDSL's parser, giving each op without `loc(...)` its source position."""
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from xdsl.printer import Printer
 
 from tlir.api import parse_module_checked
-from tlir.diagnostics import TlirError, verify_module
+from tlir.diagnostics import TlirError, read_text_file, verify_module
 from tlir.tools.common import atomic_write, run_tool
 
 
@@ -55,11 +55,7 @@ def _parser() -> argparse.ArgumentParser:
 def _read_text(path: str | None) -> tuple[str, str]:
     if path is None:
         return sys.stdin.read(), "stdin"
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(), path
-    except OSError as err:
-        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
+    return read_text_file(path), path
 
 
 def _import(args: argparse.Namespace) -> str:

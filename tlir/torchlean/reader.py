@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tlir.diagnostics import TlirError
+from tlir.diagnostics import TlirError, read_text_file
 from tlir.shapes import Shape, fmt
 
 FORMAT = "torchlean.ir.v1"
@@ -121,13 +121,7 @@ def _reject_constant(name: str) -> float:
 
 
 def load_json(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as err:
-        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
-    except UnicodeDecodeError:
-        raise TlirError(path, "the file is not UTF-8 text") from None
+    text = read_text_file(path)
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
