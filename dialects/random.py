@@ -59,10 +59,10 @@ class KeyOp(IRDLOperation):
     assembly_format = "attr-dict `:` type($result)"
 
     def __init__(self, seed: int, node_id: int):
-        from tlir.dialects.tlir import i64_attr
+        from tlir.dialects.tlir import i64_attr, seed_attr
 
         super().__init__(
-            properties={"seed": i64_attr(seed), "node_id": i64_attr(node_id)},
+            properties={"seed": seed_attr(seed), "node_id": i64_attr(node_id)},
             result_types=[IntegerType(64)],
         )
 

@@ -10,6 +10,8 @@ against the inferred one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -24,11 +26,13 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
+    AttrConstraint,
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -37,6 +41,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
+from xdsl.irdl.constraints import VerificationContext
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -44,6 +49,27 @@ from tlir import shapes
 from tlir.shapes import ConvConfig, Shape, ShapeError
 
 I64Array = DenseArrayBase.constr(I64)
+
+
+@dataclass(frozen=True)
+class FloatElement(AttrConstraint):
+    """f32 or f64, with a message that says so."""
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        if not isinstance(attr, Float32Type | Float64Type):
+            raise VerifyException(f"element type must be f32 or f64, got {attr}")
+
+    def get_bases(self) -> set[type[Attribute]]:
+        return {Float32Type, Float64Type}
+
+    def mapping_type_vars(self, type_var_mapping) -> FloatElement:
+        return self
+
+
+ELEMENT_TYPE = VarConstraint("element type", FloatElement())
+"""f32 or f64, one per op: all operands and results share it."""
+
+FloatTensor = TensorType.constr(ELEMENT_TYPE)
 
 _UNARY_FORMAT = "$input attr-dict `:` functional-type(operands, results)"
 _BINARY_FORMAT = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
@@ -60,12 +86,19 @@ def _ints(attr: DenseArrayBase) -> tuple[int, ...]:
     return tuple(int(v) for v in attr.get_values())
 
 
+def wire_tag(op_class: type[IRDLOperation]) -> str:
+    """TorchLean's JSON `kind` of an op class: its name without `tlir.`."""
+    return op_class.name.removeprefix("tlir.")
+
+
 def i64_attr(value: int) -> IntegerAttr:
-    """An `i64` attribute; values up to 2^64 are stored as their 64-bit pattern."""
-    value %= 1 << 64
-    if value >= 1 << 63:
-        value -= 1 << 64
+    """An `i64` attribute (axes, channels, ids: the value must fit in an i64)."""
     return IntegerAttr(value, IntegerType(64))
+
+
+def seed_attr(seed: int) -> IntegerAttr:
+    """A random op's seed: TorchLean takes it modulo 2^64; stored as its 64-bit pattern."""
+    return IntegerAttr(seed, IntegerType(64), truncate_bits=True)
 
 
 def i64_array(values: Sequence[int]) -> DenseArrayBase:
@@ -73,32 +106,24 @@ def i64_array(values: Sequence[int]) -> DenseArrayBase:
 
 
 class TlirOp(IRDLOperation):
-    """Shared verifier: float tensors of one element type, inferred result shape."""
+    """Shared verifier: float tensors of one element type (the `FloatTensor`
+    constraint of every operand and result), static shapes, inferred result shape."""
+
+    E: ClassVar = ELEMENT_TYPE
 
     def infer_shape(self) -> Shape:
         """The result shape TorchLean's rules give for these operands."""
         return _shape(self.results[0])
 
-    def check_element_types(self) -> None:
-        types = [v.type for v in (*self.operands, *self.results)]
-        for typ in types:
-            if not isinstance(typ, TensorType):
-                raise VerifyException(f"{self.name}: expected a tensor type, got {typ}")
-            if not isinstance(typ.element_type, Float32Type | Float64Type):
+    def check_static_shapes(self) -> None:
+        for value in (*self.operands, *self.results):
+            if any(d < 0 for d in value.type.get_shape()):
                 raise VerifyException(
-                    f"{self.name}: element type must be f32 or f64, got {typ.element_type}"
+                    f"{self.name}: tensor shapes must be static, got {value.type}"
                 )
-            if any(d < 0 for d in typ.get_shape()):
-                raise VerifyException(f"{self.name}: tensor shapes must be static, got {typ}")
-        elements = {str(t.element_type) for t in types if isinstance(t, TensorType)}
-        if len(elements) > 1:
-            raise VerifyException(
-                f"{self.name}: operands and results must share one element type, "
-                f"got {', '.join(sorted(elements))}"
-            )
 
     def verify_(self) -> None:
-        self.check_element_types()
+        self.check_static_shapes()
         try:
             inferred = self.infer_shape()
         except ShapeError as err:
@@ -114,8 +139,8 @@ class TlirOp(IRDLOperation):
 class UnaryOp(TlirOp):
     """Elementwise ops of one operand: the result has the operand's shape."""
 
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _UNARY_FORMAT
 
@@ -126,9 +151,9 @@ class UnaryOp(TlirOp):
 class BinaryOp(TlirOp):
     """Elementwise ops of two operands of identical shape."""
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
+    lhs = operand_def(FloatTensor)
+    rhs = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _BINARY_FORMAT
 
@@ -145,7 +170,7 @@ class ConstOp(TlirOp):
 
     name = "tlir.const"
     value = prop_def(DenseIntOrFPElementsAttr)
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
@@ -166,8 +191,8 @@ class CustomOp(TlirOp):
     name = "tlir.custom"
     callee = prop_def(SymbolRefAttr)
     display_name = prop_def(StringAttr, prop_name="name")
-    args = var_operand_def(TensorType)
-    result = result_def(TensorType)
+    args = var_operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, results)"
 
@@ -190,6 +215,33 @@ class CustomOp(TlirOp):
                 f"{self.name}: operand and result types do not match the type "
                 f"{want} of callee {self.callee}"
             )
+        caller = self.parent_op()
+        while caller is not None and not isinstance(caller, FuncOp):
+            caller = caller.parent_op()
+        if caller is not None and _calls_reach(callee, caller):
+            raise VerifyException(
+                f"{self.name}: callee {self.callee} calls back into "
+                f"@{caller.sym_name.data} (custom callees may not recurse)"
+            )
+
+
+def _calls_reach(start: Operation, target: Operation) -> bool:
+    """Whether `start`'s body reaches `target` through `tlir.custom` calls."""
+    from xdsl.traits import SymbolTable
+
+    seen = {id(start)}
+    work = [start]
+    while work:
+        function = work.pop()
+        if function is target:
+            return True
+        for op in function.walk():
+            if isinstance(op, CustomOp):
+                callee = SymbolTable.lookup_symbol(op, op.callee)
+                if callee is not None and id(callee) not in seen:
+                    seen.add(id(callee))
+                    work.append(callee)
+    return False
 
 
 @irdl_op_definition
@@ -206,7 +258,7 @@ class RandUniformOp(TlirOp):
     name = "tlir.rand_uniform"
     seed = prop_def(IntegerAttr[I64])
     node_id = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
@@ -217,10 +269,10 @@ class BernoulliMaskOp(TlirOp):
     """§3.8: {0,1} mask keyed by (seed, node_id), keep probability a scalar."""
 
     name = "tlir.bernoulli_mask"
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     seed = prop_def(IntegerAttr[I64])
     node_id = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = _UNARY_FORMAT
@@ -318,9 +370,9 @@ class SafeLogOp(TlirOp):
     """§3.35: log(softplus(x) + eps) with a scalar eps operand."""
 
     name = "tlir.safe_log"
-    input = operand_def(TensorType)
-    eps = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    eps = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = "$input `,` $eps attr-dict `:` functional-type(operands, results)"
 
@@ -335,9 +387,9 @@ class SafeLogOp(TlirOp):
 @irdl_op_definition
 class PermuteOp(TlirOp):
     name = "tlir.permute"
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     perm = prop_def(I64Array)
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = _UNARY_FORMAT
@@ -349,10 +401,10 @@ class PermuteOp(TlirOp):
 @irdl_op_definition
 class TransposeOp(TlirOp):
     name = "tlir.transpose"
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     axis1 = prop_def(IntegerAttr[I64])
     axis2 = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = _UNARY_FORMAT
@@ -366,8 +418,8 @@ class BroadcastToOp(TlirOp):
     """§3.19: the source and target shapes are the operand and result types."""
 
     name = "tlir.broadcast_to"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _UNARY_FORMAT
 
@@ -378,8 +430,8 @@ class BroadcastToOp(TlirOp):
 @irdl_op_definition
 class ReshapeOp(TlirOp):
     name = "tlir.reshape"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _UNARY_FORMAT
 
@@ -390,8 +442,8 @@ class ReshapeOp(TlirOp):
 @irdl_op_definition
 class FlattenOp(TlirOp):
     name = "tlir.flatten"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _UNARY_FORMAT
 
@@ -402,9 +454,9 @@ class FlattenOp(TlirOp):
 @irdl_op_definition
 class ConcatOp(TlirOp):
     name = "tlir.concat"
-    inputs = var_operand_def(TensorType)
+    inputs = var_operand_def(FloatTensor)
     axis = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = "$inputs `axis` `=` $axis attr-dict `:` functional-type(operands, results)"
 
@@ -416,9 +468,9 @@ class ConcatOp(TlirOp):
 
 
 class AxisReduceOp(TlirOp):
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     axis = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _AXIS_FORMAT
 
@@ -439,8 +491,8 @@ class ReduceMeanOp(AxisReduceOp):
 @irdl_op_definition
 class SumOp(TlirOp):
     name = "tlir.sum"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _UNARY_FORMAT
 
@@ -472,10 +524,10 @@ class LinearOp(TlirOp):
     """§3.24: y = x W^T + b with W `[out_dim, in_dim]`, b `[out_dim]`."""
 
     name = "tlir.linear"
-    input = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    bias = operand_def(TensorType)
-    result = result_def(TensorType)
+    input = operand_def(FloatTensor)
+    weight = operand_def(FloatTensor)
+    bias = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = (
         "$input `,` $weight `,` $bias attr-dict `:` functional-type(operands, results)"
@@ -486,11 +538,11 @@ class LinearOp(TlirOp):
 
 
 class WindowOp(TlirOp):
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     kernel = prop_def(I64Array)
     stride = prop_def(I64Array)
     padding = prop_def(I64Array)
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = _UNARY_FORMAT
@@ -516,9 +568,9 @@ class ConvOp(TlirOp):
     """§3.25: grouped, dilated convolution with dense block-diagonal weights."""
 
     name = "tlir.conv"
-    input = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    bias = operand_def(TensorType)
+    input = operand_def(FloatTensor)
+    weight = operand_def(FloatTensor)
+    bias = operand_def(FloatTensor)
     kernel = prop_def(I64Array)
     stride = prop_def(I64Array)
     padding = prop_def(I64Array)
@@ -528,7 +580,7 @@ class ConvOp(TlirOp):
     channel_axis = prop_def(IntegerAttr[I64])
     in_channels = prop_def(IntegerAttr[I64])
     out_channels = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
@@ -564,15 +616,15 @@ class BatchNormEvalOp(TlirOp):
     """§3.26: eval-mode batch norm with per-channel gamma, beta, mean, var."""
 
     name = "tlir.batch_norm_eval"
-    input = operand_def(TensorType)
-    gamma = operand_def(TensorType)
-    beta = operand_def(TensorType)
-    mean = operand_def(TensorType)
-    var = operand_def(TensorType)
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    beta = operand_def(FloatTensor)
+    mean = operand_def(FloatTensor)
+    var = operand_def(FloatTensor)
     channel_axis = prop_def(IntegerAttr[I64])
     channels = prop_def(IntegerAttr[I64])
     eps = prop_def(FloatAttr[Float64Type])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
@@ -591,9 +643,9 @@ class BatchNormEvalOp(TlirOp):
 @irdl_op_definition
 class SoftmaxOp(TlirOp):
     name = "tlir.softmax"
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     axis = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     assembly_format = _AXIS_FORMAT
 
@@ -606,9 +658,9 @@ class HardMaskedSoftmaxOp(TlirOp):
     """§3.37: softmax over the last axis restricted to `mask` (true = allowed)."""
 
     name = "tlir.hard_masked_softmax"
-    input = operand_def(TensorType)
+    input = operand_def(FloatTensor)
     mask = prop_def(DenseIntOrFPElementsAttr)
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = _UNARY_FORMAT
@@ -625,12 +677,12 @@ class LayerNormOp(TlirOp):
     """§3.38: normalizes over the axes from `axis` on; gamma/beta optional together."""
 
     name = "tlir.layernorm"
-    input = operand_def(TensorType)
-    gamma = opt_operand_def(TensorType)
-    beta = opt_operand_def(TensorType)
+    input = operand_def(FloatTensor)
+    gamma = opt_operand_def(FloatTensor)
+    beta = opt_operand_def(FloatTensor)
     axis = prop_def(IntegerAttr[I64])
     eps = prop_def(FloatAttr[Float64Type])
-    result = result_def(TensorType)
+    result = result_def(FloatTensor)
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (

@@ -4,13 +4,31 @@ The dialects live in `tlir.dialects`, the passes in `tlir.passes`, the
 command-line tools in `tlir.tools`. `tlir.context()` gives an xDSL context that
 knows every dialect tlir reads and writes; `tlir.compile(model)` compiles a model
 (JSON or MLIR) into a callable on NumPy arrays.
+
+The package root imports nothing heavy: `import tlir.dialects.tlir` loads the
+dialect alone, and the names below load their modules on first use.
 """
+
+from __future__ import annotations
+
+import importlib
 
 from tlir import xdsl_fixes
 
 xdsl_fixes.apply()
 
-from tlir.api import context, load_model, parse_module  # noqa: E402
-from tlir.compiler import compile  # noqa: E402
+_EXPORTS = {
+    "compile": "tlir.compiler",
+    "context": "tlir.universe",
+    "load_model": "tlir.api",
+    "parse_module": "tlir.api",
+}
 
-__all__ = ["compile", "context", "load_model", "parse_module"]
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tlir' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)

@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import ModuleOp
 
 from tlir.diagnostics import LocatingParser
-
-
-def context() -> Context:
-    """An xDSL context knowing xDSL's dialects and tlir's (loaded lazily)."""
-    from tlir.universe import tlir_dialects
-
-    ctx = Context()
-    for name, factory in {**get_all_dialects(), **tlir_dialects()}.items():
-        ctx.register_dialect(name, factory)
-    return ctx
+from tlir.universe import context
 
 
 def parse_module(text: str, filename: str = "<string>", ctx: Context | None = None) -> ModuleOp:

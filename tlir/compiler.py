@@ -18,7 +18,7 @@ from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
 
 from tlir.diagnostics import TlirError
-from tlir.reference import check_inputs, find_function, numpy_dtype
+from tlir.interface import check_inputs, find_function, numpy_dtype
 
 _MODEL_IDS = itertools.count()
 
@@ -29,10 +29,10 @@ BACKENDS = ("xdsl", "mlir")
 def lower_to_linalg(module: ModuleOp, outline: bool = False) -> ModuleOp:
     """A copy of `module` in linalg / tensor / arith / math / func; with
     `outline`, each tlir op in a `noinline` function of its own."""
-    from tlir.api import context
     from tlir.passes.convert_random_to_arith import ConvertRandomToArith
     from tlir.passes.convert_tlir_to_linalg import ConvertTlirToLinalg
     from tlir.passes.tlir_outline_ops import TlirOutlineOps
+    from tlir.universe import context
 
     lowered = module.clone()
     passes = (TlirOutlineOps(),) if outline else ()

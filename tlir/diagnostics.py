@@ -7,6 +7,8 @@ at the op's source line, as mlir-opt does.
 
 from __future__ import annotations
 
+import re
+
 from xdsl.dialects.builtin import (
     FileLineColLoc,
     FusedLoc,
@@ -19,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 
 class TlirError(Exception):
@@ -51,7 +53,14 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:
+            # xDSL's declarative formats check constraint variables while parsing
+            parsed = self.lexer.input.content[start.start : self._current_token.span.start]
+            name = re.search(r'"?\b([a-z_]\w*\.[\w.]+)"?', parsed)
+            prefix = f"{name.group(1)}: " if name else ""
+            raise ParseError(start, prefix + " ".join(str(err).split())) from None
         if isinstance(op.location, UnknownLoc):
             pos = start.get_location()
             op.location = FileLineColLoc(

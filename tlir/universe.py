@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+from xdsl.context import Context
 from xdsl.universe import Universe
 
 _DIALECTS = {
@@ -40,3 +41,13 @@ def tlir_passes() -> dict[str, Callable]:
 
 
 TLIR_UNIVERSE = Universe(all_dialects=tlir_dialects(), all_passes=tlir_passes())
+
+
+def context() -> Context:
+    """An xDSL context knowing xDSL's dialects and tlir's (loaded lazily)."""
+    from xdsl.dialects import get_all_dialects
+
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **tlir_dialects()}.items():
+        ctx.register_dialect(name, factory)
+    return ctx

@@ -20,16 +20,20 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     identity,
     shape_of,
 )
+from tlir.passes.convert_tlir_to_linalg.registry import lowers
 
 
+@lowers(T.ConstOp)
 def lower_const(op: T.ConstOp, e: Emitter) -> SSAValue:
     return e.add(arith.ConstantOp(op.value))
 
 
+@lowers(T.CustomOp)
 def lower_custom(op: T.CustomOp, e: Emitter) -> SSAValue:
     return e.add(func.CallOp(op.callee, list(op.args), [op.result.type]))
 
 
+@lowers(T.DetachOp)
 def lower_detach(op: T.DetachOp, e: Emitter) -> SSAValue:
     """Forward identity: the result is the operand itself."""
     return op.input
@@ -48,10 +52,12 @@ def _permutation(e: Emitter, x: SSAValue, perm: Sequence[int], out_shape) -> SSA
     return gather(e, x, out_shape, [dim(source_of[a]) for a in range(len(perm))])
 
 
+@lowers(T.PermuteOp)
 def lower_permute(op: T.PermuteOp, e: Emitter) -> SSAValue:
     return _permutation(e, op.input, T._ints(op.perm), shape_of(op.result))
 
 
+@lowers(T.TransposeOp)
 def lower_transpose(op: T.TransposeOp, e: Emitter) -> SSAValue:
     perm = list(range(len(shape_of(op.input))))
     a1, a2 = op.axis1.value.data, op.axis2.value.data
@@ -59,6 +65,7 @@ def lower_transpose(op: T.TransposeOp, e: Emitter) -> SSAValue:
     return _permutation(e, op.input, perm, shape_of(op.result))
 
 
+@lowers(T.BroadcastToOp)
 def lower_broadcast_to(op: T.BroadcastToOp, e: Emitter) -> SSAValue:
     """Right-aligned; a source extent 1 that expands reads index 0."""
     source, target = shape_of(op.input), shape_of(op.result)
@@ -93,10 +100,12 @@ def _size(shape: Sequence[int]) -> int:
     return count
 
 
+@lowers(T.ReshapeOp, T.FlattenOp)
 def lower_reshape(op: T.ReshapeOp | T.FlattenOp, e: Emitter) -> SSAValue:
     return reshape(e, op.input, shape_of(op.result))
 
 
+@lowers(T.ConcatOp)
 def lower_concat(op: T.ConcatOp, e: Emitter) -> SSAValue:
     """tensor.empty, then each operand copied in at its offset along the axis
     (MLIR 19 cannot bufferize tensor.concat)."""

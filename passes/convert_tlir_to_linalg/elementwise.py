@@ -10,7 +10,9 @@ from xdsl.ir import SSAValue
 
 from tlir.dialects import random
 from tlir.dialects import tlir as T
+from tlir.optable import OpTable
 from tlir.passes.convert_tlir_to_linalg.emit import Body, Emitter, amap, identity, shape_of
+from tlir.passes.convert_tlir_to_linalg.registry import lowers
 
 Scalar = Callable[..., SSAValue]
 
@@ -49,36 +51,41 @@ def _safe_log(b: Body, x: SSAValue, eps: SSAValue) -> SSAValue:
     return b.log(b.add(softplus(b, x), eps))
 
 
-SCALAR_BODIES: dict[str, Scalar] = {
-    "tlir.add": Body.add,
-    "tlir.sub": Body.sub,
-    "tlir.mul_elem": Body.mul,
-    "tlir.max_elem": Body.lean_max,
-    "tlir.min_elem": Body.lean_min,
-    "tlir.abs": lambda b, x: b(math.AbsFOp(x)),
-    "tlir.sqrt": _sqrt,
-    "tlir.inv": lambda b, x: b.div(b.const(1.0), x),
-    "tlir.relu": _relu,
-    "tlir.tanh": lambda b, x: b(math.TanhOp(x)),
-    "tlir.sigmoid": _sigmoid,
-    "tlir.exp": Body.exp,
-    "tlir.log": Body.log,
-    "tlir.sin": lambda b, x: b(math.SinOp(x)),
-    "tlir.cos": lambda b, x: b(math.CosOp(x)),
-    "tlir.softplus": softplus,
-    "tlir.safe_log": _safe_log,
-}
+SCALAR_BODIES: OpTable[Scalar] = OpTable(
+    "scalar body",
+    {
+        T.AddOp: Body.add,
+        T.SubOp: Body.sub,
+        T.MulElemOp: Body.mul,
+        T.MaxElemOp: Body.lean_max,
+        T.MinElemOp: Body.lean_min,
+        T.AbsOp: lambda b, x: b(math.AbsFOp(x)),
+        T.SqrtOp: _sqrt,
+        T.InvOp: lambda b, x: b.div(b.const(1.0), x),
+        T.ReluOp: _relu,
+        T.TanhOp: lambda b, x: b(math.TanhOp(x)),
+        T.SigmoidOp: _sigmoid,
+        T.ExpOp: Body.exp,
+        T.LogOp: Body.log,
+        T.SinOp: lambda b, x: b(math.SinOp(x)),
+        T.CosOp: lambda b, x: b(math.CosOp(x)),
+        T.SoftplusOp: softplus,
+        T.SafeLogOp: _safe_log,
+    },
+)
 """Scalar body of every elementwise op, applied to the operands' elements."""
 
 
+@lowers(*SCALAR_BODIES)
 def lower_elementwise(op: T.TlirOp, e: Emitter) -> SSAValue:
-    scalar = SCALAR_BODIES[op.name]
+    scalar = SCALAR_BODIES[type(op)]
     count = len(op.operands)
     return e.elementwise(
         list(op.operands), shape_of(op.results[0]), lambda b, args: [scalar(b, *args[:count])]
     )
 
 
+@lowers(T.RandUniformOp)
 def lower_rand_uniform(op: T.RandUniformOp, e: Emitter) -> SSAValue:
     shape = shape_of(op.result)
     key = e.add(random.KeyOp(op.seed.value.data, op.node_id.value.data))
@@ -91,6 +98,7 @@ def lower_rand_uniform(op: T.RandUniformOp, e: Emitter) -> SSAValue:
     return e.generic([], [out], [identity(len(shape))], ["parallel"] * len(shape), body)[0]
 
 
+@lowers(T.BernoulliMaskOp)
 def lower_bernoulli_mask(op: T.BernoulliMaskOp, e: Emitter) -> SSAValue:
     shape = shape_of(op.result)
     rank = len(shape)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.builder import Builder
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -24,6 +25,7 @@ from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint
 
 Expr = AffineExpr | int
 
@@ -38,7 +40,7 @@ def amap(num_dims: int, results: Sequence[Expr]) -> AffineMapAttr:
 
 
 def identity(num_dims: int) -> AffineMapAttr:
-    return amap(num_dims, [dim(i) for i in range(num_dims)])
+    return AffineMapAttr(AffineMap.identity(num_dims))
 
 
 def dims(positions: Sequence[int]) -> list[AffineExpr]:
@@ -54,15 +56,15 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
 
 
 class Body:
-    """The block of a `linalg.generic`: adds scalar ops, returns their results."""
+    """The block of a `linalg.generic`: adds scalar ops (through an xDSL
+    `Builder` at the block's end), returns their results."""
 
     def __init__(self, block: Block, element_type: Attribute):
-        self.block = block
+        self.builder = Builder(InsertPoint.at_end(block))
         self.element_type = element_type
 
     def __call__(self, op: Operation) -> SSAValue:
-        self.block.add_op(op)
-        return op.results[0]
+        return self.builder.insert(op).results[0]
 
     def const(self, value: float) -> SSAValue:
         return self(arith.ConstantOp(FloatAttr(value, self.element_type)))

@@ -23,6 +23,7 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     shape_of,
 )
 from tlir.passes.convert_tlir_to_linalg.reductions import divide, fold_sum, sum_over_axes
+from tlir.passes.convert_tlir_to_linalg.registry import lowers
 
 
 def _dropping(rank: int, axes: set[int]):
@@ -34,6 +35,7 @@ def _keeping(rank: int, axes: list[int]):
     return amap(rank, dims(axes))
 
 
+@lowers(T.BatchNormEvalOp)
 def lower_batch_norm_eval(op: T.BatchNormEvalOp, e: Emitter) -> SSAValue:
     """y = ((x − mean) / sqrt(max(max(var, 0) + eps, 0))) · gamma + beta."""
     shape = shape_of(op.input)
@@ -52,6 +54,7 @@ def lower_batch_norm_eval(op: T.BatchNormEvalOp, e: Emitter) -> SSAValue:
     return e.generic(inputs, [e.empty(shape)], maps, [PARALLEL] * rank, body)[0]
 
 
+@lowers(T.SoftmaxOp)
 def lower_softmax(op: T.SoftmaxOp, e: Emitter) -> SSAValue:
     """m = fold of Lean's max from x₀; e = exp(x − m); y = e / fold-sum(e)."""
     x = op.input
@@ -95,6 +98,7 @@ def lower_softmax(op: T.SoftmaxOp, e: Emitter) -> SSAValue:
     )[0]
 
 
+@lowers(T.HardMaskedSoftmaxOp)
 def lower_hard_masked_softmax(op: T.HardMaskedSoftmaxOp, e: Emitter) -> SSAValue:
     """Softmax over the last axis restricted to allowed entries; a row with no
     allowed entry is all 0; blocked entries are exactly 0."""
@@ -148,6 +152,7 @@ def lower_hard_masked_softmax(op: T.HardMaskedSoftmaxOp, e: Emitter) -> SSAValue
     )[0]
 
 
+@lowers(T.LayerNormOp)
 def lower_layernorm(op: T.LayerNormOp, e: Emitter) -> SSAValue:
     """§3.38: μ = Σx/N; c = x − μ; μ₂ = Σc/N; v = Σ(c − μ₂)²/N; σ = sqrt(max(max(v,0)+ε, 0));
     y = (c/σ)·γ + β; every Σ a fold from +0 over the axes from `axis` on, row-major."""

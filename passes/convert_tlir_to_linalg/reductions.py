@@ -21,6 +21,7 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     identity,
     shape_of,
 )
+from tlir.passes.convert_tlir_to_linalg.registry import lowers
 
 Term = Callable[[Body, list[SSAValue]], SSAValue]
 
@@ -74,20 +75,24 @@ def divide(e: Emitter, value: SSAValue, count: int) -> SSAValue:
     )
 
 
+@lowers(T.ReduceSumOp)
 def lower_reduce_sum(op: T.ReduceSumOp, e: Emitter) -> SSAValue:
     return sum_over_axes(e, op.input, [op.axis.value.data])
 
 
+@lowers(T.ReduceMeanOp)
 def lower_reduce_mean(op: T.ReduceMeanOp, e: Emitter) -> SSAValue:
     axis = op.axis.value.data
     total = sum_over_axes(e, op.input, [axis])
     return divide(e, total, shape_of(op.input)[axis])
 
 
+@lowers(T.SumOp)
 def lower_sum(op: T.SumOp, e: Emitter) -> SSAValue:
     return sum_over_axes(e, op.input, range(len(shape_of(op.input))))
 
 
+@lowers(T.MseLossOp)
 def lower_mse_loss(op: T.MseLossOp, e: Emitter) -> SSAValue:
     shape = shape_of(op.lhs)
 
@@ -108,6 +113,7 @@ def _batch_exprs(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list
     ]
 
 
+@lowers(T.MatmulOp)
 def lower_matmul(op: T.MatmulOp, e: Emitter) -> SSAValue:
     """§3.23: Y[β,i,j] = fold over k of A·B from +0. Dims (batch…, i?, k, j?): the
     reduction k sits outside j, so the innermost loop runs along rows of B and Y
@@ -133,6 +139,7 @@ def lower_matmul(op: T.MatmulOp, e: Emitter) -> SSAValue:
     )  # fmt: skip
 
 
+@lowers(T.LinearOp)
 def lower_linear(op: T.LinearOp, e: Emitter) -> SSAValue:
     """§3.24: y[o] = (fold over i of W[o,i]·x[i] from +0) + b[o]. W is first copied
     to Wᵀ [in, out]; dims (lead…, i, o) put the reduction i outside o, so the

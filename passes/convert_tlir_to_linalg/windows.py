@@ -29,6 +29,7 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     shape_of,
 )
 from tlir.passes.convert_tlir_to_linalg.reductions import divide, fold_sum
+from tlir.passes.convert_tlir_to_linalg.registry import lowers
 
 
 def _ints(attr) -> tuple[int, ...]:
@@ -78,6 +79,7 @@ class PoolGeometry:
         )
 
 
+@lowers(T.AvgPoolOp)
 def lower_avg_pool(op: T.AvgPoolOp, e: Emitter) -> SSAValue:
     """Fold-sum over the window with padding as 0, then divide by the kernel volume."""
     g = PoolGeometry(op)
@@ -94,6 +96,7 @@ def lower_avg_pool(op: T.AvgPoolOp, e: Emitter) -> SSAValue:
     return divide(e, total, math.prod(g.kernel))
 
 
+@lowers(T.MaxPoolOp)
 def lower_max_pool(op: T.MaxPoolOp, e: Emitter) -> SSAValue:
     """Padded cells never count; the first real cell is taken, later ones only if
     strictly greater. Two outputs: the best value (from 0) and a `seen` flag."""
@@ -138,6 +141,7 @@ def _inside_input(b: Body, g: PoolGeometry) -> SSAValue | None:
     return valid
 
 
+@lowers(T.ConvOp)
 def lower_conv(op: T.ConvOp, e: Emitter) -> SSAValue:
     """§3.25 with the channels split into groups: dims (lead…, g, oc, l, k…, o…);
     input [lead, G, inC/G, padded…], weight [G, outC/G, G, inC/G, k…] read on its

@@ -11,8 +11,8 @@ from tlir.diagnostics import TlirError
 
 def lower_to_llvm_dialect(module: ModuleOp) -> ModuleOp:
     """A copy of `module` in the LLVM dialect."""
-    from tlir.api import context
     from tlir.passes.tlir_to_llvm import TlirToLLVM
+    from tlir.universe import context
 
     lowered = module.clone()
     TlirToLLVM().apply(context(), lowered)

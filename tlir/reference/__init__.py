@@ -12,45 +12,16 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.traits import SymbolTable
 
 from tlir.diagnostics import TlirError, describe_location
-from tlir.reference.ops import EVALUATORS, EvaluationError
+from tlir.dialects import tlir as T
+from tlir.interface import check_inputs, find_function, numpy_dtype
+from tlir.reference.ops import EVALUATORS, EvaluationError, evaluates
 
-__all__ = ["EvaluationError", "evaluate", "find_function", "numpy_dtype"]
-
-
-def numpy_dtype(typ: TensorType) -> np.dtype:
-    return np.dtype(np.float32 if typ.element_type.bitwidth == 32 else np.float64)
-
-
-def find_function(module: ModuleOp, name: str = "main") -> func.FuncOp:
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
-            return op
-    raise TlirError("module", f"no function @{name} in the module")
-
-
-def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str) -> list:
-    """Inputs must match the argument types exactly (shape and dtype)."""
-    types = function.function_type.inputs.data
-    if len(inputs) != len(types):
-        raise TlirError(
-            where, f"@{function.sym_name.data} takes {len(types)} inputs, got {len(inputs)}"
-        )
-    checked = []
-    for index, (value, typ) in enumerate(zip(inputs, types, strict=True)):
-        value = np.asarray(value)
-        want_shape, want_dtype = tuple(typ.get_shape()), numpy_dtype(typ)
-        if value.shape != want_shape or value.dtype != want_dtype:
-            raise TlirError(
-                where,
-                f"input {index} has shape {list(value.shape)} and dtype {value.dtype}, "
-                f"expected shape {list(want_shape)} and dtype {want_dtype}",
-            )
-        checked.append(value if value.flags.c_contiguous else value.copy(order="C"))
-    return checked
+__all__ = ["EvaluationError", "evaluate", "run_function"]
 
 
 def evaluate(
@@ -58,26 +29,32 @@ def evaluate(
 ) -> list[np.ndarray]:
     """Evaluate `@function` on `inputs`; returns its results in order."""
     target = find_function(module, function)
-    return _run(module, target, check_inputs(target, inputs, where), where)
+    return run_function(target, check_inputs(target, inputs, where), where)
 
 
-def _run(
-    module: ModuleOp, target: func.FuncOp, inputs: Sequence[np.ndarray], where: str
+def run_function(
+    target: func.FuncOp, inputs: Sequence[np.ndarray], where: str = "input"
 ) -> list[np.ndarray]:
+    """Evaluate a function's ops in order on already checked inputs."""
     values: dict[SSAValue, np.ndarray] = dict(zip(target.body.block.args, inputs, strict=True))
     for op in target.body.block.ops:
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.arguments]
         args = [values[v] for v in op.operands]
-        values[op.results[0]] = _evaluate_op(module, op, args, where)
+        values[op.results[0]] = _evaluate_op(op, args, where)
     raise TlirError(where, f"@{target.sym_name.data} has no func.return")
 
 
-def _evaluate_op(module: ModuleOp, op: Operation, args: list[np.ndarray], where: str) -> np.ndarray:
-    if op.name == "tlir.custom":
-        callee = find_function(module, op.callee.root_reference.data)
-        return _run(module, callee, args, where)[0]
-    evaluator = EVALUATORS.get(op.name)
+@evaluates(T.CustomOp)
+def _custom(op: T.CustomOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """The callee's body, evaluated on the operands (the verifier rules out recursion)."""
+    callee = SymbolTable.lookup_symbol(op, op.callee)
+    assert isinstance(callee, func.FuncOp)
+    return run_function(callee, args)[0]
+
+
+def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> np.ndarray:
+    evaluator = EVALUATORS.lookup(op)
     if evaluator is None:
         raise TlirError(
             describe_location(op.location, where),

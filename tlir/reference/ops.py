@@ -1,7 +1,7 @@
 """One small evaluator per tlir op, exactly as spec §3 states its numerics.
 
 Each takes the op and its operand values (NumPy arrays in the carrier dtype)
-and returns the result. `EVALUATORS` maps op names to them; the interpreter in
+and returns the result. `EVALUATORS` maps op classes to them; the interpreter in
 `tlir.reference` only dispatches.
 """
 
@@ -16,6 +16,7 @@ from xdsl.ir import Operation
 from tlir import rng
 from tlir.dense import dense_to_numpy
 from tlir.dialects import tlir as T
+from tlir.optable import OpTable
 from tlir.reference.carrier import cmax, cmin, fold_max, fold_sum, libm, nat
 
 
@@ -24,6 +25,11 @@ class EvaluationError(Exception):
 
 
 Evaluator = Callable[[Operation, Sequence[np.ndarray]], np.ndarray]
+
+EVALUATORS: OpTable[Evaluator] = OpTable("reference evaluator")
+"""One evaluator per tlir op; `tlir.reference` only dispatches."""
+
+evaluates = EVALUATORS.register
 
 
 def _result_shape(op: Operation) -> tuple[int, ...]:
@@ -67,30 +73,31 @@ def _log_checked(x: np.ndarray) -> np.ndarray:
     return libm("log", x)
 
 
-UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "tlir.detach": lambda x: x,
-    "tlir.abs": np.abs,
-    "tlir.sqrt": _sqrt,
-    "tlir.inv": lambda x: x.dtype.type(1) / x,
-    "tlir.relu": _relu,
-    "tlir.tanh": lambda x: libm("tanh", x),
-    "tlir.sigmoid": _sigmoid,
-    "tlir.exp": lambda x: libm("exp", x),
-    "tlir.log": _log_checked,
-    "tlir.sin": lambda x: libm("sin", x),
-    "tlir.cos": lambda x: libm("cos", x),
-    "tlir.softplus": _softplus,
+UNARY: dict[type[T.TlirOp], Callable[[np.ndarray], np.ndarray]] = {
+    T.DetachOp: lambda x: x,
+    T.AbsOp: np.abs,
+    T.SqrtOp: _sqrt,
+    T.InvOp: lambda x: x.dtype.type(1) / x,
+    T.ReluOp: _relu,
+    T.TanhOp: lambda x: libm("tanh", x),
+    T.SigmoidOp: _sigmoid,
+    T.ExpOp: lambda x: libm("exp", x),
+    T.LogOp: _log_checked,
+    T.SinOp: lambda x: libm("sin", x),
+    T.CosOp: lambda x: libm("cos", x),
+    T.SoftplusOp: _softplus,
 }
 
-BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "tlir.add": np.add,
-    "tlir.sub": np.subtract,
-    "tlir.mul_elem": np.multiply,
-    "tlir.max_elem": cmax,
-    "tlir.min_elem": cmin,
+BINARY: dict[type[T.TlirOp], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    T.AddOp: np.add,
+    T.SubOp: np.subtract,
+    T.MulElemOp: np.multiply,
+    T.MaxElemOp: cmax,
+    T.MinElemOp: cmin,
 }
 
 
+@evaluates(T.SafeLogOp)
 def _safe_log(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     x, eps = args
     return libm("log", _softplus(x) + eps[()])
@@ -99,15 +106,18 @@ def _safe_log(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
 # --- basic -------------------------------------------------------------------
 
 
+@evaluates(T.ConstOp)
 def _const(op: T.ConstOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return dense_to_numpy(op.value)
 
 
+@evaluates(T.RandUniformOp)
 def _rand_uniform(op: T.RandUniformOp, args: Sequence[np.ndarray]) -> np.ndarray:
     seed, node = op.seed.value.data, op.node_id.value.data
     return rng.uniform(seed, node, _result_shape(op), _dtype(op))
 
 
+@evaluates(T.BernoulliMaskOp)
 def _bernoulli_mask(op: T.BernoulliMaskOp, args: Sequence[np.ndarray]) -> np.ndarray:
     seed, node = op.seed.value.data, op.node_id.value.data
     return rng.bernoulli(seed, node, args[0][()], _result_shape(op), _dtype(op))
@@ -116,22 +126,27 @@ def _bernoulli_mask(op: T.BernoulliMaskOp, args: Sequence[np.ndarray]) -> np.nda
 # --- data movement -----------------------------------------------------------
 
 
+@evaluates(T.PermuteOp)
 def _permute(op: T.PermuteOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return np.transpose(args[0], T._ints(op.perm)).copy()
 
 
+@evaluates(T.TransposeOp)
 def _transpose(op: T.TransposeOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return np.swapaxes(args[0], op.axis1.value.data, op.axis2.value.data).copy()
 
 
+@evaluates(T.BroadcastToOp)
 def _broadcast_to(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     return np.broadcast_to(args[0], _result_shape(op)).copy()
 
 
+@evaluates(T.ReshapeOp, T.FlattenOp)
 def _reshape(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     return args[0].reshape(_result_shape(op))
 
 
+@evaluates(T.ConcatOp)
 def _concat(op: T.ConcatOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return np.concatenate(list(args), axis=op.axis.value.data)
 
@@ -139,19 +154,23 @@ def _concat(op: T.ConcatOp, args: Sequence[np.ndarray]) -> np.ndarray:
 # --- reductions --------------------------------------------------------------
 
 
+@evaluates(T.ReduceSumOp)
 def _reduce_sum(op: T.ReduceSumOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return fold_sum(args[0], op.axis.value.data)
 
 
+@evaluates(T.ReduceMeanOp)
 def _reduce_mean(op: T.ReduceMeanOp, args: Sequence[np.ndarray]) -> np.ndarray:
     x, axis = args[0], op.axis.value.data
     return fold_sum(x, axis) / nat(x.shape[axis], x.dtype)
 
 
+@evaluates(T.SumOp)
 def _sum(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     return fold_sum(args[0].reshape(-1), 0)
 
 
+@evaluates(T.MseLossOp)
 def _mse_loss(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     prediction, target = args
     diff = (prediction - target).reshape(-1)
@@ -162,6 +181,7 @@ def _mse_loss(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
 # --- linear algebra ----------------------------------------------------------
 
 
+@evaluates(T.MatmulOp)
 def _matmul(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     a, b = args
     a2 = a[np.newaxis, :] if a.ndim == 1 else a
@@ -174,6 +194,7 @@ def _matmul(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     return acc.reshape(_result_shape(op))
 
 
+@evaluates(T.LinearOp)
 def _linear(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     x, weight, bias = args
     acc = np.zeros(x.shape[:-1] + (weight.shape[0],), x.dtype)
@@ -182,6 +203,7 @@ def _linear(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     return acc + bias
 
 
+@evaluates(T.ConvOp)
 def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
     """§3.25: one fold per output, input channel of the group outermost, then
     kernel offsets in row-major order; padded cells read as 0."""
@@ -230,6 +252,7 @@ def _window_cells(x: np.ndarray, op: T.WindowOp):
         yield padded[lead + window], inside[window]
 
 
+@evaluates(T.MaxPoolOp)
 def _max_pool(op: T.MaxPoolOp, args: Sequence[np.ndarray]) -> np.ndarray:
     """Padded cells never contribute; a later cell replaces only if strictly greater."""
     x = args[0]
@@ -243,6 +266,7 @@ def _max_pool(op: T.MaxPoolOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return np.where(seen, best, x.dtype.type(0))
 
 
+@evaluates(T.AvgPoolOp)
 def _avg_pool(op: T.AvgPoolOp, args: Sequence[np.ndarray]) -> np.ndarray:
     """Fold-sum with padding as 0, divided by the full kernel volume."""
     x = args[0]
@@ -255,6 +279,7 @@ def _avg_pool(op: T.AvgPoolOp, args: Sequence[np.ndarray]) -> np.ndarray:
 # --- normalization -----------------------------------------------------------
 
 
+@evaluates(T.BatchNormEvalOp)
 def _batch_norm_eval(op: T.BatchNormEvalOp, args: Sequence[np.ndarray]) -> np.ndarray:
     x, gamma, beta, mean, var = args
     eps = x.dtype.type(op.eps.value.data)
@@ -263,6 +288,7 @@ def _batch_norm_eval(op: T.BatchNormEvalOp, args: Sequence[np.ndarray]) -> np.nd
     return ((x - mean[spread]) / std[spread]) * gamma[spread] + beta[spread]
 
 
+@evaluates(T.SoftmaxOp)
 def _softmax(op: T.SoftmaxOp, args: Sequence[np.ndarray]) -> np.ndarray:
     x, axis = args[0], op.axis.value.data
     if x.shape[axis] == 0:
@@ -272,6 +298,7 @@ def _softmax(op: T.SoftmaxOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return e / np.expand_dims(fold_sum(e, axis), axis)
 
 
+@evaluates(T.HardMaskedSoftmaxOp)
 def _hard_masked_softmax(op: T.HardMaskedSoftmaxOp, args: Sequence[np.ndarray]) -> np.ndarray:
     x = args[0]
     allowed = np.array(op.mask.get_values(), bool).reshape(x.shape)
@@ -290,6 +317,7 @@ def _hard_masked_softmax(op: T.HardMaskedSoftmaxOp, args: Sequence[np.ndarray]) 
     return np.where(seen[..., np.newaxis], numerators / total, zero)
 
 
+@evaluates(T.LayerNormOp)
 def _layernorm(op: T.LayerNormOp, args: Sequence[np.ndarray]) -> np.ndarray:
     """§3.38: mean, re-centred population variance, then the affine part."""
     x = args[0]
@@ -318,30 +346,7 @@ def _lift_binary(function: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Ev
     return lambda op, args: function(args[0], args[1])
 
 
-EVALUATORS: dict[str, Evaluator] = {
-    **{name: _lift_unary(f) for name, f in UNARY.items()},
-    **{name: _lift_binary(f) for name, f in BINARY.items()},
-    "tlir.const": _const,
-    "tlir.rand_uniform": _rand_uniform,
-    "tlir.bernoulli_mask": _bernoulli_mask,
-    "tlir.safe_log": _safe_log,
-    "tlir.permute": _permute,
-    "tlir.transpose": _transpose,
-    "tlir.broadcast_to": _broadcast_to,
-    "tlir.reshape": _reshape,
-    "tlir.flatten": _reshape,
-    "tlir.concat": _concat,
-    "tlir.reduce_sum": _reduce_sum,
-    "tlir.reduce_mean": _reduce_mean,
-    "tlir.sum": _sum,
-    "tlir.mse_loss": _mse_loss,
-    "tlir.matmul": _matmul,
-    "tlir.linear": _linear,
-    "tlir.conv": _conv,
-    "tlir.max_pool": _max_pool,
-    "tlir.avg_pool": _avg_pool,
-    "tlir.batch_norm_eval": _batch_norm_eval,
-    "tlir.softmax": _softmax,
-    "tlir.hard_masked_softmax": _hard_masked_softmax,
-    "tlir.layernorm": _layernorm,
-}
+for _op_class, _function in UNARY.items():
+    EVALUATORS.add(_op_class, _lift_unary(_function))
+for _op_class, _function in BINARY.items():
+    EVALUATORS.add(_op_class, _lift_binary(_function))

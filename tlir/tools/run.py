@@ -120,7 +120,8 @@ def run(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     from tlir.api import load_model
     from tlir.compiler import CompiledModel
-    from tlir.reference import check_inputs, evaluate, find_function
+    from tlir.interface import check_inputs, find_function
+    from tlir.reference import evaluate
 
     module = load_model(args.model, args.dtype)
     inputs = load_inputs(args.input)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,16 +23,38 @@ from xdsl.ir import Operation, SSAValue
 from tlir.dense import dense_to_numpy
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
-from tlir.reference import find_function
+from tlir.interface import find_function
+from tlir.optable import OpTable
 from tlir.torchlean.reader import FORMAT
 
-# Operand positions that are payload, per op.
-PAYLOAD_OPERANDS: dict[str, tuple[str, ...]] = {
-    "tlir.linear": ("weight", "bias"),
-    "tlir.conv": ("weight", "bias"),
-    "tlir.batch_norm_eval": ("gamma", "beta", "mean", "var"),
-    "tlir.layernorm": ("gamma", "beta"),
-}
+Fields = Callable[["Exporter", Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Writer:
+    """How one op is written: its node's fields, and which operands are payload
+    (written inline in the node, not as parents)."""
+
+    fields: Fields
+    payload: tuple[str, ...] = ()
+
+
+WRITERS: OpTable[Writer] = OpTable("JSON writer")
+"""One writer per tlir op, keyed by op class."""
+
+
+def writes(*op_classes: type[T.TlirOp], payload: tuple[str, ...] = ()):
+    def decorate(fields: Fields) -> Fields:
+        for op_class in op_classes:
+            WRITERS.add(op_class, Writer(fields, payload))
+        return fields
+
+    return decorate
+
+
+def payload_names(op: Operation) -> tuple[str, ...]:
+    writer = WRITERS.lookup(op)
+    return writer.payload if writer is not None else ()
 
 
 def _shape(value: SSAValue) -> list[int]:
@@ -71,7 +94,7 @@ class Exporter:
         if not isinstance(op, T.ConstOp):
             return False
         for use in op.result.uses:
-            names = PAYLOAD_OPERANDS.get(use.operation.name, ())
+            names = payload_names(use.operation)
             if not any(getattr(use.operation, n) is op.result for n in names):
                 return False
         return op.result.uses.get_length() > 0
@@ -101,25 +124,30 @@ class Exporter:
         self.nodes.append({**node, **fields})
 
     def node_of(self, op: Operation) -> dict[str, Any]:
-        kind = op.name.removeprefix("tlir.")
-        writer = WRITERS.get(op.name)
+        writer = WRITERS.lookup(op)
         if writer is None:
-            if op.name == "tlir.custom":
-                raise self.error(op, "custom computations cannot be written to torchlean.ir.v1")
-            if not isinstance(op, T.TlirOp):
-                raise self.error(op, "only tlir ops can be written to torchlean.ir.v1")
-            writer = _no_fields
-        payload_names = PAYLOAD_OPERANDS.get(op.name, ())
+            raise self.error(op, "only tlir ops can be written to torchlean.ir.v1")
         parents = [
-            self.ids[v] for v in op.operands if not any(getattr(op, n) is v for n in payload_names)
+            self.ids[v] for v in op.operands if not any(getattr(op, n) is v for n in writer.payload)
         ]
-        return {"kind": kind, "parents": parents, **writer(self, op)}
+        return {"kind": T.wire_tag(type(op)), "parents": parents, **writer.fields(self, op)}
 
 
+@writes(T.CustomOp)
+def _custom(exporter: Exporter, op: T.CustomOp) -> dict[str, Any]:
+    raise exporter.error(op, "custom computations cannot be written to torchlean.ir.v1")
+
+
+@writes(
+    T.DetachOp, T.AddOp, T.SubOp, T.MulElemOp, T.AbsOp, T.SqrtOp, T.InvOp, T.MaxElemOp,
+    T.MinElemOp, T.SumOp, T.MatmulOp, T.ReluOp, T.TanhOp, T.SigmoidOp, T.ExpOp, T.LogOp,
+    T.SinOp, T.CosOp, T.SoftplusOp, T.SafeLogOp, T.MseLossOp,
+)  # fmt: skip
 def _no_fields(exporter: Exporter, op: Operation) -> dict[str, Any]:
     return {}
 
 
+@writes(T.ConstOp)
 def _const(exporter: Exporter, op: T.ConstOp) -> dict[str, Any]:
     values = dense_to_numpy(op.value)
     if not np.all(np.isfinite(values)):
@@ -127,6 +155,7 @@ def _const(exporter: Exporter, op: T.ConstOp) -> dict[str, Any]:
     return {"value_shape": _shape(op.result), "values": values.reshape(-1).tolist()}
 
 
+@writes(T.RandUniformOp, T.BernoulliMaskOp)
 def _random(exporter: Exporter, op: T.RandUniformOp | T.BernoulliMaskOp) -> dict[str, Any]:
     node_id = len(exporter.nodes)
     if _int(op.node_id) != node_id:
@@ -138,18 +167,21 @@ def _random(exporter: Exporter, op: T.RandUniformOp | T.BernoulliMaskOp) -> dict
     return {"seed": _int(op.seed) % (1 << 64)}
 
 
+@writes(T.MaxPoolOp, T.AvgPoolOp)
 def _window(exporter: Exporter, op: T.WindowOp) -> dict[str, Any]:
     kernel = _ints(op.kernel)
     return {"spatial_rank": len(kernel), "kernel": kernel, "stride": _ints(op.stride),
             "padding": _ints(op.padding)}  # fmt: skip
 
 
+@writes(T.LinearOp, payload=("weight", "bias"))
 def _linear(exporter: Exporter, op: T.LinearOp) -> dict[str, Any]:
     weight = exporter.payload(op, "weight")
     return {"out_dim": weight.shape[0], "in_dim": weight.shape[1], "weight": weight.tolist(),
             "bias": exporter.payload(op, "bias").tolist()}  # fmt: skip
 
 
+@writes(T.ConvOp, payload=("weight", "bias"))
 def _conv(exporter: Exporter, op: T.ConvOp) -> dict[str, Any]:
     cfg = op.config
     return {
@@ -163,6 +195,7 @@ def _conv(exporter: Exporter, op: T.ConvOp) -> dict[str, Any]:
     }  # fmt: skip
 
 
+@writes(T.BatchNormEvalOp, payload=("gamma", "beta", "mean", "var"))
 def _batch_norm(exporter: Exporter, op: T.BatchNormEvalOp) -> dict[str, Any]:
     fields: dict[str, Any] = {"channel_axis": _int(op.channel_axis), "channels": _int(op.channels),
                               "eps": op.eps.value.data}  # fmt: skip
@@ -171,6 +204,7 @@ def _batch_norm(exporter: Exporter, op: T.BatchNormEvalOp) -> dict[str, Any]:
     return fields
 
 
+@writes(T.LayerNormOp, payload=("gamma", "beta"))
 def _layernorm(exporter: Exporter, op: T.LayerNormOp) -> dict[str, Any]:
     fields: dict[str, Any] = {"axis": _int(op.axis)}
     if op.gamma is not None:
@@ -182,34 +216,23 @@ def _layernorm(exporter: Exporter, op: T.LayerNormOp) -> dict[str, Any]:
     return fields
 
 
+@writes(T.HardMaskedSoftmaxOp)
 def _mask(exporter: Exporter, op: T.HardMaskedSoftmaxOp) -> dict[str, Any]:
     return {"allowed": [bool(v) for v in op.mask.get_values()]}
 
 
-WRITERS: dict[str, Callable[[Exporter, Any], dict[str, Any]]] = {
-    "tlir.const": _const,
-    "tlir.rand_uniform": _random,
-    "tlir.bernoulli_mask": _random,
-    "tlir.permute": lambda e, op: {"perm": _ints(op.perm)},
-    "tlir.transpose": lambda e, op: {"axis1": _int(op.axis1), "axis2": _int(op.axis2)},
-    "tlir.max_pool": _window,
-    "tlir.avg_pool": _window,
-    "tlir.broadcast_to": lambda e, op: {
-        "from_shape": _shape(op.input),
-        "to_shape": _shape(op.result),
-    },
-    "tlir.reduce_sum": lambda e, op: {"axes": [_int(op.axis)], "keepdim": False},
-    "tlir.reduce_mean": lambda e, op: {"axes": [_int(op.axis)], "keepdim": False},
-    "tlir.linear": _linear,
-    "tlir.conv": _conv,
-    "tlir.batch_norm_eval": _batch_norm,
-    "tlir.softmax": lambda e, op: {"axis": _int(op.axis)},
-    "tlir.hard_masked_softmax": _mask,
-    "tlir.layernorm": _layernorm,
-    "tlir.reshape": lambda e, op: {"in_shape": _shape(op.input), "out_shape": _shape(op.result)},
-    "tlir.flatten": lambda e, op: {"value_shape": _shape(op.input)},
-    "tlir.concat": lambda e, op: {"axis": _int(op.axis)},
-}
+for _op_class, _fields in {
+    T.PermuteOp: lambda e, op: {"perm": _ints(op.perm)},
+    T.TransposeOp: lambda e, op: {"axis1": _int(op.axis1), "axis2": _int(op.axis2)},
+    T.BroadcastToOp: lambda e, op: {"from_shape": _shape(op.input), "to_shape": _shape(op.result)},
+    T.ReduceSumOp: lambda e, op: {"axes": [_int(op.axis)], "keepdim": False},
+    T.ReduceMeanOp: lambda e, op: {"axes": [_int(op.axis)], "keepdim": False},
+    T.SoftmaxOp: lambda e, op: {"axis": _int(op.axis)},
+    T.ReshapeOp: lambda e, op: {"in_shape": _shape(op.input), "out_shape": _shape(op.result)},
+    T.FlattenOp: lambda e, op: {"value_shape": _shape(op.input)},
+    T.ConcatOp: lambda e, op: {"axis": _int(op.axis)},
+}.items():
+    WRITERS.add(_op_class, Writer(_fields))
 
 
 def export_module(module: ModuleOp, where: str = "module") -> dict[str, Any]:

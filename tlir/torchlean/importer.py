@@ -1,6 +1,7 @@
 """`torchlean.ir.v1` JSON to a tlir module (spec §7): current and legacy files.
 
-Each TorchLean kind has its own small handler; `HANDLERS` only dispatches.
+Each TorchLean kind has its own small handler, registered by op class in
+`READERS` (with the kind's parent count); `import_graph` only dispatches.
 Handlers read the node's fields, turn payloads into `tlir.const` operands and
 emit ops through `GraphBuilder`, whose verifier applies TorchLean's shape rules.
 Legacy kinds are rewritten to current ones (§4) in `tlir.torchlean.legacy`;
@@ -11,6 +12,7 @@ the §7.4 expansions (`reduce_*` with `axes`, single-head attention) live in
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -25,7 +27,8 @@ from xdsl.ir import SSAValue
 
 from tlir import shapes
 from tlir.dialects import tlir as T
-from tlir.dialects.tlir import i64_array, i64_attr
+from tlir.dialects.tlir import i64_array, i64_attr, seed_attr
+from tlir.optable import OpTable
 from tlir.shapes import Shape, ShapeError, fmt
 from tlir.torchlean.graph_builder import GraphBuilder
 from tlir.torchlean.reader import RawGraph, RawNode, read_graph
@@ -39,7 +42,34 @@ def shape_of(value: SSAValue) -> Shape:
     return tuple(value.type.get_shape())
 
 
-def _unary(op_class: type[T.TlirOp]) -> Handler:
+Arity = tuple[int, int | None]
+"""The allowed parent count: (min, max); None = no maximum (§3 arity column)."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How one JSON kind is read: its handler and its parent count."""
+
+    handle: Handler
+    arity: Arity = (1, 1)
+
+
+READERS: OpTable[Reader] = OpTable("JSON reader")
+"""One reader per tlir op, keyed by op class; the JSON kind is the op's wire tag."""
+
+
+def reads(*op_classes: type[T.TlirOp], arity: Arity = (1, 1)) -> Callable[[Handler], Handler]:
+    def decorate(handler: Handler) -> Handler:
+        for op_class in op_classes:
+            READERS.add(op_class, Reader(handler, arity))
+        return handler
+
+    return decorate
+
+
+def _plain(op_class: type[T.TlirOp]) -> Handler:
+    """Ops whose JSON node has no fields beyond the common ones."""
+
     def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
         return b.emit(op_class, args, node.shape)
 
@@ -51,6 +81,7 @@ def _input(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.input
 
 
+@reads(T.ConstOp, arity=(0, 0))
 def _const(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     value_shape = node.nats("value_shape", default=node.shape)
     if value_shape != node.shape:
@@ -62,27 +93,32 @@ def _const(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.constant(values)
 
 
+@reads(T.CustomOp, arity=(0, None))
 def _custom(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     raise node.error("custom computations need a checked Lean body; JSON cannot carry one")
 
 
+@reads(T.PermuteOp)
 def _permute(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.emit(T.PermuteOp, args, node.shape, {"perm": i64_array(node.nats("perm"))})
 
 
+@reads(T.TransposeOp)
 def _transpose(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     props = {"axis1": i64_attr(node.nat("axis1")), "axis2": i64_attr(node.nat("axis2"))}
     return b.emit(T.TransposeOp, args, node.shape, props)
 
 
 def _random_props(b: GraphBuilder, node: RawNode) -> dict:
-    return {"seed": i64_attr(node.nat("seed")), "node_id": i64_attr(b.next_tensor_id)}
+    return {"seed": seed_attr(node.nat("seed")), "node_id": i64_attr(b.next_tensor_id)}
 
 
+@reads(T.RandUniformOp, arity=(0, 0))
 def _rand_uniform(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.emit(T.RandUniformOp, args, node.shape, _random_props(b, node))
 
 
+@reads(T.BernoulliMaskOp)
 def _bernoulli_mask(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.emit(T.BernoulliMaskOp, args, node.shape, _random_props(b, node))
 
@@ -95,17 +131,7 @@ def window_props(kernel: Shape, stride: Shape, padding: Shape) -> dict:
     }
 
 
-def _pool(op_class: type[T.WindowOp]) -> Handler:
-    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
-        rank = node.nat("spatial_rank")
-        props = window_props(
-            node.nats("kernel", rank), node.nats("stride", rank), node.nats("padding", rank)
-        )
-        return b.emit(op_class, args, node.shape, props)
-
-    return handle
-
-
+@reads(T.BroadcastToOp)
 def _broadcast_to(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     source, target = node.nats("from_shape"), node.nats("to_shape")
     if source != shape_of(args[0]):
@@ -121,6 +147,7 @@ def _broadcast_to(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAVa
     return b.emit(T.BroadcastToOp, args, node.shape)
 
 
+@reads(T.LinearOp)
 def _linear(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     x = shape_of(args[0])
     try:
@@ -172,6 +199,7 @@ def emit_conv(b: GraphBuilder, node: RawNode, x: SSAValue, cfg: shapes.ConvConfi
     return b.emit(T.ConvOp, [x, weight, bias], node.shape, conv_props(cfg))
 
 
+@reads(T.ConvOp)
 def _conv(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     rank = node.nat("spatial_rank")
     padding = node.nats("padding", rank)
@@ -207,15 +235,9 @@ def emit_batch_norm(
     return b.emit(T.BatchNormEvalOp, [x, *params], node.shape, props)
 
 
+@reads(T.BatchNormEvalOp)
 def _batch_norm_eval(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return emit_batch_norm(b, node, args[0], node.nat("channel_axis"), node.nat("channels"))
-
-
-def _axis_op(op_class: type[T.TlirOp]) -> Handler:
-    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
-        return b.emit(op_class, args, node.shape, {"axis": i64_attr(node.nat("axis"))})
-
-    return handle
 
 
 def emit_layernorm(b: GraphBuilder, node: RawNode, x: SSAValue, affine: bool) -> SSAValue:
@@ -235,6 +257,7 @@ def emit_layernorm(b: GraphBuilder, node: RawNode, x: SSAValue, affine: bool) ->
     return b.emit(T.LayerNormOp, operands, node.shape, props)
 
 
+@reads(T.LayerNormOp)
 def _layernorm(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     # TorchLean's parsePayload requires gamma, beta and eps on every layernorm;
     # tlir also reads a node with none of them (no affine part, eps = 1e-5, the
@@ -246,6 +269,7 @@ def _layernorm(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue
     return emit_layernorm(b, node, args[0], affine=bool(present))
 
 
+@reads(T.HardMaskedSoftmaxOp)
 def _hard_masked_softmax(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     # TorchLean's JSON has no mask encoding; tlir reads its own extension field
     # "allowed" (a flat row-major list of booleans), which its exporter writes.
@@ -266,6 +290,7 @@ def _hard_masked_softmax(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -
     return b.emit(T.HardMaskedSoftmaxOp, args, node.shape, {"mask": mask})
 
 
+@reads(T.ReshapeOp)
 def _reshape(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     in_shape, out_shape = node.nats("in_shape"), node.nats("out_shape")
     if in_shape != shape_of(args[0]):
@@ -281,6 +306,7 @@ def _reshape(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.emit(T.ReshapeOp, args, node.shape)
 
 
+@reads(T.FlattenOp)
 def _flatten(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     value_shape = node.nats("value_shape")
     if value_shape != shape_of(args[0]):
@@ -291,61 +317,74 @@ def _flatten(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.emit(T.FlattenOp, args, node.shape)
 
 
+@reads(T.ConcatOp, arity=(2, None))
 def _concat(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
     return b.emit(T.ConcatOp, [args], node.shape, {"axis": i64_attr(node.nat("axis"))})
 
 
-def _handlers() -> dict[str, Handler]:
+def _pool(op_class: type[T.WindowOp]) -> Handler:
+    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+        rank = node.nat("spatial_rank")
+        props = window_props(
+            node.nats("kernel", rank), node.nats("stride", rank), node.nats("padding", rank)
+        )
+        return b.emit(op_class, args, node.shape, props)
+
+    return handle
+
+
+def _axis_op(op_class: type[T.TlirOp]) -> Handler:
+    def handle(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
+        return b.emit(op_class, args, node.shape, {"axis": i64_attr(node.nat("axis"))})
+
+    return handle
+
+
+def _register_family_readers() -> None:
     from tlir.torchlean import expansions
 
-    table: dict[str, Handler] = {
-        "input": _input,
-        "const": _const,
-        "custom": _custom,
-        "permute": _permute,
-        "transpose": _transpose,
-        "detach": _unary(T.DetachOp),
-        "rand_uniform": _rand_uniform,
-        "bernoulli_mask": _bernoulli_mask,
-        "max_pool": _pool(T.MaxPoolOp),
-        "avg_pool": _pool(T.AvgPoolOp),
-        "broadcast_to": _broadcast_to,
-        "reduce_sum": expansions.reduce_handler(T.ReduceSumOp),
-        "reduce_mean": expansions.reduce_handler(T.ReduceMeanOp),
-        "linear": _linear,
-        "conv": _conv,
-        "batch_norm_eval": _batch_norm_eval,
-        "softmax": _axis_op(T.SoftmaxOp),
-        "hard_masked_softmax": _hard_masked_softmax,
-        "layernorm": _layernorm,
-        "reshape": _reshape,
-        "flatten": _flatten,
-        "concat": _concat,
-        "multihead_attention": expansions.multihead_attention,
-        "tuple_getitem": expansions.tuple_getitem,
+    for op_class in (T.MaxPoolOp, T.AvgPoolOp):
+        READERS.add(op_class, Reader(_pool(op_class)))
+    for op_class in (T.ReduceSumOp, T.ReduceMeanOp):
+        READERS.add(op_class, Reader(expansions.reduce_handler(op_class)))
+    READERS.add(T.SoftmaxOp, Reader(_axis_op(T.SoftmaxOp)))
+    binary = (T.AddOp, T.SubOp, T.MulElemOp, T.MaxElemOp, T.MinElemOp, T.MatmulOp,
+              T.SafeLogOp, T.MseLossOp)  # fmt: skip
+    unary = (T.DetachOp, T.AbsOp, T.SqrtOp, T.InvOp, T.SumOp, T.ReluOp, T.TanhOp, T.SigmoidOp,
+             T.ExpOp, T.LogOp, T.SinOp, T.CosOp, T.SoftplusOp)  # fmt: skip
+    for op_class in binary:
+        READERS.add(op_class, Reader(_plain(op_class), (2, 2)))
+    for op_class in unary:
+        READERS.add(op_class, Reader(_plain(op_class)))
+
+
+_register_family_readers()
+
+KINDS: dict[str, type[T.TlirOp]] = {T.wire_tag(op_class): op_class for op_class in READERS}
+"""JSON kind → op class."""
+
+
+def _raw_kinds() -> dict[str, Reader]:
+    """Kinds of the raw value graph that are not tlir ops (spec §7.4)."""
+    from tlir.torchlean import expansions
+
+    return {
+        "input": Reader(_input, (0, 0)),
+        "multihead_attention": Reader(expansions.multihead_attention, (1, 3)),
+        "tuple_getitem": Reader(expansions.tuple_getitem),
     }
-    simple = {
-        "add": T.AddOp, "sub": T.SubOp, "mul_elem": T.MulElemOp, "max_elem": T.MaxElemOp,
-        "min_elem": T.MinElemOp, "abs": T.AbsOp, "sqrt": T.SqrtOp, "inv": T.InvOp,
-        "sum": T.SumOp, "matmul": T.MatmulOp, "relu": T.ReluOp, "tanh": T.TanhOp,
-        "sigmoid": T.SigmoidOp, "exp": T.ExpOp, "log": T.LogOp, "sin": T.SinOp,
-        "cos": T.CosOp, "softplus": T.SoftplusOp, "safe_log": T.SafeLogOp,
-        "mse_loss": T.MseLossOp,
-    }  # fmt: skip
-    table.update({kind: _unary(op_class) for kind, op_class in simple.items()})
-    return table
 
 
-# §3 arity column: (min, max); None = no maximum.
-ARITY: dict[str, tuple[int, int | None]] = {
-    "input": (0, 0), "const": (0, 0), "rand_uniform": (0, 0), "concat": (2, None),
-    "add": (2, 2), "sub": (2, 2), "mul_elem": (2, 2), "max_elem": (2, 2), "min_elem": (2, 2),
-    "matmul": (2, 2), "safe_log": (2, 2), "mse_loss": (2, 2), "multihead_attention": (1, 3),
-}  # fmt: skip
+def reader_of(node: RawNode) -> Reader:
+    op_class = KINDS.get(node.kind)
+    reader = READERS[op_class] if op_class is not None else _raw_kinds().get(node.kind)
+    if reader is None:
+        raise node.error(f"unknown op kind '{node.kind}'")
+    return reader
 
 
-def check_arity(node: RawNode) -> None:
-    low, high = ARITY.get(node.kind, (1, 1))
+def check_arity(node: RawNode, arity: Arity) -> None:
+    low, high = arity
     count = len(node.parents)
     if count < low or (high is not None and count > high):
         want = (
@@ -361,21 +400,18 @@ def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
     numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
     input_node = graph.nodes[graph.input_id]
     b = GraphBuilder(graph.file, numpy_dtype, input_node.shape or ())
-    handlers = _handlers()
     values: dict[int, SSAValue | tuple] = {}
     for node in graph.nodes:
         b.node = node
         if graph.legacy:
             node = legacy.rewrite(node, values)
             b.node = node
-        handler = handlers.get(node.kind)
-        if handler is None:
-            raise node.error(f"unknown op kind '{node.kind}'")
-        check_arity(node)
+        reader = reader_of(node)
+        check_arity(node, reader.arity)
         args = [_tensor_parent(node, values, p) for p in node.parents]
         if node.shape is None and node.kind != "multihead_attention":
             raise node.error("only multihead_attention may produce a tuple value")
-        values[node.id] = handler(b, node, args)
+        values[node.id] = reader.handle(b, node, args)
     outputs = []
     for output in graph.output_ids:
         value = values[output]

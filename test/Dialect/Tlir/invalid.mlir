@@ -37,7 +37,7 @@ func.func @case3(%a: tensor<2xi32>) {
 // -----
 
 func.func @case4(%a: tensor<2xf32>, %b: tensor<2xf64>) {
-  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir.add: operands and results must share one element type, got f32, f64
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir.add: attribute f32 expected from variable 'element type', but got f64
   %0 = tlir.add %a, %b : (tensor<2xf32>, tensor<2xf64>) -> tensor<2xf32>
   func.return
 }
@@ -739,4 +739,25 @@ func.func @case91(%a: tensor<2xf32>) {
 }
 func.func @k(%x: tensor<3xf32>) -> tensor<3xf32> {
   func.return %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @self_call(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir.custom: callee @self_call calls back into @self_call (custom callees may not recurse)
+  %0 = tlir.custom @self_call(%a) {name = "k"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @ping(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir.custom: callee @pong calls back into @ping (custom callees may not recurse)
+  %0 = tlir.custom @pong(%a) {name = "k"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+func.func @pong(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tlir.abs"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = tlir.custom @ping(%0) {name = "k"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
 }

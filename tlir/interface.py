@@ -1,0 +1,48 @@
+"""A model's interface: its entry function and the NumPy arrays it takes and returns.
+
+Shared by the reference evaluator, the compiler, the exporter and the tools;
+depends only on xDSL's builtin and func dialects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from tlir.diagnostics import TlirError
+
+
+def numpy_dtype(typ: TensorType) -> np.dtype:
+    """float32 for an f32 tensor, float64 for an f64 one."""
+    return np.dtype(np.float32 if typ.element_type.bitwidth == 32 else np.float64)
+
+
+def find_function(module: ModuleOp, name: str = "main") -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    raise TlirError("module", f"no function @{name} in the module")
+
+
+def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str) -> list:
+    """Inputs must match the argument types exactly (shape and dtype)."""
+    types = function.function_type.inputs.data
+    if len(inputs) != len(types):
+        raise TlirError(
+            where, f"@{function.sym_name.data} takes {len(types)} inputs, got {len(inputs)}"
+        )
+    checked = []
+    for index, (value, typ) in enumerate(zip(inputs, types, strict=True)):
+        value = np.asarray(value)
+        want_shape, want_dtype = tuple(typ.get_shape()), numpy_dtype(typ)
+        if value.shape != want_shape or value.dtype != want_dtype:
+            raise TlirError(
+                where,
+                f"input {index} has shape {list(value.shape)} and dtype {value.dtype}, "
+                f"expected shape {list(want_shape)} and dtype {want_dtype}",
+            )
+        checked.append(value if value.flags.c_contiguous else value.copy(order="C"))
+    return checked
