@@ -2,7 +2,7 @@
 every op case (zero-size shapes included), in both precisions, through both
 back ends (tlir's own xDSL route, and upstream MLIR).
 
-Numerics contract (DESIGN.md): bit-identical without transcendental functions;
+Numerics contract (docs/numerics.md): bit-identical without transcendental functions;
 with them, relative 1e-12 (f64) / 1e-5 (f32). Random numbers bit-identical.
 """
 
