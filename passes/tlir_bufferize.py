@@ -14,7 +14,16 @@ insert_slice / expand_shape / collapse_shape, dense constants, func.call):
   computed in a local buffer is computed straight into the out-parameter);
   arguments are never written;
 * dense constants become `memref.global` constants;
-* every remaining allocation is freed before the function returns.
+* in a kernel (`tlir.kernel`), no buffer is allocated: every remaining local
+  buffer becomes a **scratch** argument after the out-parameters, which the
+  caller provides, and two `index` arguments `lo`, `hi` follow: the kernel
+  computes iterations `[lo, min(hi, N))` of its outermost parallel dimension
+  (`tlir-linalg-to-loops` decides N). The kernel ABI is thus
+  `(inputs…, outputs…, scratch…, lo, hi)`, with `tlir.num_inputs` and
+  `tlir.num_outputs` recorded on the function;
+* elsewhere (a function calling kernels), calls get freshly allocated results
+  and scratch buffers and the whole range `[0, 2^63 - 1)`, and every remaining
+  allocation is freed before the function returns.
 """
 
 from __future__ import annotations
@@ -28,11 +37,14 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
     FunctionType,
+    IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     TensorType,
     UnitAttr,
+    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
@@ -42,6 +54,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.passes.tlir_form_kernels import is_kernel
 
 
 def memref_type(typ: TensorType) -> MemRefType:
@@ -63,11 +76,15 @@ class Buffer:
         return self.parent is None
 
 
+WHOLE_RANGE = (1 << 63) - 1
+"""`hi` of a call that asks a kernel for all of its iterations."""
+
+
 @dataclass
 class FunctionBufferizer:
-    module: ModuleOp
     function: func.FuncOp
     globals: list[memref.GlobalOp]
+    callees: dict[str, func.FuncOp]
     buffers: dict[SSAValue, Buffer] = field(default_factory=dict)
     allocs: list[Operation] = field(default_factory=list)
     block: Block | None = None
@@ -115,7 +132,7 @@ class FunctionBufferizer:
 
     # --- ops -----------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self) -> func.FuncOp:
         old_block = self.function.body.block
         old_type = self.function.function_type
         outputs = [memref_type(t) for t in old_type.outputs.data]
@@ -127,15 +144,36 @@ class FunctionBufferizer:
         out_params = list(self.block.args[len(inputs) :])
         for op in list(old_block.ops):
             self.bufferize(op, out_params)
-        new_type = FunctionType.from_lists([*inputs, *outputs], [])
+        arg_types = [*inputs, *outputs]
+        if is_kernel(self.function):
+            arg_types += self.scratch_arguments()
+            for name in ("lo", "hi"):
+                self.block.insert_arg(IndexType(), len(self.block.args)).name_hint = name
+                arg_types.append(IndexType())
         new_function = func.FuncOp(
             self.function.sym_name.data,
-            new_type,
+            FunctionType.from_lists(arg_types, []),
             Region(self.block),
             self.function.sym_visibility,
         )
         new_function.location = self.function.location
+        new_function.attributes.update(self.function.attributes)
+        if is_kernel(self.function):
+            new_function.attributes["tlir.num_inputs"] = IntegerAttr(len(inputs), i64)
+            new_function.attributes["tlir.num_outputs"] = IntegerAttr(len(outputs), i64)
         Rewriter.replace_op(self.function, new_function)
+        return new_function
+
+    def scratch_arguments(self) -> list[MemRefType]:
+        """A kernel allocates nothing: each local buffer becomes an argument."""
+        types = []
+        for alloc in self.allocs:
+            arg = self.block.insert_arg(alloc.results[0].type, len(self.block.args))
+            alloc.results[0].replace_all_uses_with(arg)
+            alloc.detach()
+            alloc.erase()
+            types.append(arg.type)
+        return types
 
     def bufferize(self, op: Operation, out_params: list[SSAValue]) -> None:
         match op:
@@ -272,7 +310,20 @@ class FunctionBufferizer:
     def call(self, op: func.CallOp) -> None:
         args = [self.operand_value(v) for v in op.arguments]
         results = [self.allocate(r.type) for r in op.results]
-        self.emit(func.CallOp(op.callee, [*args, *(b.value for b in results)], []))
+        extra: list[SSAValue] = []
+        scratch: list[Operation] = []
+        callee = self.callees.get(op.callee.root_reference.data)
+        if callee is not None and is_kernel(callee):
+            arg_types = callee.function_type.inputs.data
+            for typ in arg_types[len(args) + len(results) : -2]:
+                scratch.append(self.emit(memref.AllocOp.get(typ.element_type, 64, typ.shape)))
+            lo = self.emit(arith.ConstantOp(IntegerAttr(0, IndexType())))
+            hi = self.emit(arith.ConstantOp(IntegerAttr(WHOLE_RANGE, IndexType())))
+            extra = [*(s.results[0] for s in scratch), lo.results[0], hi.results[0]]
+        outs = [b.value for b in results]
+        self.emit(func.CallOp(op.callee, [*args, *outs, *extra], []))
+        for alloc in scratch:
+            self.emit(memref.DeallocOp.get(alloc.results[0]))
         for result, buffer in zip(op.results, results, strict=True):
             self.buffers[result] = buffer
 
@@ -289,8 +340,9 @@ class FunctionBufferizer:
                 taken.add(id(alloc))
             else:
                 self.copy(buffer.value, out)
-        for alloc in self.allocs:
-            self.emit(memref.DeallocOp.get(alloc.results[0]))
+        if not is_kernel(self.function):
+            for alloc in self.allocs:
+                self.emit(memref.DeallocOp.get(alloc.results[0]))
         self.emit(func.ReturnOp())
 
 
@@ -300,6 +352,14 @@ def _map(m: AffineMap) -> AffineMapAttr:
 
 def _parallel() -> IteratorTypeAttr:
     return IteratorTypeAttr(IteratorType.PARALLEL)
+
+
+def _is_bufferized(function: func.FuncOp) -> bool:
+    """Already on buffers (e.g. a contraction kernel generated at that level)."""
+    types = (*function.function_type.inputs.data, *function.function_type.outputs.data)
+    return not any(isinstance(t, TensorType) for t in types) and not any(
+        isinstance(r.type, TensorType) for op in function.walk() for r in op.results
+    )
 
 
 def _declarations(module: ModuleOp) -> Sequence[func.FuncOp]:
@@ -315,8 +375,15 @@ class TlirBufferize(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         globals_: list[memref.GlobalOp] = []
         functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
-        for function in functions:
-            FunctionBufferizer(op, function, globals_).run()
+        functions = [f for f in functions if not _is_bufferized(f)]
+        callees: dict[str, func.FuncOp] = {}
+        # kernels first: their callers need their bufferized signatures
+        for function in sorted(functions, key=lambda f: not is_kernel(f)):
+            new = FunctionBufferizer(function, globals_, callees).run()
+            callees[new.sym_name.data] = new
+        for function in op.ops:
+            if isinstance(function, func.FuncOp) and _is_bufferized(function):
+                callees.setdefault(function.sym_name.data, function)
         for declaration in _declarations(op):
             _bufferize_signature(declaration)
         for global_op in globals_:

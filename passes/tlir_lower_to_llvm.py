@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, math, memref
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -33,14 +35,17 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.passes.tlir_form_kernels import is_kernel
 
 PTR = llvm.LLVMPointerType()
+I32 = IntegerType(32)
 LIBM = {
     math.ExpOp: "exp",
     math.LogOp: "log",
@@ -60,6 +65,7 @@ INT_BINARY = {
     arith.DivSIOp: llvm.SDivOp,
     arith.RemSIOp: llvm.SRemOp,
     arith.DivUIOp: llvm.UDivOp,
+    arith.RemUIOp: llvm.URemOp,
 }
 FLOAT_BINARY = {
     arith.AddfOp: llvm.FAddOp,
@@ -102,6 +108,7 @@ class FunctionLowering:
     values: dict[SSAValue, SSAValue] = field(default_factory=dict)
     blocks: dict[Block, Block] = field(default_factory=dict)
     block: Block | None = None
+    oom: Block | None = None
 
     def emit(self, op: Operation) -> SSAValue | None:
         assert self.block is not None
@@ -117,7 +124,12 @@ class FunctionLowering:
     def run(self) -> llvm.FuncOp:
         old_type = self.function.function_type
         inputs = [lower_type(t) for t in old_type.inputs.data]
+        self.kernel = is_kernel(self.function)
+        # A function that allocates reports a failed malloc: it returns i32
+        # (0, or 1 when memory ran out). Kernels never allocate.
+        self.returns_status = any(isinstance(o, memref.AllocOp) for o in self.function.walk())
         region = Region()
+        self.region = region
         for old_block in self.function.body.blocks:
             new_block = Block(arg_types=[lower_type(a.type) for a in old_block.args])
             self.blocks[old_block] = new_block
@@ -128,13 +140,13 @@ class FunctionLowering:
             self.block = self.blocks[old_block]
             for op in old_block.ops:
                 self.lower(op)
-        function_type = llvm.LLVMFunctionType(inputs, None)
-        linkage = (
-            "internal"
-            if self.function.sym_visibility is not None
+        function_type = llvm.LLVMFunctionType(inputs, I32 if self.returns_status else None)
+        private = (
+            self.function.sym_visibility is not None
             and self.function.sym_visibility.data == "private"
-            else "external"
         )
+        # kernels are linked across objects by the JIT: never internal
+        linkage = "internal" if private and not self.kernel else "external"
         new = llvm.FuncOp(
             self.function.sym_name.data,
             function_type,
@@ -142,6 +154,13 @@ class FunctionLowering:
             body=region,
         )
         new.location = self.function.location
+        if self.kernel:
+            # Arguments never alias (the caller guarantees it); a kernel stays a
+            # call, so the optimizer's cost stays linear in the number of kernels.
+            new.properties["no_inline"] = UnitAttr()
+            new.properties["arg_attrs"] = ArrayAttr(
+                [DictionaryAttr({"llvm.noalias": UnitAttr()} if t == PTR else {}) for t in inputs]
+            )
         return new
 
     def lower(self, op: Operation) -> None:
@@ -170,6 +189,10 @@ class FunctionLowering:
                 return self.emit(llvm.FCmpOp(self.v(op.lhs), self.v(op.rhs), op.predicate))
             case arith.SelectOp():
                 return self.emit(llvm.SelectOp(self.v(op.cond), self.v(op.lhs), self.v(op.rhs)))
+            case arith.MinSIOp():
+                lhs, rhs = self.v(op.lhs), self.v(op.rhs)
+                less = self.emit(llvm.ICmpOp(lhs, rhs, IntegerAttr(2, i64)))  # slt
+                return self.emit(llvm.SelectOp(less, lhs, rhs))
             case arith.NegfOp():
                 return self.emit(llvm.FNegOp(self.v(op.operand)))
             case arith.IndexCastOp():
@@ -207,7 +230,8 @@ class FunctionLowering:
                 self.emit(llvm.CallOp(op.callee.root_reference.data, *args))
                 return None
             case func.ReturnOp():
-                self.emit(llvm.ReturnOp.build(operands=[[]]))
+                status = [self.const_i32(0)] if self.returns_status else []
+                self.emit(llvm.ReturnOp.build(operands=[status]))
                 return None
             case cf.BranchOp():
                 args = [self.v(a) for a in op.arguments]
@@ -262,12 +286,35 @@ class FunctionLowering:
         element = buffer.type.element_type
         return self.emit(llvm.GEPOp(self.v(buffer), [llvm.GEP_USE_SSA_VAL], element, [linear]))
 
+    def const_i32(self, value: int) -> SSAValue:
+        return self.emit(llvm.ConstantOp(IntegerAttr(value, I32), I32))
+
     def alloc(self, op: memref.AllocOp) -> SSAValue:
+        """malloc, checked: a null pointer returns status 1 from the function."""
+        if self.kernel:
+            raise ValueError("kernels may not allocate (tlir-bufferize makes scratch arguments)")
         typ = op.memref.type
         count = pymath.prod(typ.get_shape())
         self.lowering.declare("malloc", [i64], PTR)
         size = self.const_i64(max(count, 1) * element_size(typ.element_type))
-        return self.emit(llvm.CallOp("malloc", size, return_type=PTR))
+        pointer = self.emit(llvm.CallOp("malloc", size, return_type=PTR))
+        address = self.emit(llvm.PtrToIntOp(pointer, i64))
+        failed = self.emit(llvm.ICmpOp(address, self.const_i64(0), IntegerAttr(0, i64)))  # eq
+        assert self.block is not None
+        rest = Block()
+        self.region.insert_block_after(rest, self.block)
+        self.emit(llvm.CondBrOp(failed, self.out_of_memory(), [], rest, []))
+        self.block = rest
+        return pointer
+
+    def out_of_memory(self) -> Block:
+        """The block returning status 1, made once per function."""
+        if self.oom is None:
+            self.oom = Block()
+            self.oom.add_op(llvm.ConstantOp(IntegerAttr(1, I32), I32))
+            self.oom.add_op(llvm.ReturnOp.build(operands=[[self.oom.first_op.results[0]]]))
+            self.region.add_block(self.oom)
+        return self.oom
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """`tlir-to-llvm`: the whole xDSL route, tlir to the LLVM dialect, as one pass.
 
+  tlir-inline-custom, tlir-form-kernels,             one function per (fused) kernel,
+  tlir-dedup-kernels                                 each distinct kernel once
   convert-tlir-to-linalg, convert-random-to-arith,   per-op rewrites, RNG in arith
-  tlir-bufferize, tlir-outline-kernels,              buffers, one function per kernel
-  convert-linalg-to-loops, lower-affine,             loops (xDSL's passes)
+  tlir-fuse-elementwise                              one loop nest per elementwise chain
+  tlir-bufferize, tlir-linalg-to-loops               buffers, loops over [lo, hi)
   convert-scf-to-cf, tlir-lower-to-llvm              branches, then the LLVM dialect
 
 `tlir-opt -p` with a prefix of this list prints any stage.
@@ -16,16 +18,22 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-STAGES = (
+KERNEL_FORMATION = ("tlir-inline-custom", "tlir-form-kernels", "tlir-dedup-kernels")
+"""tlir level: one function per distinct kernel, called from the graph's function."""
+
+KERNEL_LOWERING = (
     "convert-tlir-to-linalg",
     "convert-random-to-arith",
+    "tlir-fuse-elementwise",
     "tlir-bufferize",
-    "tlir-outline-kernels",
-    "convert-linalg-to-loops",
-    "lower-affine",
-    "convert-scf-to-cf",
-    "tlir-lower-to-llvm",
+    "tlir-linalg-to-loops",
 )
+"""Each kernel to loops on buffers (the part both back ends share)."""
+
+TO_LLVM = ("convert-scf-to-cf", "tlir-lower-to-llvm")
+"""tlir's own route from loops to the LLVM dialect."""
+
+STAGES = (*KERNEL_FORMATION, *KERNEL_LOWERING, *TO_LLVM)
 
 
 def stage_passes(names: tuple[str, ...] = STAGES) -> list[ModulePass]:

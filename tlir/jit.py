@@ -1,123 +1,119 @@
-"""The JIT: LLVM IR compiled for the host CPU by llvmlite (MCJIT), called on
-NumPy buffers.
+"""The JIT: LLVM IR compiled for the host CPU into object code, linked by MCJIT.
 
-Compiled modules follow one calling convention (both back ends produce it):
-`@main(in0*, in1*, …, out0*, out1*, …)` with every tensor a bare pointer to a
-dense row-major buffer; results are written into caller-allocated outputs.
-C math functions (`exp`, `expf`, …) resolve to the C library of this process.
+Each kernel and the entry function are compiled to an object of their own (the
+unit the compile cache stores); an `Engine` links a model's objects and hands
+out function pointers. Code is generated for the host CPU (its name and
+features: AVX2, AVX-512, … as available), with LLVM's default floating-point
+contraction, which never fuses a separate `fmul` and `fadd` into an FMA: no
+fast-math flag is ever set, so nothing is reassociated or contracted.
+
+C math functions (`exp`, `expf`, …) resolve to the C library of this process;
+the OpenMP runtime (`libgomp`) is loaded once, if present, for threaded steps.
 """
 
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+import llvmlite
 import llvmlite.binding as llvm
-import numpy as np
 
 from tlir.diagnostics import TlirError
 
 
+@dataclass(frozen=True)
+class Host:
+    triple: str
+    cpu: str
+    features: str
+    openmp: bool
+
+    def describe(self) -> str:
+        """Everything about the host that changes generated code (cache keys)."""
+        version = ".".join(map(str, llvm.llvm_version_info))
+        return (
+            f"llvmlite {llvmlite.__version__}; LLVM {version}; {self.triple}; "
+            f"{self.cpu}; {self.features}; openmp {self.openmp}"
+        )
+
+
 @functools.cache
-def _initialize() -> None:
+def host() -> Host:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    return Host(
+        triple=llvm.get_process_triple(),
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        openmp=_load_openmp(),
+    )
 
 
-def _target_machine(opt_level: int) -> llvm.TargetMachine:
-    """A new machine per engine: the engine takes ownership of it."""
-    _initialize()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(opt=opt_level, codemodel="jitdefault")
+def _load_openmp() -> bool:
+    """Load libgomp into the process so compiled code can call GOMP_parallel."""
+    path = ctypes.util.find_library("gomp")
+    if path is None:
+        return False
+    try:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
+
+
+def target_machine(opt_level: int) -> llvm.TargetMachine:
+    """A new machine for the host CPU (an engine takes ownership of its own)."""
+    info = host()
+    target = llvm.Target.from_triple(info.triple)
+    return target.create_target_machine(
+        cpu=info.cpu, features=info.features, opt=opt_level, codemodel="jitdefault"
+    )
 
 
 def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int) -> None:
     if opt_level == 0:
         return
     options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-    # Full unrolling of the many small constant-trip loops costs more compile
-    # time than it returns at run time (the reduction loops stay sequential).
-    options.loop_unrolling = opt_level >= 3
     builder = llvm.create_pass_builder(machine, options)
     builder.getModulePassManager().run(module, builder)
 
 
-class CompiledModule:
-    """An LLVM module compiled in memory; keeps the engine alive."""
+def compile_object(llvm_ir: str, opt_level: int, where: str = "module") -> bytes:
+    """Object code for the host CPU from LLVM IR text."""
+    machine = target_machine(opt_level)
+    try:
+        module = llvm.parse_assembly(llvm_ir)
+        module.verify()
+    except RuntimeError as err:
+        message = " ".join(str(err).split())
+        raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
+    _optimize(module, machine, opt_level)
+    return machine.emit_object(module)
 
-    def __init__(
-        self,
-        llvm_ir: str,
-        opt_level: int = 2,
-        where: str = "module",
-        symbols: dict[str, np.ndarray] | None = None,
-    ):
-        # External symbols (constant arrays) resolve to these buffers, which
-        # must live as long as the engine.
-        self.symbols = dict(symbols or {})
-        for name, array in self.symbols.items():
-            llvm.add_symbol(name, array.ctypes.data)
-        machine = _target_machine(opt_level)
-        try:
-            module = llvm.parse_assembly(llvm_ir)
-            module.verify()
-        except RuntimeError as err:
-            message = " ".join(str(err).split())
-            raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
-        _optimize(module, machine, opt_level)
-        self.engine = llvm.create_mcjit_compiler(module, machine)
+
+def assembly(llvm_ir: str, opt_level: int = 2) -> str:
+    """The host assembly of LLVM IR text, optimized as the JIT does it."""
+    machine = target_machine(opt_level)
+    module = llvm.parse_assembly(llvm_ir)
+    _optimize(module, machine, opt_level)
+    return machine.emit_assembly(module)
+
+
+class Engine:
+    """Object files linked in memory; keeps the code alive."""
+
+    def __init__(self, objects: Sequence[bytes]):
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
+        for data in objects:
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))
         self.engine.finalize_object()
-        self.engine.run_static_constructors()
 
-    def function(self, name: str, argtypes: Sequence):
+    def function(self, name: str, restype, argtypes: Sequence):
         address = self.engine.get_function_address(name)
         if not address:
-            raise TlirError("jit", f"the compiled module has no function @{name}")
-        return ctypes.CFUNCTYPE(None, *argtypes)(address)
-
-
-class Convention:
-    """How a compiled function takes its buffers."""
-
-    BARE = "bare"  # one pointer per buffer (tlir's route; MLIR's bare-pointer convention)
-    DESCRIPTOR = "descriptor"  # MLIR's default: ptr, ptr, offset, sizes..., strides...
-
-
-def argtypes(shapes: Sequence[tuple[int, ...]], convention: str) -> list:
-    if convention == Convention.BARE:
-        return [ctypes.c_void_p] * len(shapes)
-    types: list = []
-    for shape in shapes:
-        types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * len(shape))
-    return types
-
-
-def _arguments(buffer: np.ndarray, storage: np.ndarray, convention: str) -> list:
-    """The arguments passing `buffer`, whose data pointer comes from `storage`."""
-    pointer = storage.ctypes.data
-    if convention == Convention.BARE:
-        return [pointer]
-    strides = [s // buffer.itemsize for s in buffer.strides]
-    return [pointer, pointer, 0, *buffer.shape, *strides]
-
-
-def call(
-    function,
-    inputs: Sequence[np.ndarray],
-    output_specs: Sequence[tuple[tuple[int, ...], np.dtype]],
-    convention: str = Convention.BARE,
-) -> list[np.ndarray]:
-    """Call a compiled `@main` on private copies of the inputs (a compiled
-    function may reuse its argument buffers) and fresh output buffers."""
-    ins = [np.array(x, copy=True, order="C") for x in inputs]
-    outs = [np.empty(shape, dtype) for shape, dtype in output_specs]
-    buffers = (*ins, *outs)
-    # Zero-size buffers still need a valid pointer; these arrays stay alive
-    # until the call returns.
-    storage = [a if a.size else np.empty(1, a.dtype) for a in buffers]
-    args = [
-        arg for a, s in zip(buffers, storage, strict=True) for arg in _arguments(a, s, convention)
-    ]
-    function(*args)
-    return outs
+            raise TlirError("jit", f"the compiled code has no function @{name}")
+        return ctypes.CFUNCTYPE(restype, *argtypes)(address)

@@ -20,9 +20,12 @@ _DIALECTS = {
 _PASSES = {
     "convert-tlir-to-linalg": ("tlir.passes.convert_tlir_to_linalg", "ConvertTlirToLinalg"),
     "convert-random-to-arith": ("tlir.passes.convert_random_to_arith", "ConvertRandomToArith"),
+    "tlir-inline-custom": ("tlir.passes.tlir_inline_custom", "TlirInlineCustom"),
+    "tlir-form-kernels": ("tlir.passes.tlir_form_kernels", "TlirFormKernels"),
+    "tlir-dedup-kernels": ("tlir.passes.tlir_dedup_kernels", "TlirDedupKernels"),
+    "tlir-fuse-elementwise": ("tlir.passes.tlir_fuse_elementwise", "TlirFuseElementwise"),
     "tlir-bufferize": ("tlir.passes.tlir_bufferize", "TlirBufferize"),
-    "tlir-outline-kernels": ("tlir.passes.tlir_outline_kernels", "TlirOutlineKernels"),
-    "tlir-outline-ops": ("tlir.passes.tlir_outline_ops", "TlirOutlineOps"),
+    "tlir-linalg-to-loops": ("tlir.passes.tlir_linalg_to_loops", "TlirLinalgToLoops"),
     "tlir-lower-to-llvm": ("tlir.passes.tlir_lower_to_llvm", "TlirLowerToLLVM"),
     "tlir-to-llvm": ("tlir.passes.tlir_to_llvm", "TlirToLLVM"),
 }

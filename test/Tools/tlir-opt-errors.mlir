@@ -22,6 +22,6 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // The help lists tlir's passes (argparse may wrap long lines, so check a few).
 // RUN: tlir-opt --help | filecheck %s --check-prefix=PASSES
-// PASSES: convert-tlir-to-linalg
-// PASSES: tlir-bufferize
-// PASSES: tlir-to-llvm
+// PASSES-DAG: convert-tlir-to-linalg
+// PASSES-DAG: tlir-bufferize
+// PASSES-DAG: tlir-to-llvm

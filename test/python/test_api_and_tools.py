@@ -127,4 +127,4 @@ def test_tlir_run_rejects_missing_input_file(tmp_path):
 def test_tlir_translate_to_llvm_ir():
     proc = run("tlir-translate", "--mlir-to-llvmir", "test/Dialect/Tlir/ops.mlir")
     assert proc.returncode == 0, proc.stderr
-    assert 'define void @"basic"' in proc.stdout and 'declare double @"tanh"(double' in proc.stdout
+    assert 'define i32 @"basic"' in proc.stdout and 'declare double @"tanh"(double' in proc.stdout

@@ -1,47 +1,56 @@
 """The MLIR back end: upstream `mlir-opt`/`mlir-translate` (Debian's
-`mlir-*-tools`) take the linalg-on-tensors output of `convert-tlir-to-linalg`
-and `convert-random-to-arith` the rest of the way to LLVM IR.
+`mlir-*-tools`) take a kernel from loops on buffers to LLVM IR.
 
-Used by `tlir-run --backend mlir` and, in the tests, as an independent
-cross-check of tlir's own route.
+The kernel is handed over after `tlir-linalg-to-loops` (structured loops,
+`memref` loads and stores, arith and math), so that both back ends run the
+same loops — threads included — and differ in everything below: control flow,
+the LLVM dialect conversion, the C-library lowering of math, and the LLVM IR
+translation. Used by `tlir-run --backend mlir` and, in the tests, as an
+independent cross-check of tlir's own route; `verify` checks that the output
+of `convert-tlir-to-linalg` is valid upstream MLIR.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import shutil
 import subprocess
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+)
+from xdsl.printer import Printer
 
 from tlir.diagnostics import TlirError
 
 VERSIONS = (19, 20, 21, 22)
 
 PIPELINE = (
-    "--one-shot-bufferize=bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map",
-    "--buffer-results-to-out-params{OUT_PARAMS}",
-    "--buffer-deallocation-pipeline",
-    "--convert-linalg-to-loops",
-    "--lower-affine",
     "--convert-scf-to-cf",
     "--expand-strided-metadata",
     "--finalize-memref-to-llvm",
     "--convert-math-to-libm",
     "--convert-math-to-llvm",
     "--convert-arith-to-llvm",
-    "--convert-func-to-llvm",
+    "--convert-index-to-llvm",
+    "--convert-func-to-llvm=use-bare-ptr-memref-call-conv=1",
     "--convert-cf-to-llvm",
     "--reconcile-unrealized-casts",
 )
-"""Bufferize, results as out-parameters, free temporaries, loops, then LLVM;
-transcendentals become calls to the C math library. Functions keep MLIR's
-default memref-descriptor convention (its bare-pointer convention leaves
-functions with zero-size memrefs unconverted)."""
+"""Loops to LLVM; transcendentals become calls of the C math library; memrefs
+are bare pointers (MLIR's bare-pointer calling convention), as in tlir's route."""
 
 
 @functools.cache
 def find_tool(name: str) -> str | None:
-    """`mlir-opt-19` … `mlir-opt-22` or a plain `mlir-opt`, newest first."""
+    """`mlir-opt-22` … `mlir-opt-19` or a plain `mlir-opt`, newest first."""
     for version in reversed(VERSIONS):
         path = shutil.which(f"{name}-{version}")
         if path:
@@ -53,7 +62,7 @@ def _run(tool: str, args: list[str], text: str, where: str) -> str:
     path = find_tool(tool)
     if path is None:
         raise TlirError(
-            where, f"{tool} not found: install Debian's mlir-19-tools for --backend mlir"
+            where, f"{tool} not found: install Debian's mlir-22-tools for --backend mlir"
         )
     proc = subprocess.run([path, *args], input=text, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -67,17 +76,44 @@ def verify(linalg_text: str, where: str = "module") -> None:
     _run("mlir-opt", ["--verify-each"], linalg_text, where)
 
 
-@functools.cache
-def _pipeline() -> list[str]:
-    """MLIR 21+ leaves public functions alone unless told to modify them."""
-    path = find_tool("mlir-opt")
-    help_text = (
-        subprocess.run([path, "--help"], capture_output=True, text=True).stdout if path else ""
-    )
-    out_params = "=modify-public-functions" if "modify-public-functions" in help_text else ""
-    return [step.replace("{OUT_PARAMS}", out_params) for step in PIPELINE]
+def _mark_noalias(module: ModuleOp) -> None:
+    """Kernel buffers never alias: say so, as tlir's route does."""
+    for function in module.ops:
+        if isinstance(function, func.FuncOp):
+            types = function.function_type.inputs.data
+            function.arg_attrs = ArrayAttr(
+                [
+                    DictionaryAttr(
+                        {"llvm.noalias": UnitAttr()} if isinstance(t, MemRefType) else {}
+                    )
+                    for t in types
+                ]
+            )
 
 
-def to_llvm_ir(linalg_text: str, where: str = "module") -> str:
-    lowered = _run("mlir-opt", _pipeline(), linalg_text, where)
+def _widen_empty_arguments(module: ModuleOp) -> None:
+    """MLIR's bare-pointer convention leaves a function with a zero-size memref
+    argument unconverted; such a buffer is never read (its loops have no
+    iterations), so it is passed as a one-element memref instead."""
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp):
+            continue
+        block = function.body.block
+        for index, arg in enumerate(list(block.args)):
+            typ = arg.type
+            if isinstance(typ, MemRefType) and 0 in typ.get_shape() and not arg.uses:
+                block.insert_arg(MemRefType(typ.element_type, [1]), index)
+                block.erase_arg(arg)
+        function.function_type = FunctionType.from_lists(
+            [a.type for a in block.args], function.function_type.outputs.data
+        )
+
+
+def kernel_llvm_ir(loops: ModuleOp, where: str = "module") -> str:
+    """LLVM IR of a kernel module already lowered to loops on buffers."""
+    _widen_empty_arguments(loops)
+    _mark_noalias(loops)
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True).print_op(loops)
+    lowered = _run("mlir-opt", list(PIPELINE), out.getvalue(), where)
     return _run("mlir-translate", ["--mlir-to-llvmir"], lowered, where)

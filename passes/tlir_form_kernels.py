@@ -1,0 +1,261 @@
+"""`tlir-form-kernels`: the tlir ops of a function become calls of kernel functions.
+
+A **kernel** is the unit of fusion, deduplication, caching and threading: a
+private `func.func` marked `tlir.kernel` that holds one op or one fused group,
+called from where the group was. What stays in the calling function is what
+costs nothing at run time: `tlir.const` (parameters reach kernels as
+arguments, never as code) and the views `detach`, `reshape` and `flatten`
+(a row-major reinterpretation of the same buffer).
+
+With `fuse=true` (the default) ops are grouped consumer-first, as MLIR's
+elementwise fusion does on linalg, but at the tlir level so that every later
+pass runs once per distinct kernel:
+
+* an elementwise op (the scalar-body ops, `broadcast_to`, `transpose`,
+  `permute`, `batch_norm_eval`, the random ops) joins the kernel of its users
+  when all of them are in one kernel: chains of elementwise ops become one loop
+  nest, and producers join the reductions (softmax, layernorm, pooling, sums)
+  that consume them;
+* a contraction (`matmul`, `linear`, `conv`) or a reduction joins an
+  elementwise kernel that consumes it (its epilogue: bias, activation,
+  residual) when all its users are there; a kernel holds at most one such
+  anchor, and a contraction's own operands are never fused into it;
+* an elementwise producer is not fused into a `broadcast_to` that expands it
+  (that would recompute it once per copy).
+
+Fusion never changes a result: each op keeps its own scalar program and fold
+order; only intermediate buffers disappear.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp, UnitAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects import tlir as T
+from tlir.optable import OpTable
+
+KERNEL_ATTR = "tlir.kernel"
+"""Marks a kernel function (a unit attribute)."""
+
+
+class KernelKind(Enum):
+    """How an op takes part in kernel formation."""
+
+    STAYS = "stays"  # a constant: an argument of the kernels that read it
+    VIEW = "view"  # the same buffer, reinterpreted: no kernel
+    INLINED = "inlined"  # `custom`: its callee is inlined first (tlir-inline-custom)
+    ELEMENTWISE = "elementwise"  # fuses into its consumers' kernel
+    CONTRACTION = "contraction"  # an anchor that takes elementwise epilogues
+    REDUCTION = "reduction"  # an anchor that takes producers and epilogues
+    OPAQUE = "opaque"  # a kernel of its own
+
+
+KERNEL_KINDS: OpTable[KernelKind] = OpTable("kernel kind")
+"""The kernel kind of every tlir op."""
+
+
+def _register_kinds() -> None:
+    from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES
+
+    kinds = {
+        KernelKind.STAYS: (T.ConstOp,),
+        KernelKind.VIEW: (T.DetachOp, T.ReshapeOp, T.FlattenOp),
+        KernelKind.INLINED: (T.CustomOp,),
+        KernelKind.ELEMENTWISE: (
+            *SCALAR_BODIES, T.BroadcastToOp, T.TransposeOp, T.PermuteOp, T.RandUniformOp,
+            T.BernoulliMaskOp, T.BatchNormEvalOp,
+        ),
+        KernelKind.CONTRACTION: (T.MatmulOp, T.LinearOp, T.ConvOp),
+        KernelKind.REDUCTION: (
+            T.ReduceSumOp, T.ReduceMeanOp, T.SumOp, T.MseLossOp, T.SoftmaxOp,
+            T.HardMaskedSoftmaxOp, T.LayerNormOp, T.MaxPoolOp, T.AvgPoolOp,
+        ),
+        KernelKind.OPAQUE: (T.ConcatOp,),
+    }  # fmt: skip
+    for kind, op_classes in kinds.items():
+        for op_class in op_classes:
+            KERNEL_KINDS.add(op_class, kind)
+
+
+_register_kinds()
+
+ANCHORS = (KernelKind.CONTRACTION, KernelKind.REDUCTION)
+
+
+def kernel_kind(op: Operation) -> KernelKind | None:
+    return KERNEL_KINDS.lookup(op)
+
+
+def is_kernel(function: func.FuncOp) -> bool:
+    return KERNEL_ATTR in function.attributes
+
+
+@dataclass(eq=False)
+class Group:
+    """The ops of one kernel; `anchor` is its contraction or reduction, if any."""
+
+    ops: list[Operation]
+    anchor: Operation | None = None
+    members: set[int] = field(default_factory=set)
+
+    def add(self, op: Operation) -> None:
+        self.ops.append(op)
+        self.members.add(id(op))
+
+    def __contains__(self, op: Operation) -> bool:
+        return id(op) in self.members
+
+
+def _users(op: Operation) -> list[Operation]:
+    return [use.operation for result in op.results for use in result.uses]
+
+
+def _size(value: SSAValue) -> int:
+    return math.prod(value.type.get_shape())
+
+
+def _expands(user: Operation) -> bool:
+    return isinstance(user, T.BroadcastToOp) and _size(user.result) > _size(user.input)
+
+
+def _same_shape_epilogue(anchor: Operation, group: Group) -> bool:
+    """A contraction's epilogue: every op on a path from the contraction result
+    is a same-shaped scalar-body op (no broadcast or transpose of the result)."""
+    from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES
+
+    shape = anchor.results[0].type.get_shape()
+    work = [anchor]
+    while work:
+        for user in _users(work.pop()):
+            if type(user) not in SCALAR_BODIES or user.results[0].type.get_shape() != shape:
+                return False
+            work.append(user)
+    return True
+
+
+def _fusion_target(op: Operation, group_of: dict[int, Group]) -> Group | None:
+    """The group `op` joins, or None (a kernel of its own)."""
+    users = _users(op)
+    if not users or any(id(u) not in group_of for u in users):
+        return None  # returned, viewed, or read by no one
+    target = group_of[id(users[0])]
+    if any(group_of[id(u)] is not target for u in users):
+        return None
+    kind = kernel_kind(op)
+    if kind is KernelKind.ELEMENTWISE:
+        if any(_expands(u) for u in users):
+            return None
+        anchor = target.anchor
+        if anchor is None or kernel_kind(anchor) is KernelKind.REDUCTION:
+            return target
+        return None if any(u is anchor for u in users) else target
+    if kind in ANCHORS and target.anchor is None:
+        if kind is KernelKind.CONTRACTION and not _same_shape_epilogue(op, target):
+            return None
+        target.anchor = op
+        return target
+    return None
+
+
+def group_ops(block: Block, fuse: bool) -> list[Group]:
+    """The kernels of a block, in the order of their last op."""
+    group_of: dict[int, Group] = {}
+    groups: list[Group] = []
+    for op in reversed(list(block.ops)):
+        kind = kernel_kind(op)
+        if kind in (None, KernelKind.STAYS, KernelKind.VIEW):
+            continue
+        if kind is KernelKind.INLINED:
+            raise TlirError(
+                describe_location(op.location, "module"),
+                f"{op.name}: inline custom calls first (tlir-inline-custom)",
+            )
+        target = _fusion_target(op, group_of) if fuse else None
+        if target is None:
+            target = Group([], anchor=op if kind in ANCHORS else None)
+            groups.append(target)
+        target.add(op)
+        group_of[id(op)] = target
+    groups.reverse()
+    return groups
+
+
+def outline(group: Group, block: Block, name: str, position: dict[int, int]) -> func.FuncOp:
+    """Move the group's ops into a kernel function called where its last op was."""
+    ops = sorted(group.ops, key=lambda op: position[id(op)])
+    inputs: dict[SSAValue, None] = {}
+    for op in ops:
+        for operand in op.operands:
+            owner = operand.owner
+            if not (isinstance(owner, Operation) and owner in group):
+                inputs.setdefault(operand)
+    outputs = [
+        result
+        for op in ops
+        for result in op.results
+        if any(use.operation not in group for use in result.uses)
+    ]
+    body = Block(arg_types=[v.type for v in inputs])
+    mapping = dict(zip(inputs, body.args, strict=True))
+    for op in ops:
+        clone = op.clone(value_mapper=mapping)
+        for result in clone.results:
+            result.name_hint = None
+        body.add_op(clone)
+    ret = func.ReturnOp(*[mapping[v] for v in outputs])
+    body.add_op(ret)
+    root = ops[-1]
+    typ = FunctionType.from_lists([v.type for v in inputs], [v.type for v in outputs])
+    kernel = func.FuncOp(name, typ, Region(body), visibility="private")
+    kernel.attributes[KERNEL_ATTR] = UnitAttr()
+    kernel.location = ret.location = root.location
+    call = func.CallOp(name, list(inputs), [v.type for v in outputs])
+    call.location = root.location
+    block.insert_op_before(call, root)
+    for old, new in zip(outputs, call.results, strict=True):
+        old.replace_all_uses_with(new)
+    for op in reversed(ops):
+        op.detach()
+        op.erase()
+    return kernel
+
+
+def form_kernels(module: ModuleOp, function: func.FuncOp, fuse: bool) -> list[func.FuncOp]:
+    block = function.body.block
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
+    position = {id(op): index for index, op in enumerate(block.ops)}
+    kernels = []
+    for index, group in enumerate(group_ops(block, fuse)):
+        name = f"{function.sym_name.data}_k{index}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        kernels.append(outline(group, block, name, position))
+    return kernels
+
+
+@dataclass(frozen=True)
+class TlirFormKernels(ModulePass):
+    """Group the tlir ops of every function into kernel functions (fused with
+    `fuse=true`), each called from where its group was."""
+
+    name = "tlir-form-kernels"
+
+    fuse: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        functions = [
+            f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks and not is_kernel(f)
+        ]
+        kernels = [k for f in functions for k in form_kernels(op, f, self.fuse)]
+        for kernel in kernels:
+            op.body.block.add_op(kernel)

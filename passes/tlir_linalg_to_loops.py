@@ -1,0 +1,249 @@
+"""`tlir-linalg-to-loops`: `linalg.generic` / `linalg.fill` on buffers to `scf.for` nests.
+
+Stands in for MLIR's `convert-linalg-to-loops` + `lower-affine` on the IR tlir
+emits: one loop per dimension in the order the dimensions are numbered (the
+lowering numbers them so that each output folds its terms in TorchLean's
+order), `memref.load`s of the inputs at their indexing maps (affine
+expressions become `index` arithmetic directly), the generic's scalar body,
+and one `memref.store` per output.
+
+In a kernel (`tlir.kernel`, bufferized with `lo`/`hi` arguments), the
+outermost loop of every nest runs over `[lo, min(hi, N))` when that is safe,
+and the kernel records `tlir.parallel_extent = N`: callers may then split
+`[0, N)` across threads. It is safe when every top-level linalg op iterates
+the same parallel dimension 0 of extent N, and every buffer the kernel
+writes, and every written buffer it reads back, is indexed by that dimension
+as its own dimension 0 — each iteration then touches only its own slices, so
+iterations of different threads never meet. Otherwise N = 1 and the kernel
+ignores `lo`/`hi`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
+from xdsl.passes import ModulePass
+
+from tlir.passes.tlir_form_kernels import is_kernel
+
+PARALLEL_ATTR = "tlir.parallel_extent"
+
+Linalg = GenericOp | FillOp
+
+
+class IndexEmitter:
+    """Emits `index` arithmetic at the end of a block."""
+
+    def __init__(self, block: Block):
+        self.block = block
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def expr(self, expr: AffineExpr, ivs: Sequence[SSAValue]) -> SSAValue:
+        match expr:
+            case AffineDimExpr():
+                return ivs[expr.position]
+            case AffineConstantExpr():
+                return self.const(expr.value)
+            case AffineBinaryOpExpr():
+                lhs, rhs = self.expr(expr.lhs, ivs), self.expr(expr.rhs, ivs)
+                kind = {
+                    AffineBinaryOpKind.Add: arith.AddiOp,
+                    AffineBinaryOpKind.Mul: arith.MuliOp,
+                    # indices are never negative: truncation is floor
+                    AffineBinaryOpKind.FloorDiv: arith.DivUIOp,
+                    AffineBinaryOpKind.Mod: arith.RemUIOp,
+                }[expr.kind]
+                return self.emit(kind(lhs, rhs))
+        raise ValueError(f"unsupported affine expression {expr}")
+
+    def indices(self, amap: AffineMap, ivs: Sequence[SSAValue]) -> list[SSAValue]:
+        return [self.expr(e, ivs) for e in amap.results]
+
+
+def _operands_and_maps(op: Linalg) -> tuple[list[SSAValue], list[AffineMap], list[int]]:
+    """Buffers, their maps, and the loop extents of a linalg op."""
+    if isinstance(op, FillOp):
+        out = op.outputs[0]
+        rank = len(out.type.get_shape())
+        return [out], [AffineMap.identity(rank)], list(out.type.get_shape())
+    values = [*op.inputs, *op.outputs]
+    maps = [m.data for m in op.indexing_maps]
+    extents: list[int | None] = [None] * maps[0].num_dims
+    for value, amap in zip(values, maps, strict=True):
+        shape = value.type.get_shape() if hasattr(value.type, "get_shape") else ()
+        for position, expr in enumerate(amap.results):
+            if isinstance(expr, AffineDimExpr) and extents[expr.position] is None:
+                extents[expr.position] = shape[position]
+    if any(e is None for e in extents):
+        raise ValueError(f"{op.name}: a loop dimension has no extent")
+    return values, maps, [e for e in extents if e is not None]
+
+
+def _is_parallel_dim0(op: Linalg) -> bool:
+    return isinstance(op, FillOp) or str(op.iterator_types.data[0].data) == "parallel"
+
+
+def _root(value: SSAValue) -> tuple[SSAValue, bool]:
+    """The buffer a view is taken of, and whether dimension 0 survives the views."""
+    intact = True
+    while isinstance(value.owner, memref.SubviewOp | memref.ExpandShapeOp | memref.CollapseShapeOp):
+        view = value.owner
+        if isinstance(view, memref.SubviewOp):
+            offsets = view.static_offsets.get_values()
+            sizes = view.static_sizes.get_values()
+            intact &= offsets[0] == 0 and sizes[0] == view.source.type.get_shape()[0]
+            value = view.source
+        else:
+            groups = view.reassociation.data
+            intact &= [a.value.data for a in groups[0].data] == [0]
+            value = view.src
+    return value, intact
+
+
+def parallel_extent(function: func.FuncOp, ops: Sequence[Linalg]) -> int:
+    """N if the kernel's top-level ops can be split along dimension 0, else 1."""
+    num_inputs = function.attributes["tlir.num_inputs"].value.data
+    readonly = set(function.body.block.args[:num_inputs])
+    extent = None
+    written = set()
+    accesses: list[tuple[SSAValue, AffineMap, bool]] = []
+    for op in ops:
+        values, maps, extents = _operands_and_maps(op)
+        if not extents or not _is_parallel_dim0(op):
+            return 1
+        if extent not in (None, extents[0]):
+            return 1
+        extent = extents[0]
+        outputs = 1 if isinstance(op, FillOp) else len(op.outputs)
+        for index, (value, amap) in enumerate(zip(values, maps, strict=True)):
+            is_output = index >= len(values) - outputs
+            root, intact = _root(value)
+            if is_output:
+                written.add(root)
+            accesses.append((root, amap, intact))
+    for root, amap, intact in accesses:
+        if root in readonly or isinstance(root.owner, memref.GetGlobalOp):
+            continue
+        first = amap.results[0] if amap.results else None
+        if not intact or not (isinstance(first, AffineDimExpr) and first.position == 0):
+            return 1
+    return extent if extent is not None and extent > 1 and written else 1
+
+
+def lower_linalg(op: Linalg, bounds: tuple[SSAValue, SSAValue] | None) -> list[Operation]:
+    """The loop nest of one linalg op; `bounds` overrides the outermost loop's."""
+    values, maps, extents = _operands_and_maps(op)
+    if 0 in extents:
+        return []
+    outer = Block()
+    prefix = IndexEmitter(outer)
+    ivs: list[SSAValue] = []
+    block = outer
+    nest: list[Operation] = []
+    step = prefix.const(1)
+    for position, extent in enumerate(extents):
+        if position == 0 and bounds is not None:
+            lb, ub = bounds
+        else:
+            lb, ub = prefix.const(0), prefix.const(extent)
+        body = Block(arg_types=[IndexType()])
+        loop = scf.ForOp(lb, ub, step, [], body)
+        block.add_op(loop)
+        nest.append(loop)
+        ivs.append(body.args[0])
+        block = body
+        prefix = IndexEmitter(block)
+    _emit_body(op, values, maps, ivs, prefix)
+    for loop in nest:
+        loop.body.block.add_op(scf.YieldOp())
+    ops = list(outer.ops)
+    for nested in ops:
+        nested.detach()
+    return ops
+
+
+def _emit_body(
+    op: Linalg,
+    values: list[SSAValue],
+    maps: list[AffineMap],
+    ivs: list[SSAValue],
+    emitter: IndexEmitter,
+) -> None:
+    if isinstance(op, FillOp):
+        target = values[0]
+        emitter.emit(memref.StoreOp.get(op.inputs[0], target, emitter.indices(maps[0], ivs)))
+        return
+    args = op.body.block.args
+    mapping: dict[SSAValue, SSAValue] = {}
+    for arg, value, amap in zip(args, values, maps, strict=True):
+        if arg.uses.get_length():
+            indices = emitter.indices(amap, ivs)
+            mapping[arg] = emitter.emit(memref.LoadOp.get(value, indices))
+    for inner in op.body.block.ops:
+        if isinstance(inner, YieldOp):
+            outputs = values[len(op.inputs) :]
+            out_maps = maps[len(op.inputs) :]
+            for result, target, amap in zip(inner.operands, outputs, out_maps, strict=True):
+                indices = emitter.indices(amap, ivs)
+                emitter.emit(memref.StoreOp.get(mapping.get(result, result), target, indices))
+            return
+        if isinstance(inner, IndexOp):
+            mapping[inner.results[0]] = ivs[inner.dim.value.data]
+            continue
+        emitter.emit(inner.clone(value_mapper=mapping))
+
+
+def lower_function(function: func.FuncOp) -> None:
+    block = function.body.block
+    ops = [op for op in block.ops if isinstance(op, GenericOp | FillOp)]
+    bounds = None
+    if is_kernel(function) and "tlir.num_inputs" in function.attributes:
+        extent = parallel_extent(function, ops)
+        function.attributes[PARALLEL_ATTR] = IntegerAttr(extent, i64)
+        if extent > 1:
+            lo, hi = block.args[-2], block.args[-1]
+            assert isinstance(lo, BlockArgument) and isinstance(hi, BlockArgument)
+            first = block.first_op
+            n = arith.ConstantOp(IntegerAttr(extent, IndexType()))
+            ub = arith.MinSIOp(hi, n)
+            block.insert_ops_before([n, ub], first) if first else block.add_ops([n, ub])
+            bounds = (lo, ub.results[0])
+    for op in ops:
+        block.insert_ops_before(lower_linalg(op, bounds), op)
+        op.detach()
+        op.erase()
+
+
+@dataclass(frozen=True)
+class TlirLinalgToLoops(ModulePass):
+    """Lower linalg on buffers to scf loops; kernels iterate `[lo, min(hi, N))`."""
+
+    name = "tlir-linalg-to-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.ops:
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                lower_function(function)
+
+
+__all__ = ["PARALLEL_ATTR", "TlirLinalgToLoops", "lower_linalg", "parallel_extent"]

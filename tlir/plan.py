@@ -1,0 +1,398 @@
+"""The execution plan of a compiled model, and its entry function as LLVM IR.
+
+After kernel formation the graph's function holds only constants, views
+(`detach`/`reshape`/`flatten`), kernel calls and its return. The plan turns
+that into buffers and steps:
+
+* a **storage** is the memory behind a value and every view of it: a model
+  input, a constant, a model output, or a slice of one **workspace** that the
+  caller allocates per call (no `malloc` in generated code: the caller's
+  allocation either succeeds or raises);
+* a kernel result is computed straight into the model output that returns it;
+  a value returned twice, or an input or constant returned, is copied;
+* workspace slices are reused once their value is dead (first fit, 64-byte
+  aligned), never within the call that reads them;
+* each step calls a kernel with `(inputs…, outputs…, scratch…, lo, hi)`; a step
+  with enough work runs its kernel over `[0, N)` split across threads.
+
+`entry_ir` emits the entry function
+
+    i32 @tlir_main(ptr inputs, ptr outputs, ptr constants, ptr workspace, i32 threads)
+
+(the first three are arrays of buffer pointers) with a small OpenMP runtime:
+`GOMP_parallel` runs a worker on each thread, and thread t of T takes the
+iterations `[N·t/T, N·(t+1)/T)`, so each output is computed by exactly one
+thread, in the same order as with one thread.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.ir import Operation, SSAValue
+
+from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects import tlir as T
+from tlir.interface import numpy_dtype
+from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
+
+ALIGNMENT = 64
+
+THREAD_WORK = 200_000
+"""Element operations below which a step runs on one thread (a parallel
+region costs a few microseconds)."""
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """What the plan needs to know of a compiled kernel."""
+
+    name: str
+    num_inputs: int
+    num_outputs: int
+    scratch_bytes: tuple[int, ...]
+    parallel_extent: int
+    work: int
+
+
+@dataclass
+class Storage:
+    kind: str  # "input", "const", "output", "workspace"
+    index: int = 0  # input/const/output index, or workspace offset
+    nbytes: int = 0
+
+
+@dataclass
+class Step:
+    kernel: str
+    args: list[Storage]
+    extent: int
+    threaded: bool
+
+
+@dataclass
+class Copy:
+    target: Storage
+    source: Storage
+    nbytes: int
+
+
+@dataclass
+class Plan:
+    inputs: list[tuple[tuple[int, ...], np.dtype]]
+    outputs: list[tuple[tuple[int, ...], np.dtype]]
+    constants: list[np.ndarray]
+    steps: list[Step] = field(default_factory=list)
+    copies: list[Copy] = field(default_factory=list)
+    workspace_bytes: int = 0
+
+
+def _nbytes(value: SSAValue) -> int:
+    return math.prod(value.type.get_shape()) * numpy_dtype(value.type).itemsize
+
+
+class Workspace:
+    """First-fit allocation of workspace slices with reuse."""
+
+    def __init__(self) -> None:
+        self.free: list[tuple[int, int]] = []  # (offset, size), sorted by offset
+        self.size = 0  # the end of the highest slice in use
+        self.peak = 0  # the largest `size` ever: the workspace's byte size
+
+    def allocate(self, nbytes: int) -> int:
+        size = max(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
+        for index, (offset, available) in enumerate(self.free):
+            if available >= size:
+                rest = available - size
+                self.free[index : index + 1] = [(offset + size, rest)] if rest else []
+                return offset
+        offset = self.size
+        self.size += size
+        self.peak = max(self.peak, self.size)
+        return offset
+
+    def release(self, offset: int, nbytes: int) -> None:
+        size = max(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
+        self.free.append((offset, size))
+        self.free.sort()
+        merged: list[tuple[int, int]] = []
+        for start, length in self.free:
+            if merged and merged[-1][0] + merged[-1][1] == start:
+                merged[-1] = (merged[-1][0], merged[-1][1] + length)
+            else:
+                merged.append((start, length))
+        if merged and merged[-1][0] + merged[-1][1] == self.size:
+            self.size = merged.pop()[0]
+        self.free = merged
+
+
+def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str = "model") -> Plan:
+    """The plan of a function after kernel formation."""
+    from tlir.dense import dense_to_numpy
+
+    block = function.body.block
+    signature = function.function_type
+    plan = Plan(
+        inputs=[(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.inputs.data],
+        outputs=[(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.outputs.data],
+        constants=[],
+    )
+    storage: dict[SSAValue, Storage] = {}
+    for index, arg in enumerate(block.args):
+        storage[arg] = Storage("input", index, _nbytes(arg))
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    _bind_outputs(block.ops, ret, storage)
+    roots, last_use = _last_uses(block)
+    workspace = Workspace()
+    for position, op in enumerate(block.ops):
+        if isinstance(op, func.ReturnOp):
+            break
+        kind = kernel_kind(op)
+        if kind is KernelKind.STAYS:
+            storage[op.results[0]] = Storage("const", len(plan.constants), _nbytes(op.results[0]))
+            plan.constants.append(dense_to_numpy(op.value))
+        elif kind is KernelKind.VIEW:
+            storage[op.results[0]] = storage[op.operands[0]]
+        elif isinstance(op, func.CallOp):
+            _call_step(op, kernels[op.callee.root_reference.data], storage, workspace, plan)
+        else:
+            raise TlirError(
+                describe_location(op.location, where),
+                f"'{op.name}' cannot be compiled in the graph's function",
+            )
+        for operand in {roots.get(v, v) for v in op.operands}:
+            if last_use.get(operand) == position and storage[operand].kind == "workspace":
+                workspace.release(storage[operand].index, storage[operand].nbytes)
+    _copy_outputs(ret, storage, plan)
+    plan.workspace_bytes = workspace.peak
+    return plan
+
+
+def _bind_outputs(ops, ret: func.ReturnOp, storage: dict[SSAValue, Storage]) -> None:
+    """A kernel result returned (directly or through views) is computed in its
+    output buffer; only the first output naming a storage takes it."""
+    views: dict[SSAValue, SSAValue] = {}
+    for op in ops:
+        if kernel_kind(op) is KernelKind.VIEW:
+            views[op.results[0]] = views.get(op.operands[0], op.operands[0])
+    taken: set[SSAValue] = set()
+    for index, value in enumerate(ret.arguments):
+        root = views.get(value, value)
+        if isinstance(root.owner, func.CallOp) and root not in taken:
+            taken.add(root)
+            storage[root] = Storage("output", index, _nbytes(root))
+
+
+def _last_uses(block) -> tuple[dict[SSAValue, SSAValue], dict[SSAValue, int]]:
+    """The root of every view, and the position of the last op reading each root."""
+    root: dict[SSAValue, SSAValue] = {}
+    last: dict[SSAValue, int] = {}
+    for position, op in enumerate(block.ops):
+        if kernel_kind(op) is KernelKind.VIEW:
+            root[op.results[0]] = root.get(op.operands[0], op.operands[0])
+        for operand in op.operands:
+            last[root.get(operand, operand)] = position
+    return root, last
+
+
+def _call_step(
+    op: func.CallOp,
+    info: KernelInfo,
+    storage: dict[SSAValue, Storage],
+    workspace: Workspace,
+    plan: Plan,
+) -> None:
+    inputs = [storage[v] for v in op.arguments]
+    outputs = []
+    for result in op.results:
+        if result not in storage:
+            nbytes = _nbytes(result)
+            storage[result] = Storage("workspace", workspace.allocate(nbytes), nbytes)
+        outputs.append(storage[result])
+    scratch = [Storage("workspace", workspace.allocate(n), n) for n in info.scratch_bytes]
+    if any(_nbytes(r) for r in op.results):  # else there is nothing to compute
+        threaded = info.parallel_extent > 1 and info.work >= THREAD_WORK
+        args = [*inputs, *outputs, *scratch]
+        plan.steps.append(Step(info.name, args, info.parallel_extent, threaded))
+    for buffer in scratch:
+        workspace.release(buffer.index, buffer.nbytes)
+
+
+def _copy_outputs(ret: func.ReturnOp, storage: dict[SSAValue, Storage], plan: Plan) -> None:
+    for index, value in enumerate(ret.arguments):
+        source = storage[value]
+        if source.kind == "output" and source.index == index:
+            continue
+        nbytes = _nbytes(value)
+        if nbytes:
+            plan.copies.append(Copy(Storage("output", index, nbytes), source, nbytes))
+
+
+# --- the entry function as LLVM IR --------------------------------------------
+
+ENTRY = "tlir_main"
+
+RUNTIME = """
+%tlir.closure = type { ptr, ptr, i64 }
+declare void @GOMP_parallel(ptr, ptr, i32, i32)
+declare i32 @omp_get_thread_num()
+declare i32 @omp_get_num_threads()
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
+define internal void @tlir.worker(ptr %closure) {
+  %fp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 0
+  %f = load ptr, ptr %fp
+  %ap = getelementptr %tlir.closure, ptr %closure, i32 0, i32 1
+  %args = load ptr, ptr %ap
+  %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
+  %n = load i64, ptr %np
+  %t32 = call i32 @omp_get_thread_num()
+  %nt32 = call i32 @omp_get_num_threads()
+  %t = sext i32 %t32 to i64
+  %nt = sext i32 %nt32 to i64
+  %lo.n = mul i64 %n, %t
+  %lo = udiv i64 %lo.n, %nt
+  %t1 = add i64 %t, 1
+  %hi.n = mul i64 %n, %t1
+  %hi = udiv i64 %hi.n, %nt
+  %some = icmp ult i64 %lo, %hi
+  br i1 %some, label %run, label %done
+run:
+  call void %f(ptr %args, i64 %lo, i64 %hi)
+  br label %done
+done:
+  ret void
+}
+
+define internal void @tlir.parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
+  %one = icmp sle i32 %threads, 1
+  br i1 %one, label %serial, label %parallel
+serial:
+  call void %f(ptr %args, i64 0, i64 %n)
+  ret void
+parallel:
+  %closure = alloca %tlir.closure
+  %fp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 0
+  store ptr %f, ptr %fp
+  %ap = getelementptr %tlir.closure, ptr %closure, i32 0, i32 1
+  store ptr %args, ptr %ap
+  %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
+  store i64 %n, ptr %np
+  call void @GOMP_parallel(ptr @tlir.worker, ptr %closure, i32 %threads, i32 0)
+  ret void
+}
+"""
+
+SERIAL_RUNTIME = """
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
+define internal void @tlir.parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
+  call void %f(ptr %args, i64 0, i64 %n)
+  ret void
+}
+"""
+"""Without an OpenMP runtime every step runs on the calling thread."""
+
+WHOLE_RANGE = (1 << 63) - 1
+
+
+def entry_ir(plan: Plan, kernel_arity: dict[str, int], openmp: bool) -> str:
+    """The entry function of `plan` as LLVM IR text (with the runtime)."""
+    lines: list[str] = []
+    for name, arity in sorted(kernel_arity.items()):
+        params = ", ".join(["ptr"] * arity + ["i64", "i64"])
+        lines.append(f"declare void @{name}({params})")
+        lines.append(f"declare void @{name}.entry(ptr, i64, i64)")
+    lines.append(RUNTIME if openmp else SERIAL_RUNTIME)
+    lines.append(f"define i32 @{ENTRY}(ptr %ins, ptr %outs, ptr %consts, ptr %ws, i32 %threads) {{")
+    body = _EntryBody()
+    for number, step in enumerate(plan.steps):
+        pointers = [body.pointer(s) for s in step.args]
+        if step.threaded:
+            array = f"%args{number}"
+            body.allocas.append(f"  {array} = alloca [{len(pointers)} x ptr], align 8")
+            for slot, pointer in enumerate(pointers):
+                body.line(f"%a{number}.{slot} = getelementptr ptr, ptr {array}, i64 {slot}")
+                body.line(f"store ptr {pointer}, ptr %a{number}.{slot}")
+            body.line(
+                f"call void @tlir.parallel(ptr @{step.kernel}.entry, ptr {array}, "
+                f"i64 {step.extent}, i32 %threads)"
+            )
+        else:
+            args = ", ".join([f"ptr {p}" for p in pointers] + ["i64 0", f"i64 {WHOLE_RANGE}"])
+            body.line(f"call void @{step.kernel}({args})")
+    for copy in plan.copies:
+        target, source = body.pointer(copy.target), body.pointer(copy.source)
+        body.line(
+            f"call void @llvm.memcpy.p0.p0.i64(ptr {target}, ptr {source}, "
+            f"i64 {copy.nbytes}, i1 false)"
+        )
+    body.line("ret i32 0")
+    lines.append("entry:")
+    lines.extend(body.allocas)
+    lines.extend(body.lines)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+class _EntryBody:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.allocas: list[str] = []
+        self.cache: dict[tuple[str, int], str] = {}
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " + text)
+
+    def pointer(self, storage: Storage) -> str:
+        key = (storage.kind, storage.index)
+        if key in self.cache:
+            return self.cache[key]
+        name = f"%{storage.kind[0]}{storage.index}"
+        if storage.kind == "workspace":
+            self.line(f"{name} = getelementptr i8, ptr %ws, i64 {storage.index}")
+        else:
+            array = {"input": "%ins", "output": "%outs", "const": "%consts"}[storage.kind]
+            self.line(f"{name}.p = getelementptr ptr, ptr {array}, i64 {storage.index}")
+            self.line(f"{name} = load ptr, ptr {name}.p")
+        self.cache[key] = name
+        return name
+
+
+def kernel_entry_ir(name: str, arity: int) -> str:
+    """`@name.entry(args, lo, hi)`: the kernel with its buffer pointers read from an array."""
+    lines = [f"define void @{name}.entry(ptr %args, i64 %lo, i64 %hi) {{"]
+    for slot in range(arity):
+        lines.append(f"  %p{slot}.a = getelementptr ptr, ptr %args, i64 {slot}")
+        lines.append(f"  %p{slot} = load ptr, ptr %p{slot}.a")
+    args = ", ".join([f"ptr %p{slot}" for slot in range(arity)] + ["i64 %lo", "i64 %hi"])
+    lines.append(f"  call void @{name}({args})")
+    lines.append("  ret void")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def op_work(op: Operation) -> int:
+    """A rough count of element operations of a tlir op (for threading decisions)."""
+    out = sum(math.prod(r.type.get_shape()) for r in op.results)
+    if isinstance(op, T.MatmulOp):
+        return out * op.lhs.type.get_shape()[-1] * 2
+    if isinstance(op, T.LinearOp):
+        return out * op.weight.type.get_shape()[1] * 2
+    if isinstance(op, T.ConvOp):
+        cfg = op.config
+        return out * (cfg.in_channels // cfg.groups) * math.prod(cfg.kernel) * 2
+    if op.operands:
+        return max(out, max(math.prod(v.type.get_shape()) for v in op.operands))
+    return out
+
+
+def kernel_work(kernel: func.FuncOp) -> int:
+    return sum(op_work(op) for op in kernel.body.block.ops if isinstance(op, T.TlirOp))
+
+
+__all__ = ["ENTRY", "KernelInfo", "Plan", "build_plan", "entry_ir", "kernel_entry_ir"]
