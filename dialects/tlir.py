@@ -122,7 +122,9 @@ class TlirOp(IRDLOperation):
                     f"{self.name}: tensor shapes must be static, got {value.type}"
                 )
 
-    def verify_(self) -> None:
+    def check_shape_rules(self) -> None:
+        """TorchLean's shape rules: static shapes, and the declared result shape
+        is the inferred one (the part of verification a model file can fail)."""
         self.check_static_shapes()
         try:
             inferred = self.infer_shape()
@@ -134,6 +136,9 @@ class TlirOp(IRDLOperation):
                 f"{self.name}: declared result shape {shapes.fmt(declared)} does not "
                 f"match the inferred shape {shapes.fmt(inferred)}"
             )
+
+    def verify_(self) -> None:
+        self.check_shape_rules()
 
 
 class UnaryOp(TlirOp):

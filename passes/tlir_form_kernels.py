@@ -63,15 +63,22 @@ KERNEL_KINDS: OpTable[KernelKind] = OpTable("kernel kind")
 """The kernel kind of every tlir op."""
 
 
-def _register_kinds() -> None:
-    from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES
+SCALAR_OPS = (
+    T.AddOp, T.SubOp, T.MulElemOp, T.MaxElemOp, T.MinElemOp, T.AbsOp, T.SqrtOp, T.InvOp,
+    T.ReluOp, T.TanhOp, T.SigmoidOp, T.ExpOp, T.LogOp, T.SinOp, T.CosOp, T.SoftplusOp,
+    T.SafeLogOp,
+)  # fmt: skip
+"""The ops with a scalar body (the lowering's `SCALAR_BODIES`; a test checks
+they agree): the elementwise ops a contraction's epilogue may hold."""
 
+
+def _register_kinds() -> None:
     kinds = {
         KernelKind.STAYS: (T.ConstOp,),
         KernelKind.VIEW: (T.DetachOp, T.ReshapeOp, T.FlattenOp),
         KernelKind.INLINED: (T.CustomOp,),
         KernelKind.ELEMENTWISE: (
-            *SCALAR_BODIES, T.BroadcastToOp, T.TransposeOp, T.PermuteOp, T.RandUniformOp,
+            *SCALAR_OPS, T.BroadcastToOp, T.TransposeOp, T.PermuteOp, T.RandUniformOp,
             T.BernoulliMaskOp, T.BatchNormEvalOp,
         ),
         KernelKind.CONTRACTION: (T.MatmulOp, T.LinearOp, T.ConvOp),
@@ -130,13 +137,13 @@ def _expands(user: Operation) -> bool:
 def _same_shape_epilogue(anchor: Operation, group: Group) -> bool:
     """A contraction's epilogue: every op on a path from the contraction result
     is a same-shaped scalar-body op (no broadcast or transpose of the result)."""
-    from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES
-
     shape = anchor.results[0].type.get_shape()
     work = [anchor]
     while work:
         for user in _users(work.pop()):
-            if type(user) not in SCALAR_BODIES or user.results[0].type.get_shape() != shape:
+            if user not in group:
+                continue  # read after the kernel
+            if type(user) not in SCALAR_OPS or user.results[0].type.get_shape() != shape:
                 return False
             work.append(user)
     return True

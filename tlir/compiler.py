@@ -14,18 +14,24 @@ function; the objects are linked in memory and called.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import io
+import json
 import math
 import os
+import time
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, SSAValue
 from xdsl.printer import Printer
 
 from tlir.backend import BACKENDS, KernelABI
 from tlir.diagnostics import TlirError
+from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function
+from tlir.plan import Plan
 
 OPT_LEVELS = (0, 1, 2, 3)
 
@@ -70,21 +76,28 @@ def _check_options(backend: object, opt_level: object, threads: object, where: s
         raise TlirError(where, f"threads must be a positive integer, got {threads}")
 
 
-def _entry_module(module: ModuleOp, function: str) -> tuple[ModuleOp, func.FuncOp]:
+def _entry_module(module: ModuleOp, function: str, fuse: bool) -> tuple[ModuleOp, func.FuncOp]:
     """The functions of `module` in a module of their own, kernels formed."""
-    from tlir.passes.tlir_to_llvm import KERNEL_FORMATION, stage_passes
+    from tlir.passes.tlir_dedup_kernels import TlirDedupKernels
+    from tlir.passes.tlir_form_kernels import TlirFormKernels
+    from tlir.passes.tlir_inline_custom import TlirInlineCustom
     from tlir.universe import context
 
-    find_function(module, function)
     work = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
     ctx = context()
-    for stage in stage_passes(KERNEL_FORMATION):
+    for stage in (TlirInlineCustom(), TlirFormKernels(fuse=fuse), TlirDedupKernels()):
         stage.apply(ctx, work)
     return work, find_function(work, function)
 
 
 class CompiledModel:
-    """A model compiled for this CPU; call it with NumPy arrays."""
+    """A model compiled for this CPU; call it with NumPy arrays.
+
+    `threads`: how many threads run each large enough kernel (default
+    `TLIR_NUM_THREADS`, else all cores); results do not depend on it. `cache`:
+    use the on-disk compile cache. `progress`: a progress bar on stderr (when
+    it is a terminal) for a compile that takes more than two seconds.
+    """
 
     def __init__(
         self,
@@ -94,49 +107,34 @@ class CompiledModel:
         where: str = "model",
         threads: int | None = None,
         function: str = "main",
+        cache: bool = True,
+        progress: bool = False,
+        fuse: bool = True,
     ):
         from tlir import jit
-        from tlir.passes.tlir_form_kernels import is_kernel
-        from tlir.plan import ENTRY, KernelInfo, build_plan, entry_ir, kernel_work
+        from tlir.cache import open_cache
+        from tlir.plan import ENTRY
 
         _check_options(backend, opt_level, threads, where)
         self.where = where
         self.threads = threads or default_threads()
         self.function_op = find_function(module, function)
-        work, entry = _entry_module(module, function)
-        kernels = [op for op in work.ops if isinstance(op, func.FuncOp) and is_kernel(op)]
-        used = {op.callee.root_reference.data for op in entry.walk() if isinstance(op, func.CallOp)}
-        objects: list[bytes] = []
-        infos: dict[str, KernelInfo] = {}
-        arities: dict[str, int] = {}
-        for kernel in kernels:
-            name = kernel.sym_name.data
-            if name not in used:
-                continue
-            if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
-                # nothing to compute: the plan never calls it
-                infos[name] = KernelInfo(name, 0, 0, (), 1, 0)
-                continue
-            abi, data = compile_kernel(kernel, backend, opt_level, where)
-            objects.append(data)
-            arities[name] = abi.arity
-            infos[name] = KernelInfo(
-                name,
-                abi.num_inputs,
-                abi.num_outputs,
-                abi.scratch_bytes,
-                abi.parallel_extent,
-                kernel_work(kernel),
-            )
-        self.plan = build_plan(entry, infos, where)
-        main_ir = entry_ir(self.plan, arities, jit.host().openmp)
-        objects.append(jit.compile_object(main_ir, min(opt_level, 1), where))
+        self.stats: dict[str, object] = {}
+        build = _Build(module, function, backend, opt_level, where, fuse, progress)
+        store = open_cache(cache)
+        loaded = build.load(store) if store is not None else None
+        self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
+        plan, objects = loaded or build.compile(store)
+        self.stats.update(build.seconds)
+        self.plan = plan
+        start = time.perf_counter()
         self.engine = jit.Engine(objects)
         pointer = ctypes.c_void_p
         self._entry = self.engine.function(
             ENTRY, ctypes.c_int32, [pointer, pointer, pointer, pointer, ctypes.c_int32]
         )
-        self._constants = [np.ascontiguousarray(c) for c in self.plan.constants]
+        self.stats["link"] = time.perf_counter() - start
+        self._constants = [np.ascontiguousarray(c) for c in plan.constants]
         self._constant_pointers = _pointer_array(self._constants)
 
     def parameters(self) -> list[np.ndarray]:
@@ -164,6 +162,181 @@ class CompiledModel:
         return outputs
 
 
+class _Build:
+    """One compile: from the cache when it holds the model, else kernel by kernel."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        function: str,
+        backend: str,
+        opt_level: int,
+        where: str,
+        fuse: bool,
+        progress: bool,
+    ):
+        from tlir.cache import digest, environment
+
+        self.module, self.function = module, function
+        self.backend, self.opt_level, self.where = backend, opt_level, where
+        self.fuse, self.progress = fuse, progress
+        self.seconds: dict[str, float] = {}
+        self.environment = environment(backend, opt_level)
+        start = time.perf_counter()
+        structure = model_structure(module)
+        self.model_key = digest("model", structure, function, f"fuse {fuse}", self.environment)
+        self.seconds["key"] = time.perf_counter() - start
+
+    def kernel_key(self, name: str) -> str:
+        from tlir.cache import digest
+
+        return digest("kernel", name, self.environment)
+
+    def constants(self) -> list[np.ndarray]:
+        from tlir.plan import entry_constants
+
+        module = self.module
+        if any(isinstance(op, T.CustomOp) for op in module.walk()):
+            from tlir.passes.tlir_inline_custom import TlirInlineCustom
+            from tlir.universe import context
+
+            module = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
+            TlirInlineCustom().apply(context(), module)
+        return entry_constants(find_function(module, self.function))
+
+    def load(self, store) -> tuple[Plan, list[bytes]] | None:
+        """The plan and objects of a cached model, or None."""
+        from tlir.plan import plan_from_json
+
+        start = time.perf_counter()
+        entry = store.get(self.model_key)
+        if entry is None:
+            return None
+        header, main_object = unpack(entry)
+        objects = []
+        for key in header["kernels"]:
+            kernel = store.get(key)
+            if kernel is None:
+                return None
+            objects.append(unpack(kernel)[1])
+        try:
+            plan = plan_from_json(header["plan"], self.constants())
+        except (KeyError, TypeError, ValueError):
+            store.discard(self.model_key)
+            return None
+        self.seconds["load"] = time.perf_counter() - start
+        return plan, [*objects, main_object]
+
+    def compile(self, store) -> tuple[Plan, list[bytes]]:
+        from tlir import jit
+        from tlir.passes.tlir_form_kernels import is_kernel
+        from tlir.plan import KernelInfo, build_plan, entry_ir, kernel_work, plan_to_json
+
+        start = time.perf_counter()
+        work, entry = _entry_module(self.module, self.function, self.fuse)
+        self.seconds["tlir"] = time.perf_counter() - start
+        used = {op.callee.root_reference.data for op in entry.walk() if isinstance(op, func.CallOp)}
+        kernels = [
+            k
+            for k in work.ops
+            if isinstance(k, func.FuncOp) and is_kernel(k) and k.sym_name.data in used
+        ]
+        objects: list[bytes] = []
+        keys: list[str] = []
+        infos: dict[str, KernelInfo] = {}
+        arities: dict[str, int] = {}
+        lowering = llvm = 0.0
+        for kernel in _progress(kernels, self.progress):
+            name = kernel.sym_name.data
+            if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
+                infos[name] = KernelInfo(name, 0, 0, (), 1, 0)  # never called: nothing to do
+                continue
+            key = self.kernel_key(name)
+            cached = store.get(key) if store is not None else None
+            if cached is not None:
+                header, data = unpack(cached)
+                abi = KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])})
+            else:
+                abi, data, times = compile_kernel(
+                    kernel, self.backend, self.opt_level, self.where, timed=True
+                )
+                lowering, llvm = lowering + times[0], llvm + times[1]
+                if store is not None:
+                    store.put(key, pack(dataclasses.asdict(abi), data))
+            objects.append(data)
+            keys.append(key)
+            arities[name] = abi.arity
+            infos[name] = KernelInfo(
+                name,
+                abi.num_inputs,
+                abi.num_outputs,
+                abi.scratch_bytes,
+                abi.parallel_extent,
+                kernel_work(kernel),
+            )
+        start = time.perf_counter()
+        plan = build_plan(entry, infos, self.where)
+        main_ir = entry_ir(plan, arities, jit.host().openmp)
+        main_object = jit.compile_object(main_ir, min(self.opt_level, 1), self.where)
+        self.seconds.update(lowering=lowering, llvm=llvm, entry=time.perf_counter() - start)
+        if store is not None:
+            header = {"plan": plan_to_json(plan), "kernels": keys}
+            store.put(self.model_key, pack(header, main_object))
+        return plan, [*objects, main_object]
+
+
+def _progress(items: list, enabled: bool):
+    """A bar on stderr, shown only if it is a terminal and the work takes > 2 s."""
+    if not enabled or not items:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc="tlir: compiling kernels", unit="kernel", delay=2.0, leave=False)
+
+
+def pack(header: dict, data: bytes) -> bytes:
+    """A cache entry: a JSON header and object code."""
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(4, "little") + text + data
+
+
+def unpack(entry: bytes) -> tuple[dict, bytes]:
+    size = int.from_bytes(entry[:4], "little")
+    return json.loads(entry[4 : 4 + size]), entry[4 + size :]
+
+
+def model_structure(module: ModuleOp) -> str:
+    """The module as text without constant values (which reach the compiled code
+    as arguments): two modules with the same structure share their machine code."""
+    names: dict[Attribute, str] = {}
+
+    def text(attr: Attribute) -> str:
+        if attr not in names:
+            names[attr] = str(attr)
+        return names[attr]
+
+    numbers: dict[SSAValue, int] = {}
+    lines = []
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    numbers[arg] = len(numbers)
+                lines.append(f"block {','.join(text(a.type) for a in block.args)}")
+        props = sorted(
+            (k, text(v))
+            for k, v in op.properties.items()
+            if not (isinstance(op, T.ConstOp) and k == "value")
+        )
+        attrs = sorted((k, text(v)) for k, v in op.attributes.items() if k != "sym_visibility")
+        operands = ",".join(str(numbers.get(v, -1)) for v in op.operands)
+        results = ",".join(text(r.type) for r in op.results)
+        lines.append(f"{op.name}|{props}|{attrs}|{operands}|{results}")
+        for result in op.results:
+            numbers[result] = len(numbers)
+    return "\n".join(lines)
+
+
 _EMPTY = np.empty(1, np.uint8)
 """Zero-size arrays still need a valid pointer; nothing reads or writes it."""
 
@@ -174,12 +347,14 @@ def _pointer_array(arrays) -> ctypes.Array:
 
 
 def compile_kernel(
-    kernel: func.FuncOp, backend: str, opt_level: int, where: str
-) -> tuple[KernelABI, bytes]:
-    """Lower one distinct kernel with `backend` and compile it for the host."""
+    kernel: func.FuncOp, backend: str, opt_level: int, where: str, timed: bool = False
+):
+    """Lower one distinct kernel with `backend` and compile it for the host:
+    (ABI, object) — and, with `timed`, (seconds lowering, seconds in LLVM)."""
     from tlir import backend as backends
     from tlir import jit
 
+    start = time.perf_counter()
     loops = backends.kernel_to_loops(kernel)
     name = kernel.sym_name.data
     abi = backends.kernel_abi(loops, name)
@@ -192,7 +367,11 @@ def compile_kernel(
 
         llvm_ir = mlir.kernel_llvm_ir(loops, where)
     llvm_ir = backends.with_entry(llvm_ir, name, abi)
-    return abi, jit.compile_object(llvm_ir, opt_level, where)
+    middle = time.perf_counter()
+    data = jit.compile_object(llvm_ir, opt_level, where)
+    if timed:
+        return abi, data, (middle - start, time.perf_counter() - middle)
+    return abi, data
 
 
 def compile(
@@ -201,6 +380,9 @@ def compile(
     backend: str = "xdsl",
     opt_level: int = 2,
     threads: int | None = None,
+    cache: bool = True,
+    progress: bool = False,
+    fuse: bool = True,
 ) -> CompiledModel:
     """Compile a model: a .json/.mlir path, MLIR text, or a module."""
     from tlir.api import load_model, parse_module_checked
@@ -219,7 +401,9 @@ def compile(
         raise TlirError(
             "tlir.compile", f"expected a model path, MLIR text or a module, got {type(model)}"
         )
-    return CompiledModel(module, backend, opt_level, where, threads)
+    return CompiledModel(
+        module, backend, opt_level, where, threads, cache=cache, progress=progress, fuse=fuse
+    )
 
 
 __all__ = ["CompiledModel", "compile", "compile_kernel", "lower_to_linalg"]

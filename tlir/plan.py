@@ -27,6 +27,7 @@ thread, in the same order as with one thread.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -131,8 +132,6 @@ class Workspace:
 
 def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str = "model") -> Plan:
     """The plan of a function after kernel formation."""
-    from tlir.dense import dense_to_numpy
-
     block = function.body.block
     signature = function.function_type
     plan = Plan(
@@ -140,6 +139,7 @@ def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str
         outputs=[(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.outputs.data],
         constants=[],
     )
+    plan.constants = entry_constants(function)
     storage: dict[SSAValue, Storage] = {}
     for index, arg in enumerate(block.args):
         storage[arg] = Storage("input", index, _nbytes(arg))
@@ -148,13 +148,15 @@ def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str
     _bind_outputs(block.ops, ret, storage)
     roots, last_use = _last_uses(block)
     workspace = Workspace()
+    constant_numbers = itertools.count()
     for position, op in enumerate(block.ops):
         if isinstance(op, func.ReturnOp):
             break
         kind = kernel_kind(op)
         if kind is KernelKind.STAYS:
-            storage[op.results[0]] = Storage("const", len(plan.constants), _nbytes(op.results[0]))
-            plan.constants.append(dense_to_numpy(op.value))
+            storage[op.results[0]] = Storage(
+                "const", next(constant_numbers), _nbytes(op.results[0])
+            )
         elif kind is KernelKind.VIEW:
             storage[op.results[0]] = storage[op.operands[0]]
         elif isinstance(op, func.CallOp):
@@ -170,6 +172,15 @@ def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str
     _copy_outputs(ret, storage, plan)
     plan.workspace_bytes = workspace.peak
     return plan
+
+
+def entry_constants(function: func.FuncOp) -> list[np.ndarray]:
+    """The constants of a function, in op order: the plan's constant slots.
+    (Kernel formation keeps constants where they are, so the order is the same
+    before and after it, once custom calls are inlined.)"""
+    from tlir.dense import dense_to_numpy
+
+    return [dense_to_numpy(op.value) for op in function.body.block.ops if isinstance(op, T.ConstOp)]
 
 
 def _bind_outputs(ops, ret: func.ReturnOp, storage: dict[SSAValue, Storage]) -> None:
@@ -396,3 +407,38 @@ def kernel_work(kernel: func.FuncOp) -> int:
 
 
 __all__ = ["ENTRY", "KernelInfo", "Plan", "build_plan", "entry_ir", "kernel_entry_ir"]
+
+
+# --- persistence (the compile cache stores plans as JSON) ----------------------
+
+
+def _storage_list(values: list[Storage]) -> list[list]:
+    return [[s.kind, s.index, s.nbytes] for s in values]
+
+
+def plan_to_json(plan: Plan) -> dict:
+    """Everything but the constants (the module supplies them on a cache hit)."""
+    return {
+        "inputs": [[list(shape), dtype.str] for shape, dtype in plan.inputs],
+        "outputs": [[list(shape), dtype.str] for shape, dtype in plan.outputs],
+        "constants": len(plan.constants),
+        "steps": [[s.kernel, _storage_list(s.args), s.extent, s.threaded] for s in plan.steps],
+        "copies": [[*_storage_list([c.target, c.source]), c.nbytes] for c in plan.copies],
+        "workspace_bytes": plan.workspace_bytes,
+    }
+
+
+def plan_from_json(data: dict, constants: list[np.ndarray]) -> Plan:
+    if len(constants) != data["constants"]:
+        raise ValueError("the cached plan reads a different number of constants")
+    return Plan(
+        inputs=[(tuple(shape), np.dtype(dtype)) for shape, dtype in data["inputs"]],
+        outputs=[(tuple(shape), np.dtype(dtype)) for shape, dtype in data["outputs"]],
+        constants=constants,
+        steps=[
+            Step(kernel, [Storage(*s) for s in args], extent, threaded)
+            for kernel, args, extent, threaded in data["steps"]
+        ],
+        copies=[Copy(Storage(*t), Storage(*s), n) for t, s, n in data["copies"]],
+        workspace_bytes=data["workspace_bytes"],
+    )

@@ -28,3 +28,17 @@ def unary_module(op: str, shape: str, dtype: str = "f64", attrs: str = "") -> st
 @pytest.fixture
 def run():
     return run_mlir
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_compile_cache(tmp_path_factory):
+    """Tests share one compile cache of their own, never the user's."""
+    import os
+
+    previous = os.environ.get("TLIR_CACHE_DIR")
+    os.environ["TLIR_CACHE_DIR"] = str(tmp_path_factory.mktemp("tlir-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("TLIR_CACHE_DIR", None)
+    else:
+        os.environ["TLIR_CACHE_DIR"] = previous

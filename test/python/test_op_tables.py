@@ -9,6 +9,7 @@ import pytest
 from tlir.dialects.tlir import TLIR_OPS
 from tlir.passes.convert_tlir_to_linalg import LOWERINGS
 from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES, lower_elementwise
+from tlir.passes.tlir_form_kernels import KERNEL_KINDS, SCALAR_OPS
 from tlir.reference.ops import EVALUATORS
 from tlir.torchlean.exporter import WRITERS
 from tlir.torchlean.importer import READERS
@@ -18,6 +19,7 @@ TABLES = {
     "reference evaluators": EVALUATORS,
     "JSON readers": READERS,
     "JSON writers": WRITERS,
+    "kernel kinds": KERNEL_KINDS,
 }
 
 
@@ -37,6 +39,10 @@ def test_elementwise_ops_lower_through_their_scalar_body():
     assert len(SCALAR_BODIES) == 17
     for op_class in SCALAR_BODIES:
         assert LOWERINGS[op_class] is lower_elementwise, op_class.name
+
+
+def test_kernel_formation_knows_the_scalar_body_ops():
+    assert set(SCALAR_OPS) == set(SCALAR_BODIES)
 
 
 def test_a_table_refuses_a_second_entry_for_one_op():

@@ -27,12 +27,17 @@ class GraphBuilder:
     def __init__(self, file: str, dtype: np.dtype, input_shape: Shape):
         self.file = file
         self.dtype = np.dtype(dtype)
+        self._types: dict[Shape, TensorType] = {}
+        self._location: tuple[int, Attribute | None] = (-1, None)
         self.block = Block(arg_types=[self.tensor_type(input_shape)])
         self.next_tensor_id = 0
         self.node: RawNode | None = None
 
     def tensor_type(self, shape: Shape) -> TensorType:
-        return TensorType(element_type(self.dtype), list(shape))
+        shape = tuple(shape)
+        if shape not in self._types:
+            self._types[shape] = TensorType(element_type(self.dtype), list(shape))
+        return self._types[shape]
 
     @property
     def input(self) -> SSAValue:
@@ -71,9 +76,13 @@ class GraphBuilder:
 
     def _append(self, op: Operation) -> SSAValue:
         assert self.node is not None
-        op.location = node_location(self.file, self.node.id)
+        if self._location[0] != self.node.id:
+            self._location = (self.node.id, node_location(self.file, self.node.id))
+        op.location = self._location[1]
         try:
-            op.verify(verify_nested_ops=False)
+            # The builder makes operand, result and property types right by
+            # construction; what a file can get wrong is TorchLean's shape rules.
+            op.check_shape_rules()
         except DiagnosticException as err:
             message = " ".join(str(err).split()).removeprefix(f"{op.name}: ")
             raise self.node.error(message) from None

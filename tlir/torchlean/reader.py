@@ -99,20 +99,40 @@ def _nat(value: Any, node: RawNode | None, what: str, file: str = "") -> int:
     return value
 
 
+_TYPE_OF = np.frompyfunc(type, 1, 1)
+
+
 def _nested(value: Any, shape: Shape) -> np.ndarray:
-    """Check a nested list against `shape` and convert it to float64."""
+    """Check a nested list against `shape` and convert it to float64: NumPy
+    converts and checks the types in bulk; anything unexpected takes the slow
+    path, which names the first offending entry."""
+    try:
+        objects = np.array(value, dtype=object)
+    except ValueError:  # ragged nesting
+        objects = None
+    if objects is not None and objects.shape == tuple(shape):
+        kinds = _TYPE_OF(objects) if objects.size else objects
+        if objects.size == 0 or bool(np.all((kinds == float) | (kinds == int))):
+            try:
+                return objects.astype(np.float64)
+            except OverflowError:
+                raise ValueError("a number is beyond the range of binary64") from None
+    return _nested_checked(value, shape)
+
+
+def _nested_checked(value: Any, shape: Shape) -> np.ndarray:
+    """`_nested`, one entry at a time, for a precise message."""
     if not shape:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"expected a number, got {json.dumps(value)[:40]}")
-        return np.array(float(value))
+        try:
+            return np.array(float(value))
+        except OverflowError:
+            raise ValueError(f"{value} is beyond the range of binary64") from None
     if not isinstance(value, list) or len(value) != shape[0]:
         got = f"a list of {len(value)}" if isinstance(value, list) else json.dumps(value)[:40]
         raise ValueError(f"expected a list of {shape[0]} at this level, got {got}")
-    if len(shape) == 1 and all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in value
-    ):
-        return np.array(value, dtype=np.float64).reshape(shape)
-    parts = [_nested(v, shape[1:]) for v in value]
+    parts = [_nested_checked(v, shape[1:]) for v in value]
     return np.stack(parts) if parts else np.zeros(shape)
 
 

@@ -83,3 +83,44 @@ func.func @kernel(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = tlir.relu %x : (tensor<3xf64>) -> tensor<3xf64>
   func.return %0 : tensor<3xf64>
 }
+
+// -----
+
+// A kernel allocates nothing: its temporary becomes a scratch argument after
+// the out-parameter, then come `lo` and `hi`. Its caller allocates the result
+// and the scratch buffer, asks for the whole range, and frees the scratch
+// right after the call.
+// CHECK-LABEL: func.func @caller
+// CHECK-SAME:    (%[[X:.*]]: memref<4xf64>, %[[OUT:.*]]: memref<4xf64>)
+// CHECK-NEXT:    %[[S:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf64>
+// CHECK-NEXT:    %[[LO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[HI:.*]] = arith.constant 9223372036854775807 : index
+// CHECK-NEXT:    func.call @twice(%[[X]], %[[OUT]], %[[S]], %[[LO]], %[[HI]]) : (memref<4xf64>, memref<4xf64>, memref<4xf64>, index, index) -> ()
+// CHECK-NEXT:    memref.dealloc %[[S]] : memref<4xf64>
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func private @twice
+// CHECK-SAME:    (%[[A:.*]]: memref<4xf64>, %[[O:.*]]: memref<4xf64>, %[[T:.*]]: memref<4xf64>, %lo: index, %hi: index)
+// CHECK-SAME:    attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64}
+// CHECK-NOT:     memref.alloc
+// CHECK:         linalg.generic {{.*}} ins(%[[A]] : memref<4xf64>) outs(%[[T]] : memref<4xf64>)
+// CHECK:         linalg.generic {{.*}} ins(%[[T]], %[[T]] : memref<4xf64>, memref<4xf64>) outs(%[[O]] : memref<4xf64>)
+// CHECK-NOT:     memref.dealloc
+func.func @caller(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = func.call @twice(%x) : (tensor<4xf64>) -> tensor<4xf64>
+  func.return %0 : tensor<4xf64>
+}
+func.func private @twice(%x: tensor<4xf64>) -> tensor<4xf64> attributes {tlir.kernel} {
+  %e = tensor.empty() : tensor<4xf64>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf64>) outs(%e : tensor<4xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    %n = arith.negf %a : f64
+    linalg.yield %n : f64
+  } -> tensor<4xf64>
+  %e2 = tensor.empty() : tensor<4xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t, %t : tensor<4xf64>, tensor<4xf64>) outs(%e2 : tensor<4xf64>) {
+  ^bb0(%a: f64, %b: f64, %c: f64):
+    %m = arith.mulf %a, %b : f64
+    linalg.yield %m : f64
+  } -> tensor<4xf64>
+  func.return %r : tensor<4xf64>
+}

@@ -1,67 +1,88 @@
-// tlir-to-llvm, the whole xDSL route: buffers as bare pointers, one kernel
-// function per linalg op, loops as branches, loads and stores through one
-// getelementptr with the row-major index, malloc/free for temporaries, the C
-// math library for exp, intrinsics for sqrt, constants as LLVM globals.
-// RUN: tlir-opt %s --split-input-file -p tlir-to-llvm | filecheck %s
-// RUN: tlir-opt %s --split-input-file -p tlir-to-llvm | filecheck %s --check-prefix=NOFAST
-// RUN: tlir-translate --mlir-to-llvmir %s | filecheck %s --check-prefix=IR
-
+// tlir-lower-to-llvm on its own input (arith, math, memref, func, cf): a memref
+// is a bare pointer; a load or store is one getelementptr with the linearized
+// index (a view's offset and strides come from its type); a function that
+// allocates checks malloc and returns a status (0, or 1 when memory ran out);
+// a kernel (`tlir.kernel`) is external, `no_inline`, its buffers `noalias`;
+// exp calls the C library, sqrt is the correctly rounded intrinsic.
+// RUN: tlir-opt %s -p tlir-lower-to-llvm | filecheck %s
+// RUN: tlir-opt %s -p tlir-lower-to-llvm | filecheck %s --check-prefix=NOFAST
 // NOFAST-NOT: fastmath
 // NOFAST-NOT: contract
 
-// CHECK-DAG:     llvm.func @malloc(i64) -> !llvm.ptr
-// CHECK-DAG:     llvm.func @free(!llvm.ptr)
-// CHECK-DAG:     llvm.func @expf(f32) -> f32
-// CHECK-DAG:     llvm.mlir.global internal constant @__constant_0(dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00]> : tensor<6xf32>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<6 x f32>
+// CHECK-DAG:   llvm.func @malloc(i64) -> !llvm.ptr
+// CHECK-DAG:   llvm.func @free(!llvm.ptr)
+// CHECK-DAG:   llvm.func @exp(f64) -> f64
+// CHECK-DAG:   llvm.func @llvm.sqrt.f64(f64) -> f64
 // CHECK-LABEL: llvm.func @main
-// CHECK-SAME:    (%[[X:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr) {
-// CHECK-NEXT:    %[[G:.*]] = llvm.mlir.addressof @__constant_0 : !llvm.ptr
-// CHECK-NEXT:    %[[SIZE:.*]] = llvm.mlir.constant(16) : i64
+// CHECK-SAME:    (%[[X:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr) -> i32 {
+// CHECK-NEXT:    %[[SIZE:.*]] = llvm.mlir.constant(32) : i64
 // CHECK-NEXT:    %[[T:.*]] = llvm.call @malloc(%[[SIZE]]) : (i64) -> !llvm.ptr
-// CHECK-NEXT:    llvm.call @main__kernel0(%[[T]]) : (!llvm.ptr) -> ()
-// CHECK-NEXT:    llvm.call @main__kernel1(%[[X]], %[[G]], %[[T]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
-// CHECK-NEXT:    llvm.call @main__kernel2(%[[T]], %[[OUT]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:    %[[P:.*]] = llvm.ptrtoint %[[T]] : !llvm.ptr to i64
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[FAILED:.*]] = llvm.icmp "eq" %[[P]], %[[NULL]] : i64
+// CHECK-NEXT:    llvm.cond_br %[[FAILED]], ^[[OOM:.*]], ^[[OK:.*]]
+// CHECK-NEXT:  ^[[OK]]:
+// CHECK:         llvm.call @k(%[[X]], %[[T]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+// CHECK-NEXT:    llvm.call @k(%[[T]], %[[OUT]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
 // CHECK-NEXT:    llvm.call @free(%[[T]]) : (!llvm.ptr) -> ()
-// CHECK-NEXT:    llvm.return
-// CHECK-LABEL: llvm.func internal @main__kernel1
-// CHECK-SAME:    (%[[A:.*]]: !llvm.ptr, %[[B:.*]]: !llvm.ptr, %[[C:.*]]: !llvm.ptr)
-// CHECK:         llvm.getelementptr %[[A]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    %[[AV:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK:         llvm.getelementptr %[[B]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    %[[BV:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK:         %[[ACC:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK-NEXT:    %[[P:.*]] = llvm.fmul %[[AV]], %[[BV]] : f32
-// CHECK-NEXT:    %[[S:.*]] = llvm.fadd %[[ACC]], %[[P]] : f32
-// CHECK:         llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
-// CHECK-LABEL: llvm.func internal @main__kernel2
-// CHECK:         llvm.call @expf(%{{.*}}) : (f32) -> f32
-// IR: @"__constant_0" = internal constant [6 x float] [float 0x3ff0000000000000, float 0x4000000000000000
-// IR: declare float @"expf"(float
-// IR: define void @"main"(ptr %".1", ptr %".2")
-// IR: call ccc void @"main__kernel1"
-func.func @main(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
-  %c = tlir.const {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>} : tensor<3x2xf32>
-  %m = tlir.matmul %x, %c : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
-  %e = tlir.exp %m : (tensor<2x2xf32>) -> tensor<2x2xf32>
-  func.return %e : tensor<2x2xf32>
-}
-
-// -----
-
-// A strided view (the interior of a padded buffer) keeps its offset and strides
-// in the type: the store index is 7·i + j + 8 into the base pointer.
-// CHECK-LABEL: llvm.func @padded
-// CHECK-LABEL: llvm.func internal @padded__kernel1
-// CHECK:         %[[OFF:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.return %[[ZERO]] : i32
+// CHECK-NEXT:  ^[[OOM]]:
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.return %[[ONE]] : i32
+// CHECK-LABEL: llvm.func @k
+// CHECK-SAME:    (%[[A:.*]]: !llvm.ptr {llvm.noalias}, %[[B:.*]]: !llvm.ptr {llvm.noalias}, %[[LO:.*]]: i64, %[[HI:.*]]: i64) attributes {no_inline} {
+// CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:    %[[LESS:.*]] = llvm.icmp "slt" %[[HI]], %[[N]] : i64
+// CHECK-NEXT:    %[[UB:.*]] = llvm.select %[[LESS]], %[[HI]], %[[N]] : i1, i64
+// CHECK:       ^bb2:
+// CHECK-NEXT:    %[[PA:.*]] = llvm.getelementptr %[[A]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+// CHECK-NEXT:    %[[V:.*]] = llvm.load %[[PA]] : !llvm.ptr -> f64
+// CHECK-NEXT:    %[[E:.*]] = llvm.call @exp(%[[V]]) : (f64) -> f64
+// CHECK-NEXT:    %[[S:.*]] = llvm.call @llvm.sqrt.f64(%[[E]]) : (f64) -> f64
+// CHECK-NEXT:    %[[PB:.*]] = llvm.getelementptr %[[B]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+// CHECK-NEXT:    llvm.store %[[S]], %[[PB]] : f64, !llvm.ptr
+// A store into a strided view: index 9 + 7·i + j into the base pointer.
+// CHECK-LABEL: llvm.func internal @view
+// CHECK:         %[[OFF:.*]] = llvm.mlir.constant(9) : i64
 // CHECK-NEXT:    %[[S7:.*]] = llvm.mlir.constant(7) : i64
 // CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %{{.*}}, %[[S7]] : i64
 // CHECK-NEXT:    %[[I1:.*]] = llvm.add %[[OFF]], %[[ROW]] : i64
 // CHECK-NEXT:    %[[I2:.*]] = llvm.add %[[I1]], %{{.*}} : i64
-// CHECK-NEXT:    %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[I2]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
-// CHECK-NEXT:    llvm.store %{{.*}}, %[[PTR]] : f64, !llvm.ptr
-// CHECK:         llvm.call @llvm.sqrt.f64
-func.func @padded(%x: tensor<5x5xf64>) -> tensor<3x3xf64> {
-  %0 = tlir.max_pool %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : (tensor<5x5xf64>) -> tensor<3x3xf64>
-  %1 = tlir.sqrt %0 : (tensor<3x3xf64>) -> tensor<3x3xf64>
-  func.return %1 : tensor<3x3xf64>
+// CHECK-NEXT:    %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[I2]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %{{.*}}, %[[PTR]] : f32, !llvm.ptr
+func.func @main(%x: memref<4xf64>, %out: memref<4xf64>) {
+  %t = memref.alloc() {alignment = 64 : i64} : memref<4xf64>
+  %lo = arith.constant 0 : index
+  %hi = arith.constant 4 : index
+  func.call @k(%x, %t, %lo, %hi) : (memref<4xf64>, memref<4xf64>, index, index) -> ()
+  func.call @k(%t, %out, %lo, %hi) : (memref<4xf64>, memref<4xf64>, index, index) -> ()
+  memref.dealloc %t : memref<4xf64>
+  func.return
+}
+func.func private @k(%a: memref<4xf64>, %b: memref<4xf64>, %lo: index, %hi: index) attributes {tlir.kernel} {
+  %n = arith.constant 4 : index
+  %ub = arith.minsi %hi, %n : index
+  %one = arith.constant 1 : index
+  cf.br ^loop(%lo : index)
+^loop(%i: index):
+  %c = arith.cmpi slt, %i, %ub : index
+  cf.cond_br %c, ^body, ^done
+^body:
+  %v = memref.load %a[%i] : memref<4xf64>
+  %e = math.exp %v : f64
+  %s = math.sqrt %e : f64
+  memref.store %s, %b[%i] : memref<4xf64>
+  %next = arith.addi %i, %one : index
+  cf.br ^loop(%next : index)
+^done:
+  func.return
+}
+func.func private @view(%a: memref<3x7xf32>) {
+  %v = memref.subview %a[1, 2] [2, 3] [1, 1] : memref<3x7xf32> to memref<2x3xf32, strided<[7, 1], offset: 9>>
+  %i = arith.constant 1 : index
+  %j = arith.constant 2 : index
+  %f = arith.constant 0.5 : f32
+  memref.store %f, %v[%i, %j] : memref<2x3xf32, strided<[7, 1], offset: 9>>
+  func.return
 }

@@ -1,0 +1,69 @@
+// tlir-linalg-to-loops: linalg on buffers to scf.for nests, one loop per
+// dimension in the order they are numbered, loads at the indexing maps, the
+// scalar body, one store per output. In a kernel whose linalg ops all iterate
+// a parallel dimension 0 of the same extent N and touch written buffers only
+// along it, the outer loops run over [lo, min(hi, N)) and the kernel records
+// tlir.parallel_extent = N; otherwise N = 1 and lo/hi are ignored.
+// RUN: tlir-opt %s --split-input-file -p tlir-linalg-to-loops | filecheck %s
+
+// Rows of a reduction: every loop nest splits over rows.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME:    (%[[X:.*]]: memref<4x3xf64>, %[[Y:.*]]: memref<4xf64>, %[[LO:.*]]: index, %[[HI:.*]]: index)
+// CHECK-SAME:    tlir.parallel_extent = 4 : i64
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[UB:.*]] = arith.minsi %[[HI]], %[[N]] : index
+// CHECK:         scf.for %[[I:.*]] = %[[LO]] to %[[UB]] step %{{.*}} {
+// CHECK:           memref.store %{{.*}}, %[[Y]][%[[I]]] : memref<4xf64>
+// CHECK:         scf.for %[[R:.*]] = %[[LO]] to %[[UB]] step %{{.*}} {
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[R]], %[[K]]] : memref<4x3xf64>
+// CHECK-NEXT:        %[[ACC:.*]] = memref.load %[[Y]][%[[R]]] : memref<4xf64>
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[ACC]], %[[A]] : f64
+// CHECK-NEXT:        memref.store %[[S]], %[[Y]][%[[R]]] : memref<4xf64>
+func.func @rows(%x: memref<4x3xf64>, %y: memref<4xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
+  %z = arith.constant 0.0 : f64
+  linalg.fill ins(%z : f64) outs(%y : memref<4xf64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x3xf64>) outs(%y : memref<4xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// A sum over dimension 0 writes one accumulator from every iteration of it:
+// the kernel is not split (N = 1) and its loops run over the whole range.
+// CHECK-LABEL: func.func @columns
+// CHECK-SAME:    tlir.parallel_extent = 1 : i64
+// CHECK-NOT:     arith.minsi
+// CHECK:         scf.for %{{.*}} = %[[Z:.*]] to %[[N:.*]] step
+func.func @columns(%x: memref<4x3xf64>, %y: memref<3xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : memref<4x3xf64>) outs(%y : memref<3xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// Affine index expressions become index arithmetic; linalg.index is the loop
+// variable; a function that is not a kernel keeps its full ranges.
+// CHECK-LABEL: func.func @strided
+// CHECK:         scf.for %[[O:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[M:.*]] = arith.muli %[[O]], %[[TWO]] : index
+// CHECK-NEXT:      %[[L:.*]] = memref.load %{{.*}}[%[[M]]] : memref<8xf64>
+// CHECK-NEXT:      %[[F:.*]] = arith.index_cast %[[O]] : index to i64
+func.func @strided(%x: memref<8xf64>, %y: memref<4xf64>, %z: memref<4xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf64>) outs(%y, %z : memref<4xf64>, memref<4xi64>) {
+  ^bb0(%a: f64, %b: f64, %c: i64):
+    %i = linalg.index 0 : index
+    %n = arith.index_cast %i : index to i64
+    linalg.yield %a, %n : f64, i64
+  }
+  func.return
+}
