@@ -1,14 +1,27 @@
-"""Compile time against graph size, per back end: seconds per node and the
-growth ratio (time per node at N over time per node at the smallest N; 1.0 is
-linear growth).
+"""Compile time per stage, cold and warm, against a calibration measured in the
+same run (and against `torch.compile` where PyTorch is installed).
 
-  python bench/compile_time.py [--sizes 100 1000 3000] [--backends xdsl mlir]
+  python bench/compile_time.py [--sizes 300 3000] [--graphs mlp transformer]
+                               [--backends xdsl mlir] [-O 2]
+
+Each compile runs in a fresh process: **cold** with an empty compile cache,
+**warm** with the cache the cold run filled (a new process hitting the
+cache). Stages: `import` (Python imports plus reading the model), `tlir`
+(kernel formation), `lowering` (xDSL passes, or mlir-opt, of the distinct
+kernels), `llvm` (LLVM's optimizer and code generation), `entry` (the plan
+and its entry function), `load` (reading cache entries), `link`. Ratios are
+to the **calibration**: xDSL parsing, verifying and printing a 3,000-op
+`arith` function, timed in this process. `growth` is the time per node at
+each size over the time per node at the smallest size (1.00 is linear).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,41 +30,131 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import graphs  # noqa: E402
 
-import tlir  # noqa: E402
-from tlir.backend import mlir  # noqa: E402
+CHILD = r"""
+import json, sys, time
+start = time.perf_counter()
+import tlir
+model = tlir.load_model(sys.argv[1])
+imported = time.perf_counter() - start
+compiled = tlir.compile(model, backend=sys.argv[2], opt_level=int(sys.argv[3]))
+total = time.perf_counter() - start
+stats = {k: v for k, v in compiled.stats.items()}
+print(json.dumps({"import": imported, "total": total, **stats}))
+"""
 
 
-def compile_seconds(graph: dict, backend: str, opt_level: int) -> float:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "model.json"
-        path.write_text(json.dumps(graph))
+def calibration() -> float:
+    """xDSL parse + verify + print of a 3,000-op arith function, in seconds."""
+    from xdsl.context import Context
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.parser import Parser
+    from xdsl.printer import Printer
+
+    lines, previous = ["func.func @f(%a: f64) -> f64 {"], "%a"
+    for i in range(3000):
+        lines.append(f"  %v{i} = arith.addf {previous}, %a : f64")
+        previous = f"%v{i}"
+    lines.append(f"  func.return {previous} : f64\n}}")
+    text = "\n".join(lines)
+    ctx = Context()
+    for dialect in (Builtin, Func, Arith):
+        ctx.load_dialect(dialect)
+    best = float("inf")
+    for _ in range(3):
         start = time.perf_counter()
-        tlir.compile(str(path), backend=backend, opt_level=opt_level)
-        return time.perf_counter() - start
+        module = Parser(ctx, text).parse_module()
+        module.verify()
+        Printer(stream=io.StringIO()).print_op(module)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def child_compile(path: str, backend: str, opt_level: int, cache_dir: str) -> dict:
+    env = {**os.environ, "TLIR_CACHE_DIR": cache_dir}
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, path, backend, str(opt_level)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"compile failed: {proc.stderr.strip()}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def torch_compile_seconds(graph: dict) -> float | None:
+    """First call of `torch.compile` on the graph's eager PyTorch program."""
+    try:
+        import numpy as np
+        import torch
+
+        import eager
+    except ImportError:
+        return None
+    runner = eager.torch_runner(graph, [])
+    shape = graph["nodes"][0]["shape"]
+    x = np.random.default_rng(0).normal(size=shape)
+    compiled = torch.compile(lambda: runner(x))
+    torch._dynamo.reset()
+    start = time.perf_counter()
+    compiled()
+    return time.perf_counter() - start
+
+
+STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 3000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[300, 3000])
+    parser.add_argument("--graphs", nargs="+", default=["mlp", "transformer"])
     parser.add_argument("--backends", nargs="+", default=["xdsl", "mlir"])
     parser.add_argument("-O", "--opt-level", type=int, default=2)
+    parser.add_argument("--torch", action="store_true", help="also time torch.compile")
     args = parser.parse_args()
+    from tlir.backend import mlir
+
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
-    print(f"{'graph':12} {'nodes':>6} {'backend':8} {'seconds':>9} {'s/node':>9} {'growth':>7}")
-    for name, make in (("mlp", graphs.mlp_chain), ("transformer", graphs.transformer_chain)):
-        for backend in backends:
-            base = None
-            for size in args.sizes:
-                graph = make(size)
-                count = len(graph["nodes"])
-                seconds = compile_seconds(graph, backend, args.opt_level)
-                per_node = seconds / count
-                base = base or per_node
-                print(
-                    f"{name:12} {count:6d} {backend:8} {seconds:9.2f} {per_node:9.4f} "
-                    f"{per_node / base:7.2f}",
-                    flush=True,
-                )
+    calib = calibration()
+    print(f"calibration (xDSL parse+verify+print, 3,000 arith ops): {calib:.3f} s")
+    header = f"{'graph':12} {'nodes':>6} {'backend':7} {'run':5} {'seconds':>8} {'ratio':>7}"
+    print(header + "".join(f" {s:>8}" for s in STAGES) + f" {'growth':>7}")
+    makers = {"mlp": graphs.mlp_chain, "transformer": graphs.transformer_chain}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.graphs:
+            for backend in backends:
+                base = None
+                for size in args.sizes:
+                    graph = makers[name](size)
+                    count = len(graph["nodes"])
+                    path = Path(tmp) / f"{name}{size}.json"
+                    path.write_text(json.dumps(graph))
+                    cache = Path(tmp) / f"cache-{name}-{size}-{backend}"
+                    for run in ("cold", "warm"):
+                        stats = child_compile(str(path), backend, args.opt_level, str(cache))
+                        total = stats["total"]
+                        growth = ""
+                        if run == "cold":
+                            per_node = total / count
+                            base = base or per_node
+                            growth = f"{per_node / base:7.2f}"
+                        stages = "".join(f" {stats.get(s, 0.0):8.2f}" for s in STAGES)
+                        print(
+                            f"{name:12} {count:6d} {backend:7} {run:5} {total:8.2f} "
+                            f"{total / calib:6.1f}x{stages} {growth:>7}",
+                            flush=True,
+                        )
+            if args.torch:
+                graph = makers[name](min(args.sizes))
+                seconds = torch_compile_seconds(graph)
+                if seconds is not None:
+                    print(
+                        f"{name:12} {len(graph['nodes']):6d} torch.compile (first call) "
+                        f"{seconds:8.2f} s  {seconds / calib:6.1f}x",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

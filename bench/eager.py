@@ -68,7 +68,11 @@ def torch_runner(graph: dict, random_ids: list[int]) -> Callable:
                 v = torch.softmax(a[0], dim=node["axis"])
             elif kind == "layernorm":
                 v = F.layer_norm(
-                    a[0], a[0].shape[node["axis"] :], p["gamma"], p["beta"], node["eps"]
+                    a[0],
+                    a[0].shape[node["axis"] :],
+                    p.get("gamma"),
+                    p.get("beta"),
+                    node.get("eps", 1e-5),
                 )
             elif kind == "multihead_attention":
                 h = a[0]

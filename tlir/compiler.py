@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import hashlib
 import io
 import json
 import math
@@ -127,6 +128,7 @@ class CompiledModel:
         plan, objects = loaded or build.compile(store)
         self.stats.update(build.seconds)
         self.plan = plan
+        self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
         self.engine = jit.Engine(objects)
         pointer = ctypes.c_void_p
@@ -291,7 +293,9 @@ def _progress(items: list, enabled: bool):
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc="tlir: compiling kernels", unit="kernel", delay=2.0, leave=False)
+    return tqdm(
+        items, desc="tlir: compiling kernels", unit="kernel", delay=2.0, leave=False, disable=None
+    )
 
 
 def pack(header: dict, data: bytes) -> bytes:

@@ -42,9 +42,13 @@ from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
 
 ALIGNMENT = 64
 
-THREAD_WORK = 200_000
-"""Element operations below which a step runs on one thread (a parallel
-region costs a few microseconds)."""
+THREAD_WORK = 50_000
+"""Estimated work (roughly nanoseconds) below which a step runs on one thread:
+starting a parallel region costs a few microseconds."""
+
+LIBRARY_CALL_COST = 20
+"""An element of an op that calls the C math library (exp, tanh, …) costs
+about this many simple element operations."""
 
 
 @dataclass(frozen=True)
@@ -387,9 +391,17 @@ def kernel_entry_ir(name: str, arity: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+_CALLS_LIBRARY = (
+    T.ExpOp, T.LogOp, T.TanhOp, T.SinOp, T.CosOp, T.SigmoidOp, T.SoftplusOp, T.SafeLogOp,
+    T.SoftmaxOp, T.HardMaskedSoftmaxOp,
+)  # fmt: skip
+
+
 def op_work(op: Operation) -> int:
     """A rough count of element operations of a tlir op (for threading decisions)."""
     out = sum(math.prod(r.type.get_shape()) for r in op.results)
+    if isinstance(op, _CALLS_LIBRARY):
+        return out * LIBRARY_CALL_COST
     if isinstance(op, T.MatmulOp):
         return out * op.lhs.type.get_shape()[-1] * 2
     if isinstance(op, T.LinearOp):

@@ -2,7 +2,7 @@
 
   tlir-run MODEL (.json | .mlir) --input X.npy [--input Y.npy ...]
            [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
-           [--reference | --compare]
+           [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
 `--output`, each output's shape and first values are printed. `--reference`
@@ -64,6 +64,20 @@ def _parser() -> argparse.ArgumentParser:
         choices=(0, 1, 2, 3),
         default=2,
         help="LLVM optimisation level (default 2)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="threads per kernel (default: TLIR_NUM_THREADS, else all cores); "
+        "results do not depend on it",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the compile cache"
+    )
+    parser.add_argument("--no-fuse", action="store_true", help="one kernel per op (no fusion)")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar during a long compile"
     )
     return parser
 
@@ -130,7 +144,17 @@ def run(argv: Sequence[str] | None = None) -> None:
     if args.reference:
         outputs = evaluate(module, inputs, where=where)
     else:
-        outputs = CompiledModel(module, args.backend, args.opt_level, args.model)(*inputs)
+        model = CompiledModel(
+            module,
+            args.backend,
+            args.opt_level,
+            args.model,
+            threads=args.threads,
+            cache=not args.no_cache,
+            progress=not args.quiet,
+            fuse=not args.no_fuse,
+        )
+        outputs = model(*inputs)
     if args.output:
         write_npz(args.output, outputs)
     else:

@@ -1,0 +1,179 @@
+"""The compile cache: hits lower nothing and give the same machine code and
+results; corrupt entries are recompiled; a bad directory is one warning line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tlir
+from tlir.cache import open_cache
+
+MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -> tensor<8x16xf64> {
+  %0 = tlir.matmul %x, %w : (tensor<8x16xf64>, tensor<16x16xf64>) -> tensor<8x16xf64>
+  %1 = tlir.tanh %0 : (tensor<8x16xf64>) -> tensor<8x16xf64>
+  %2 = tlir.softmax %1 axis = 1 : (tensor<8x16xf64>) -> tensor<8x16xf64>
+  func.return %2 : tensor<8x16xf64>
+}"""
+
+INPUTS = [
+    np.random.default_rng(0).normal(size=(8, 16)),
+    np.random.default_rng(1).normal(size=(16, 16)),
+]
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TLIR_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _bits(outputs):
+    return [o.tobytes() for o in outputs]
+
+
+def test_a_hit_gives_the_same_machine_code_and_results(cache_dir):
+    uncached = tlir.compile(MODEL, cache=False)
+    cold = tlir.compile(MODEL)
+    warm = tlir.compile(MODEL)
+    assert (uncached.stats["cache"], cold.stats["cache"], warm.stats["cache"]) == (
+        "off",
+        "miss",
+        "hit",
+    )
+    assert "lowering" not in warm.stats and "tlir" not in warm.stats  # nothing lowered
+    assert uncached.object_digests == cold.object_digests == warm.object_digests
+    assert _bits(uncached(*INPUTS)) == _bits(cold(*INPUTS)) == _bits(warm(*INPUTS))
+
+
+def test_kernels_are_shared_between_models(cache_dir):
+    tlir.compile(MODEL)
+    other = MODEL.replace("%2 = tlir.softmax %1 axis = 1", "%2 = tlir.softmax %1 axis = 0")
+    model = tlir.compile(other)
+    assert model.stats["cache"] == "miss"
+    # the matmul + tanh kernel came from the cache: only the softmax was lowered
+    assert model.stats["lowering"] > 0
+    assert len(model.object_digests) == 3  # two kernels and the entry function
+
+
+def test_constants_are_arguments_not_code(cache_dir):
+    with_const = textwrap.dedent("""
+        func.func @main(%x: tensor<2xf64>) -> tensor<2xf64> {
+          %c = tlir.const {value = dense<[1.0, 2.0]> : tensor<2xf64>} : tensor<2xf64>
+          %0 = tlir.add %x, %c : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+          func.return %0 : tensor<2xf64>
+        }""")
+    a = tlir.compile(with_const)
+    b = tlir.compile(with_const.replace("[1.0, 2.0]", "[5.0, -1.0]"))
+    assert b.stats["cache"] == "hit"  # same structure, other weights
+    x = np.array([0.5, 0.25])
+    assert a.stats["cache"] == "miss"
+    assert a(x)[0].tolist() == [1.5, 2.25] and b(x)[0].tolist() == [5.5, -0.75]
+
+
+def test_a_corrupt_entry_is_recompiled_not_loaded(cache_dir):
+    want = _bits(tlir.compile(MODEL)(*INPUTS))
+    store = open_cache().store
+    for key in list(store):
+        entry = store[key]
+        store[key] = entry[:-7]  # truncated: the checksum no longer matches
+    model = tlir.compile(MODEL)
+    assert model.stats["cache"] == "miss"
+    assert _bits(model(*INPUTS)) == want
+    assert tlir.compile(MODEL).stats["cache"] == "hit"  # rewritten
+
+
+def _compile_in_subprocess(env: dict, model_path: str) -> subprocess.CompletedProcess:
+    code = (
+        "import json, sys, tlir; m = tlir.compile(sys.argv[1]); print(json.dumps(m.stats['cache']))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, model_path],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+
+
+def test_a_hit_in_a_new_process(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c")}
+    first, second = (_compile_in_subprocess(env, str(path)) for _ in range(2))
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert json.loads(first.stdout) == "miss" and json.loads(second.stdout) == "hit"
+
+
+def test_two_processes_compiling_at_once(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {**os.environ, "TLIR_CACHE_DIR": str(tmp_path / "c")}
+    code = "import sys, tlir, numpy as np; m = tlir.compile(sys.argv[1]); print('ok')"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(3)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0 and out.strip() == "ok", err
+
+
+def test_an_unusable_directory_is_one_warning_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    proc = _compile_in_subprocess({"TLIR_CACHE_DIR": str(blocker / "cache")}, str(path))
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout) == "off"
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tlir: warning: compile cache disabled"), lines
+
+
+def test_an_empty_cache_dir_turns_the_cache_off(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    proc = _compile_in_subprocess({"TLIR_CACHE_DIR": ""}, str(path))
+    assert proc.returncode == 0 and json.loads(proc.stdout) == "off", proc.stderr
+
+
+def test_the_size_cap_evicts(cache_dir, monkeypatch):
+    monkeypatch.setenv("TLIR_CACHE_MAX_MB", "0.01")  # 10 KB: less than one model
+    for axis in (0, 1):
+        tlir.compile(MODEL.replace("axis = 1", f"axis = {axis}"))
+    store = open_cache().store
+    assert store.volume() < 200_000  # culled (the SQLite index itself takes some room)
+    assert tlir.compile(MODEL)(*INPUTS)  # still compiles and runs
+
+
+def test_tlir_run_no_cache_flag(tmp_path, cache_dir):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    for i, x in enumerate(INPUTS):
+        np.save(tmp_path / f"x{i}.npy", x)
+    args = [
+        "tlir-run",
+        str(path),
+        "--input",
+        str(tmp_path / "x0.npy"),
+        "--input",
+        str(tmp_path / "x1.npy"),
+        "--no-cache",
+        "--compare",
+    ]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "bit-identical" in proc.stdout
+    assert not cache_dir.exists()
