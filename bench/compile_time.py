@@ -87,10 +87,9 @@ def child_compile(path: str, backend: str, opt_level: int, cache_dir: str) -> di
 def torch_compile_seconds(graph: dict) -> float | None:
     """First call of `torch.compile` on the graph's eager PyTorch program."""
     try:
+        import eager
         import numpy as np
         import torch
-
-        import eager
     except ImportError:
         return None
     runner = eager.torch_runner(graph, [])

@@ -99,7 +99,8 @@ def _nat(value: Any, node: RawNode | None, what: str, file: str = "") -> int:
     return value
 
 
-_TYPE_OF = np.frompyfunc(type, 1, 1)
+_IS_NUMBER = np.frompyfunc(lambda v: type(v) is float or type(v) is int, 1, 1)
+"""True for a JSON number (never for `true`/`false`, whose type is bool)."""
 
 
 def _nested(value: Any, shape: Shape) -> np.ndarray:
@@ -111,8 +112,7 @@ def _nested(value: Any, shape: Shape) -> np.ndarray:
     except ValueError:  # ragged nesting
         objects = None
     if objects is not None and objects.shape == tuple(shape):
-        kinds = _TYPE_OF(objects) if objects.size else objects
-        if objects.size == 0 or bool(np.all((kinds == float) | (kinds == int))):
+        if objects.size == 0 or bool(np.all(_IS_NUMBER(objects))):
             try:
                 return objects.astype(np.float64)
             except OverflowError:
