@@ -111,12 +111,12 @@ def _nested(value: Any, shape: Shape) -> np.ndarray:
         objects = np.array(value, dtype=object)
     except ValueError:  # ragged nesting
         objects = None
-    if objects is not None and objects.shape == tuple(shape):
-        if objects.size == 0 or bool(np.all(_IS_NUMBER(objects))):
-            try:
-                return objects.astype(np.float64)
-            except OverflowError:
-                raise ValueError("a number is beyond the range of binary64") from None
+    well_formed = objects is not None and objects.shape == tuple(shape)
+    if well_formed and (objects.size == 0 or bool(np.all(_IS_NUMBER(objects)))):
+        try:
+            return objects.astype(np.float64)
+        except OverflowError:
+            raise ValueError("a number is beyond the range of binary64") from None
     return _nested_checked(value, shape)
 
 
