@@ -1,20 +1,21 @@
-"""Run time of compiled tlir code against NumPy and PyTorch eager (CPU), measured
-in the same run; prints times and ratios (tlir time / other time: below 1 means
-tlir is faster).
+"""Run time of compiled tlir code against PyTorch eager (and NumPy), measured in
+the same run, with one thread and with all cores, float64 and float32; every
+tlir result is checked bit-identical to the reference evaluator as it goes.
 
-  python bench/run_time.py [--repeat 20] [--backends xdsl mlir]
+  python bench/run_time.py [--repeat 10] [--backends xdsl mlir] [--threads 1 2]
+                           [--dtypes f64 f32] [--cases matmul mlp conv chain bundled]
 
-tlir's default numerics are strict (sums in TorchLean's order, no
-reassociation, no FMA), so reductions cannot be vectorised along the summed
-axis; NumPy and PyTorch use blocked BLAS and SIMD reductions.
+Ratios are tlir time / other time (below 1: tlir is faster). PyTorch runs with
+the same number of threads (`torch.set_num_threads`). tlir's numerics are
+strict: every sum in TorchLean's order, no reassociation, no FMA.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,14 +27,13 @@ import graphs  # noqa: E402
 
 import tlir  # noqa: E402
 from tlir.backend import mlir  # noqa: E402
+from tlir.reference import evaluate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 try:
     import torch
     import torch.nn.functional as F  # noqa: N812
-
-    torch.set_num_threads(1)
 except ImportError:  # PyTorch is optional: `pip install torch==2.13.0`
     torch = None
 
@@ -48,53 +48,107 @@ def best_of(function: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
-def compiled(graph_or_text, backend: str):
-    """A compiled model from a graph dict, a model path, or MLIR text."""
-    if isinstance(graph_or_text, str) and graph_or_text.endswith(".json"):
-        return tlir.compile(graph_or_text, backend=backend)
-    if isinstance(graph_or_text, dict):
-        path = Path(tempfile.mkdtemp()) / "model.json"
-        path.write_text(json.dumps(graph_or_text))
-        return tlir.compile(str(path), backend=backend)
-    return tlir.compile(graph_or_text, backend=backend)
+class Case:
+    """A model (MLIR text or JSON path), inputs, and the PyTorch program."""
+
+    def __init__(self, name: str, source, inputs: list[np.ndarray], torch_fn=None, dtype=None):
+        self.name, self.source, self.inputs, self.torch_fn = name, source, inputs, torch_fn
+        self.dtype = dtype  # the carrier of a JSON model
+        self.reference = None
+
+    def module(self):
+        if isinstance(self.source, str) and self.source.endswith(".json"):
+            return tlir.load_model(self.source, self.dtype)
+        return tlir.parse_module(self.source)
+
+    def check(self, outputs: list[np.ndarray]) -> str:
+        if self.reference is None:
+            self.reference = evaluate(self.module(), self.inputs)
+        same = all(a.tobytes() == b.tobytes() for a, b in zip(outputs, self.reference, strict=True))
+        return "bit-identical" if same else "DIFFERS"
 
 
-def tlir_times(source, inputs: list[np.ndarray], backends: list[str], repeat: int) -> dict:
-    """Best time of the compiled model per back end (compile time excluded)."""
-    from functools import partial
-
-    return {be: best_of(partial(compiled(source, be), *inputs), repeat) for be in backends}
-
-
-def report(name: str, tlir_times: dict[str, float], others: dict[str, float]) -> None:
-    for backend, seconds in tlir_times.items():
-        ratios = "  ".join(f"vs {k} {seconds / v:7.2f}x" for k, v in others.items())
-        print(f"{name:34} tlir[{backend}] {seconds * 1e3:9.3f} ms  {ratios}", flush=True)
-    print(f"{'':34} " + "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in others.items()), flush=True)
-
-
-def matmul_case(backends, repeat):
-    n = 512
-    t = f"tensor<{n}x{n}xf64>"
+def matmul_case(dtype: str) -> Case:
+    m, k, n = 384, 640, 512
+    a_t, b_t, c_t = (f"tensor<{s}x{dtype}>" for s in (f"{m}x{k}", f"{k}x{n}", f"{m}x{n}"))
     text = (
-        f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
-        f"  %c = tlir.matmul %a, %b : ({t}, {t}) -> {t}\n  func.return %c : {t}\n}}"
+        f"func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{\n"
+        f"  %c = tlir.matmul %a, %b : ({a_t}, {b_t}) -> {c_t}\n  func.return %c : {c_t}\n}}"
     )
-    a, b = np.random.default_rng(0).normal(size=(2, n, n))
-    times = tlir_times(text, [a, b], backends, repeat)
-    others = {"numpy": best_of(lambda: a @ b, repeat)}
+    rng = np.random.default_rng(0)
+    np_type = np.float64 if dtype == "f64" else np.float32
+    a, b = rng.normal(size=(m, k)).astype(np_type), rng.normal(size=(k, n)).astype(np_type)
+    fn = None
     if torch is not None:
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        others["torch"] = best_of(lambda: ta @ tb, repeat)
-    report("matmul 512x512 f64", times, others)
+        fn = lambda: ta @ tb  # noqa: E731
+    return Case(f"matmul {m}x{k}x{n} {dtype}", text, [a, b], fn)
+
+
+def mlp_case(dtype: str) -> Case:
+    b = graphs.Builder([128, 1024], seed=3)
+    h = b.linear(0, [128, 1024], 256)
+    h = b.add("relu", [h], [128, 256])
+    h = b.linear(h, [128, 256], 256)
+    h = b.add("relu", [h], [128, 256])
+    out = b.linear(h, [128, 256], 10)
+    graph = b.graph(out)
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"tlir-bench-mlp-{dtype}.json"
+    path.write_text(json.dumps(graph))
+    np_type = np.float64 if dtype == "f64" else np.float32
+    x = np.random.default_rng(2).normal(size=(128, 1024)).astype(np_type)
+    linears = [n for n in b.nodes if n["kind"] == "linear"]
+    fn = None
+    if torch is not None:
+        tw = [(torch.tensor(n["weight"], dtype=_torch_type(dtype)),
+               torch.tensor(n["bias"], dtype=_torch_type(dtype))) for n in linears]  # fmt: skip
+        tx = torch.from_numpy(x)
+
+        def fn():
+            h = tx
+            for i, (w, bias) in enumerate(tw):
+                h = F.linear(h, w, bias)
+                if i < 2:
+                    h = torch.relu(h)
+            return h
+
+    return Case(f"MLP 1024-256-256-10 b128 {dtype}", str(path), [x], fn, dtype)
+
+
+def _torch_type(dtype: str):
+    return torch.float64 if dtype == "f64" else torch.float32
+
+
+def conv_case(dtype: str) -> Case:
+    t, wt, bt = (f"tensor<{s}x{dtype}>" for s in ("4x32x28x28", "32x32x3x3", "32"))
+    props = (
+        "{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
+        "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
+        "channel_axis = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64}"
+    )
+    text = (
+        f"func.func @main(%x: {t}, %w: {wt}, %b: {bt}) -> {t} {{\n"
+        f"  %0 = tlir.conv %x, %w, %b {props} : ({t}, {wt}, {bt}) -> {t}\n"
+        f"  func.return %0 : {t}\n}}"
+    )
+    rng = np.random.default_rng(4)
+    np_type = np.float64 if dtype == "f64" else np.float32
+    x = rng.normal(size=(4, 32, 28, 28)).astype(np_type)
+    w = rng.normal(size=(32, 32, 3, 3)).astype(np_type)
+    bias = rng.normal(size=32).astype(np_type)
+    fn = None
+    if torch is not None:
+        tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(bias)
+        fn = lambda: F.conv2d(tx, tw, tb, padding=1)  # noqa: E731
+    return Case(f"conv 3x3 4x32x28x28 {dtype}", text, [x, w, bias], fn)
 
 
 CHAIN = ["mul_elem", "add", "relu", "sqrt", "sub", "abs", "max_elem", "min_elem"]
 
 
-def chain_case(backends, repeat):
-    n = 1_000_000
-    typ = f"tensor<{n}xf64>"
+def chain_case(dtype: str) -> Case:
+    n = 2_000_000
+    typ = f"tensor<{n}x{dtype}>"
     lines, prev = [], "%x"
     for i, op in enumerate(CHAIN):
         unary = op in ("relu", "sqrt", "abs")
@@ -106,24 +160,13 @@ def chain_case(backends, repeat):
         + "\n".join(lines)
         + f"\n  func.return {prev} : {typ}\n}}"
     )
-    x, y = np.random.default_rng(1).normal(size=(2, n))
-
-    def numpy_chain():
-        v = x * y
-        v = v + y
-        v = np.where(v <= 0, 0.0, v)
-        v = np.sqrt(np.where(v <= 0, 0.0, v))
-        v = v - y
-        v = np.abs(v)
-        v = np.where(v <= y, y, v)
-        return np.where(v <= y, v, y)
-
-    times = tlir_times(text, [x, y], backends, repeat)
-    others = {"numpy": best_of(numpy_chain, repeat)}
+    np_type = np.float64 if dtype == "f64" else np.float32
+    x, y = np.random.default_rng(1).normal(size=(2, n)).astype(np_type)
+    fn = None
     if torch is not None:
         tx, ty = torch.from_numpy(x), torch.from_numpy(y)
 
-        def torch_chain():
+        def fn():
             v = tx * ty
             v = v + ty
             v = torch.relu(v)
@@ -133,107 +176,63 @@ def chain_case(backends, repeat):
             v = torch.maximum(v, ty)
             return torch.minimum(v, ty)
 
-        others["torch"] = best_of(torch_chain, repeat)
-    report("8-op elementwise chain, 1e6 f64", times, others)
+    return Case(f"8-op elementwise chain 2e6 {dtype}", text, [x, y], fn)
 
 
-def conv_case(backends, repeat):
-    """A 3x3 convolution, 16 -> 16 channels, batch 8, 32x32, padding 1."""
-    t, wt = "tensor<8x16x32x32xf64>", "tensor<16x16x3x3xf64>"
-    props = (
-        "{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
-        "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
-        "channel_axis = 1 : i64, in_channels = 16 : i64, out_channels = 16 : i64}"
-    )
-    text = (
-        f"func.func @main(%x: {t}, %w: {wt}, %b: tensor<16xf64>) -> {t} {{\n"
-        f"  %0 = tlir.conv %x, %w, %b {props} : ({t}, {wt}, tensor<16xf64>) -> {t}\n"
-        f"  func.return %0 : {t}\n}}"
-    )
-    rng = np.random.default_rng(4)
-    x, w, b = rng.normal(size=(8, 16, 32, 32)), rng.normal(size=(16, 16, 3, 3)), rng.normal(size=16)
-    times = tlir_times(text, [x, w, b], backends, repeat)
-    others = {}
-    if torch is not None:
-        tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
-        others["torch"] = best_of(lambda: F.conv2d(tx, tw, tb, padding=1), repeat)
-    report("conv 3x3, 8x16x32x32, f64", times, others)
-
-
-def mlp_graph():
-    b = graphs.Builder([64, 784], seed=3)
-    h = b.linear(0, [64, 784], 512)
-    h = b.add("relu", [h], [64, 512])
-    h = b.linear(h, [64, 512], 512)
-    h = b.add("relu", [h], [64, 512])
-    out = b.linear(h, [64, 512], 10)
-    return b.graph(out), [n for n in b.nodes if n["kind"] == "linear"]
-
-
-def mlp_case(backends, repeat):
-    graph, linears = mlp_graph()
-    x = np.random.default_rng(2).normal(size=(64, 784))
-    weights = [(np.array(n["weight"]), np.array(n["bias"])) for n in linears]
-
-    def numpy_mlp():
-        h = x
-        for i, (w, b) in enumerate(weights):
-            h = h @ w.T + b
-            if i < 2:
-                h = np.maximum(h, 0)
-        return h
-
-    times = tlir_times(graph, [x], backends, repeat)
-    others = {"numpy": best_of(numpy_mlp, repeat)}
-    if torch is not None:
-        tx = torch.from_numpy(x)
-        tw = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in weights]
-
-        def torch_mlp():
-            h = tx
-            for i, (w, b) in enumerate(tw):
-                h = F.linear(h, w, b)
-                if i < 2:
-                    h = torch.relu(h)
-            return h
-
-        others["torch"] = best_of(torch_mlp, repeat)
-    report("MLP 784-512-512-10, batch 64, f64", times, others)
-
-
-def bundled_case(name, backends, repeat):
-    """Bundled models: against the reference evaluator (NumPy, TorchLean's exact
-    order, one Python loop step per summed index) and PyTorch eager, node by node."""
-    from tlir.reference import evaluate
-
+def bundled_case(name: str) -> Case:
     path = str(ROOT / "examples" / f"{name}.json")
     x = np.load(ROOT / "examples" / f"{name}_input.npy")
-    module = tlir.load_model(path)
-    times = tlir_times(path, [x], backends, repeat)
-    others = {"reference (numpy)": best_of(lambda: evaluate(module, [x]), max(2, repeat // 10))}
+    fn = None
     if torch is not None:
         import eager
 
+        module = tlir.load_model(path)
         ids = [op.node_id.value.data for op in module.walk() if op.name == "tlir.bernoulli_mask"]
         runner = eager.torch_runner(json.loads(Path(path).read_text()), ids)
-        others["torch"] = best_of(lambda: runner(x), repeat)
-    report(f"bundled {name}", times, others)
+        fn = lambda: runner(x)  # noqa: E731
+    return Case(f"bundled {name}", path, [x], fn)
+
+
+def run_case(case: Case, backends: list[str], thread_counts: list[int], repeat: int) -> None:
+    for threads in thread_counts:
+        others = {}
+        if case.torch_fn is not None:
+            torch.set_num_threads(threads)
+            others["torch"] = best_of(case.torch_fn, repeat)
+        for backend in backends:
+            model = tlir.compile(case.module(), backend=backend, threads=threads)
+            verdict = case.check(model(*case.inputs))
+            seconds = best_of(lambda m=model: m(*case.inputs), repeat)
+            ratios = "  ".join(f"vs {k} {seconds / v:6.2f}x" for k, v in others.items())
+            print(
+                f"{case.name:34} {threads}T tlir[{backend}] {seconds * 1e3:9.3f} ms  {ratios}"
+                f"  ({verdict})",
+                flush=True,
+            )
+        if others:
+            print(f"{'':34}    " + "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in others.items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--backends", nargs="+", default=["xdsl", "mlir"])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 1])
+    parser.add_argument("--dtypes", nargs="+", default=["f64", "f32"])
+    parser.add_argument("--cases", nargs="+", default=["bundled", "matmul", "mlp", "conv", "chain"])
     args = parser.parse_args()
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
     version = torch.__version__ if torch else "not installed"
-    print(f"torch: {version} (1 thread); numpy {np.__version__}")
-    for name in ("cnn", "transformer_block"):
-        bundled_case(name, backends, args.repeat)
-    matmul_case(backends, max(3, args.repeat // 4))
-    chain_case(backends, args.repeat)
-    mlp_case(backends, args.repeat)
-    conv_case(backends, args.repeat)
+    print(f"torch {version}; numpy {np.__version__}; threads {args.threads}")
+    cases: list[Case] = []
+    if "bundled" in args.cases:
+        cases += [bundled_case("cnn"), bundled_case("transformer_block")]
+    makers = {"matmul": matmul_case, "mlp": mlp_case, "conv": conv_case, "chain": chain_case}
+    for name in ("matmul", "mlp", "conv", "chain"):
+        if name in args.cases:
+            cases += [makers[name](dtype) for dtype in args.dtypes]
+    for case in cases:
+        run_case(case, backends, sorted(set(args.threads)), args.repeat)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@ consumer that reads its result as an input when
 * every `linalg.index` of the producer names a plain consumer dimension (or
   a constant) after the maps are composed;
 * the producer has one use, or it calls no transcendental function (then it
-  is cheap enough to recompute in each consumer).
+  is cheap enough to recompute in each consumer);
+* a gather (a transpose or broadcast producer) is fused only into an
+  all-parallel consumer: in a loop nest with a reduction it would be read in
+  the reduction's order, and its own buffer exists to make that contiguous.
 
 The fused op reads the producer's inputs through the composed maps
 (`producer input map ∘ producer output map⁻¹ ∘ consumer map`) and computes the
@@ -84,6 +87,20 @@ def _fused_maps(consumer: GenericOp, position: int, producer: GenericOp) -> list
     maps = consumer_maps[: len(consumer.inputs)]
     maps[position : position + 1] = producer_maps
     return maps + consumer_maps[len(consumer.inputs) :]
+
+
+def _pure_elementwise(producer: GenericOp) -> bool:
+    """Every input read at the point written: no gather (transpose, broadcast)."""
+    maps = _maps(producer)
+    return all(m == maps[-1] for m in maps[:-1])
+
+
+def _keeps_access_order(consumer: GenericOp, producer: GenericOp) -> bool:
+    """A gather fused into a loop nest with a reduction would read its source in
+    the reduction's order (a transposed weight read column by column): the
+    producer's own buffer exists to make that access contiguous, so it stays."""
+    has_reduction = not _all_parallel(consumer)
+    return not has_reduction or _pure_elementwise(producer)
 
 
 def _bounds_known(maps: list[AffineMap]) -> bool:
@@ -164,6 +181,8 @@ def _try_fuse_one(function: func.FuncOp) -> bool:
             if not _indices_expressible(producer, index_map):
                 continue
             if not _bounds_known(_fused_maps(consumer, position, producer)):
+                continue
+            if not _keeps_access_order(consumer, producer):
                 continue
             fused = fuse(consumer, position, producer)
             block = consumer.parent_block()

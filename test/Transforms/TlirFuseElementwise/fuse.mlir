@@ -107,3 +107,28 @@ func.func @keeps_bounds(%v: tensor<3xf64>, %acc: tensor<3xf64>) -> tensor<3xf64>
   } -> tensor<3xf64>
   func.return %s : tensor<3xf64>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A transpose read by a reduction stays a copy of its own: fused, it would
+// read its source column by column in the reduction's order.
+// CHECK-LABEL: func.func @gather_into_reduction
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+func.func @gather_into_reduction(%w: tensor<3x4xf64>, %acc: tensor<3xf64>) -> tensor<3xf64> {
+  %e0 = tensor.empty() : tensor<4x3xf64>
+  %t = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<3x4xf64>) outs(%e0 : tensor<4x3xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    linalg.yield %a : f64
+  } -> tensor<4x3xf64>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%t : tensor<4x3xf64>) outs(%acc : tensor<3xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %y = arith.addf %o, %a : f64
+    linalg.yield %y : f64
+  } -> tensor<3xf64>
+  func.return %s : tensor<3xf64>
+}
