@@ -1,0 +1,433 @@
+"""The blocked, register-tiled GEMM every contraction kernel is made of.
+
+    C[b](i, j) = fold over k = 0..K-1 of A[b](i, k) · B[b](k, j), from +0
+
+with A read in place (`a + i·a_si + k·a_sk`), B packed into a stack panel by a
+`Packer` (a strided matrix, or conv's im2col), C at `c + i·c_si + j`.
+
+Work units (the kernel's parallel dimension) are (batch, row block of `mc`
+rows, column block of `nc` columns), numbered row-major; `[lo, hi)` runs units
+lo … hi-1, each writing only its own block of C. Inside a unit:
+
+    for each block of kc summed indices, in ascending order:        (cache blocking along k)
+        pack B[k-block, unit columns] into Bp (kc × ldp, zero past column N)
+        for each mr-row tile, for each nr-column tile:               (register blocking)
+            acc = first block ? +0 : C tile        (the partial sums, stored exactly)
+            for k in block: acc[r][v] = acc[r][v] + broadcast(A[r, k]) · Bp[k, v]
+            last block: bias, fused epilogue; store C tile
+
+Each output is one accumulator lane that sees its terms in ascending k, one
+`mulf` then one `addf` each (no FMA, nothing reassociated); the lanes of a
+vector are independent outputs. Rows past M are a smaller static tile, columns
+past N a zero-padded panel whose tile goes through a stack copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Attribute, SSAValue
+
+from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
+from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
+from tlir.passes.contraction_kernels.target import TargetInfo
+
+
+@dataclass
+class Bases:
+    """Offsets of one batch entry in the flat buffers."""
+
+    a: Index = 0
+    b: Index = 0
+    c: Index = 0
+    row_bias: Index = 0
+
+
+class Packer(Protocol):
+    def pack(
+        self,
+        kb: KernelBuilder,
+        bases: Bases,
+        dst: SSAValue,
+        tiling: Tiling,
+        k0: Index,
+        kc: int,
+        c0: Index,
+        c1: Index,
+        at_end: bool | SSAValue,
+    ) -> None:
+        """Bp[k·ldp + j - c0] = B(k0 + k, j) for k < kc, c0 ≤ j < c1; and +0 for
+        N ≤ j < N rounded up to the tile width nr when `at_end` (the unit holds
+        column N-1)."""
+
+
+def _zero_pad(kb, dst, ldp, kc, c0, n, nr, at_end, element) -> None:
+    padded = -(-n // nr) * nr
+    if padded == n:
+        return
+
+    def pad() -> None:
+        zero = kb.constant(0.0, element)
+
+        def row(k: Index, carried: list) -> list:
+            start = kb.sub(kb.mul(k, ldp), c0)
+            for j in range(n, padded):
+                kb.store(zero, dst, kb.add(start, j))
+            return []
+
+        kb.loop(0, kc, 1, [], row)
+
+    kb.when(at_end, pad)
+
+
+@dataclass
+class StridedPacker:
+    """B(k, j) = buffer[base + k·sk + j·sj]: vector copies of rows when sj = 1,
+    otherwise element by element along k (e.g. a transposed weight)."""
+
+    buffer: SSAValue
+    sk: int
+    sj: int
+    n: int
+
+    def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
+        element = self.buffer.type.element_type
+        ldp, lanes = tiling.ldp, tiling.lanes
+        if self.sj == 1:
+            vt = VectorType(element, [lanes])
+            n_vec = self.n - self.n % lanes
+
+            def row(k: Index, carried: list) -> list:
+                src = kb.add(bases.b, kb.mul(kb.add(k0, k), self.sk))
+                out = kb.sub(kb.mul(k, ldp), c0)
+
+                def vcopy(j: Index, carried: list) -> list:
+                    kb.vstore(kb.vload(self.buffer, kb.add(src, j), vt), dst, kb.add(out, j))
+                    return []
+
+                def copy(j: Index, carried: list) -> list:
+                    kb.store(kb.load(self.buffer, kb.add(src, j)), dst, kb.add(out, j))
+                    return []
+
+                kb.loop(c0, kb.min(c1, n_vec), lanes, [], vcopy)
+                if self.n % lanes:
+                    kb.loop(kb.max(c0, n_vec), c1, 1, [], copy)
+                return []
+
+            kb.loop(0, kc, 1, [], row)
+        else:
+
+            def column(j: Index, carried: list) -> list:
+                src = kb.add(kb.add(bases.b, kb.mul(j, self.sj)), kb.mul(k0, self.sk))
+                out = kb.sub(j, c0)
+
+                def copy(k: Index, carried: list) -> list:
+                    value = kb.load(self.buffer, kb.add(src, kb.mul(k, self.sk)))
+                    kb.store(value, dst, kb.add(kb.mul(k, ldp), out))
+                    return []
+
+                kb.loop(0, kc, 1, [], copy)
+                return []
+
+            kb.loop(c0, c1, 1, [], column)
+        _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
+
+
+@dataclass
+class GemmSpec:
+    element: Attribute
+    batch: int
+    m: int
+    n: int
+    k: int
+    a: SSAValue
+    a_si: int
+    a_sk: int
+    packer: Packer
+    c: SSAValue
+    c_si: int
+    bases: Callable[[KernelBuilder, Index], Bases]
+    row_bias: SSAValue | None = None
+    col_bias: SSAValue | None = None
+    epilogue: BoundEpilogue | None = None
+
+
+@dataclass(frozen=True)
+class Tiling:
+    lanes: int
+    nv: int
+    """Vectors per tile row."""
+    mr: int
+    """Rows per register tile."""
+    kc: int
+    """Summed indices per cache block."""
+    mc: int
+    """Rows per work unit (a multiple of mr)."""
+    nc: int
+    """Columns per work unit (a multiple of nr)."""
+    ldp: int
+    """Row stride of the packed panel (nc, or one cache line more)."""
+    unroll: int = 4
+
+    @property
+    def nr(self) -> int:
+        return self.nv * self.lanes
+
+    def units(self, batch: int, m: int, n: int) -> int:
+        return batch * -(-m // self.mc) * -(-n // self.nc)
+
+
+def register_tile(target: TargetInfo) -> tuple[int, int]:
+    """(rows, vectors per row) of the accumulator tile: rows·vectors accumulators,
+    plus the B vectors of one k, one broadcast and one product fit the register file."""
+    if target.registers >= 32:
+        return 8, 3
+    return 6, 2
+
+
+def choose_tiling(
+    target: TargetInfo,
+    element_bytes: int,
+    m: int,
+    n: int,
+    k: int,
+    batch: int = 1,
+    columns_multiple: int = 1,
+) -> Tiling:
+    lanes = target.lanes(element_bytes)
+    mr, nv = register_tile(target)
+    nr = nv * lanes
+    # kc: one nr-wide panel of B fills about half of L1; blocks of equal size.
+    kc_max = max(16, target.l1_bytes // 2 // (nr * element_bytes))
+    blocks = max(1, -(-k // kc_max))
+    kc = max(1, -(-k // blocks))
+    # nc: the packed kc × nc block takes at most 3/4 of the stack budget.
+    budget = target.stack_bytes * 3 // 4
+    nc = max(nr, budget // (kc * element_bytes) // nr * nr)
+    nc = min(nc, -(-n // nr) * nr)
+    if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
+        step = columns_multiple * nr // _gcd(columns_multiple, nr)
+        if nc >= step:
+            nc = nc // step * step
+    while kc * (nc + 64 // element_bytes) * element_bytes > budget and kc > 16:
+        kc = -(-kc // 2)
+    line = 64 // element_bytes
+    ldp = nc + line if (nc // line) % 2 == 0 else nc  # odd number of cache lines per row
+    # mc: the unit's rows of A over all of K stay in half of L2.
+    mc = max(mr, target.l2_bytes // 2 // (max(k, 1) * element_bytes) // mr * mr)
+    mc = min(mc, -(-m // mr) * mr)
+    tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp)
+    # Enough units for a few threads: split rows further when there are few.
+    while tiling.units(batch, m, n) < 4 and tiling.mc > mr:
+        mc = max(mr, (tiling.mc // 2) // mr * mr)
+        tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp)
+    return tiling
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@dataclass
+class GemmEmitter:
+    kb: KernelBuilder
+    spec: GemmSpec
+    tiling: Tiling
+    vt: VectorType = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.vt = VectorType(self.spec.element, [self.tiling.lanes])
+
+    def emit(self, lo: SSAValue, hi: SSAValue) -> None:
+        kb, s, t = self.kb, self.spec, self.tiling
+        if s.batch == 0 or s.m == 0 or s.n == 0:
+            return
+        nr = t.nr
+        self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
+        self.tile = kb.alloca(t.mr * nr, s.element) if s.n % nr else None
+        self.bias_tile = kb.alloca(nr, s.element) if s.n % nr and s.col_bias else None
+        self.zero = kb.constant(0.0, self.vt)
+        m_units, n_units = -(-s.m // t.mc), -(-s.n // t.nc)
+        blocks = max(1, -(-s.k // t.kc))
+
+        def unit(u: Index, carried: list) -> list:
+            per_batch = m_units * n_units
+            b = kb.div(u, per_batch)
+            rest = kb.rem(u, per_batch)
+            mc, nc = kb.div(rest, n_units), kb.rem(rest, n_units)
+            bases = s.bases(kb, b)
+            r0 = kb.mul(mc, t.mc)
+            r1 = kb.min(kb.add(r0, t.mc), s.m)
+            c0 = kb.mul(nc, t.nc)
+            c1 = kb.min(kb.add(c0, t.nc), s.n)
+            at_end = kb.equal(nc, n_units - 1)
+
+            def block(k0: Index, kc: int, first, last: bool) -> None:
+                s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
+                self.rows(bases, r0, r1, c0, c1, k0, kc, first, last)
+
+            if blocks > 1:
+
+                def middle(p: Index, carried: list) -> list:
+                    block(kb.mul(p, t.kc), t.kc, kb.equal(p, 0), False)
+                    return []
+
+                kb.loop(0, blocks - 1, 1, [], middle)
+            k0 = (blocks - 1) * t.kc
+            block(k0, s.k - k0, blocks == 1, True)
+            return []
+
+        kb.loop(lo, hi, 1, [], unit)
+
+    def rows(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        kb, s, t = self.kb, self.spec, self.tiling
+        nr = t.nr
+        m_full, n_full = s.m - s.m % t.mr, s.n - s.n % nr
+
+        def row_tiles(count: int):
+            def body(ir: Index, carried: list) -> list:
+                def full(jr: Index, carried: list) -> list:
+                    self.micro(bases, ir, count, jr, c0, None, k0, kc, first, last)
+                    return []
+
+                def tail(jr: Index, carried: list) -> list:
+                    self.micro(bases, ir, count, jr, c0, s.n % nr, k0, kc, first, last)
+                    return []
+
+                kb.loop(c0, kb.min(c1, n_full), nr, [], full)
+                if s.n % nr:
+                    kb.loop(kb.max(c0, n_full), c1, nr, [], tail)
+                return []
+
+            return body
+
+        kb.loop(r0, kb.min(r1, m_full), t.mr, [], row_tiles(t.mr))
+        if s.m % t.mr:
+            kb.loop(kb.max(r0, m_full), r1, t.mr, [], row_tiles(s.m % t.mr))
+
+    def micro(self, bases, ir, rows, jr, c0, tail, k0, kc, first, last) -> None:
+        """One register tile: `rows` × nv vectors at (ir, jr); `tail` = number of
+        valid columns of a partial tile (None for a full one)."""
+        kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        nv, lanes, nr = t.nv, t.lanes, t.nr
+        c_row = [kb.add(kb.add(bases.c, kb.mul(kb.add(ir, r), s.c_si)), jr) for r in range(rows)]
+
+        # The partial sums so far: +0 for the first block, else the C tile.
+        if first is True:
+            acc = [self.zero] * (rows * nv)
+        else:
+            if tail is None:
+                loaded = [
+                    kb.vload(s.c, kb.add(c_row[r], v * lanes), vt)
+                    for r in range(rows)
+                    for v in range(nv)
+                ]
+            else:
+                for r in range(rows):
+                    for j in range(tail):
+                        value = kb.load(s.c, kb.add(c_row[r], j))
+                        kb.store(value, self.tile, r * nr + j)
+                loaded = [
+                    kb.vload(self.tile, r * nr + v * lanes, vt)
+                    for r in range(rows)
+                    for v in range(nv)
+                ]
+            if first is False:
+                acc = loaded
+            else:
+                acc = [kb.emit(arith.SelectOp(first, self.zero, x)) for x in loaded]
+
+        a_row = [
+            kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+            for r in range(rows)
+        ]
+        panel = kb.sub(jr, c0)
+
+        def k_step(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            b_at = kb.add(kb.mul(k, t.ldp), panel)
+            b_vectors = [kb.vload(self.bp, kb.add(b_at, v * lanes), vt) for v in range(nv)]
+            acc = list(acc)
+            for r in range(rows):
+                a = kb.broadcast(kb.load(s.a, kb.add(a_row[r], kb.mul(k, s.a_sk))), vt)
+                for v in range(nv):
+                    product = kb.emit(arith.MulfOp(a, b_vectors[v]))
+                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], product))
+            return acc
+
+        unroll = t.unroll
+        main = kc - kc % unroll
+
+        def unrolled(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            for u in range(unroll):
+                acc = k_step(kb.add(k, u), acc)
+            return acc
+
+        acc = kb.loop(0, main, unroll, acc, unrolled)
+        for k in range(main, kc):
+            acc = k_step(k, acc)
+
+        epilogue = s.epilogue if last else None
+        if last:
+            acc = self.add_bias(bases, acc, ir, rows, jr, tail)
+            if epilogue is not None and tail is None:
+                acc = [
+                    epilogue.apply_vector(kb, acc[r * nv + v], kb.add(c_row[r], v * lanes))
+                    for r in range(rows)
+                    for v in range(nv)
+                ]
+
+        if tail is None:
+            for r in range(rows):
+                for v in range(nv):
+                    kb.vstore(acc[r * nv + v], s.c, kb.add(c_row[r], v * lanes))
+        else:
+            for r in range(rows):
+                for v in range(nv):
+                    kb.vstore(acc[r * nv + v], self.tile, r * nr + v * lanes)
+                for j in range(tail):
+                    kb.store(kb.load(self.tile, r * nr + j), s.c, kb.add(c_row[r], j))
+
+        if epilogue is not None:
+            first_step = epilogue.plan.vector_steps if tail is None else 0
+            if first_step < len(epilogue.plan.steps):
+                width = nr if tail is None else tail
+                for r in range(rows):
+
+                    def element(j: Index, carried: list, r=r) -> list:
+                        at = kb.add(c_row[r], j)
+                        value = epilogue.apply_scalar(kb, kb.load(s.c, at), at, first_step)
+                        kb.store(value, s.c, at)
+                        return []
+
+                    kb.loop(0, width, 1, [], element)
+
+    def add_bias(self, bases, acc, ir, rows, jr, tail) -> list[SSAValue]:
+        """The op's own bias, added after the fold: per row (conv) or per column (linear)."""
+        kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        nv, lanes = t.nv, t.lanes
+        acc = list(acc)
+        if s.row_bias is not None:
+            for r in range(rows):
+                at = kb.add(bases.row_bias, kb.add(ir, r))
+                bias = kb.broadcast(kb.load(s.row_bias, at), vt)
+                for v in range(nv):
+                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], bias))
+        if s.col_bias is not None:
+            if tail is None:
+                vectors = [kb.vload(s.col_bias, kb.add(jr, v * lanes), vt) for v in range(nv)]
+            else:
+                zero = kb.constant(0.0, s.element)
+                for j in range(t.nr):
+                    value = kb.load(s.col_bias, kb.add(jr, j)) if j < tail else zero
+                    kb.store(value, self.bias_tile, j)
+                vectors = [kb.vload(self.bias_tile, v * lanes, vt) for v in range(nv)]
+            for r in range(rows):
+                for v in range(nv):
+                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], vectors[v]))
+        return acc
