@@ -170,7 +170,9 @@ class Tiling:
     nc: int
     """Columns per work unit (a multiple of nr)."""
     ldp: int
-    """Row stride of the packed panel (nc, or one cache line more)."""
+    """Row stride of the packed B block (nc, or one cache line more)."""
+    kcp: int
+    """Row stride of the packed rows of A (0: A is read in place, one row per tile)."""
     unroll: int = 4
 
     @property
@@ -182,8 +184,19 @@ class Tiling:
 
 
 def register_tile(target: TargetInfo) -> tuple[int, int]:
-    """(rows, vectors per row) of the accumulator tile: rows·vectors accumulators,
-    plus the B vectors of one k, one broadcast and one product fit the register file."""
+    """(rows, vectors per row) of the accumulator tile.
+
+    rows > 1 is the classic outer-product tile: per k, `rows` broadcasts of A and
+    `vectors` loads of B feed rows·vectors multiply-adds; the accumulators, the B
+    vectors, one broadcast and one product fill the register file (8×3 with 32
+    registers, 6×2 with 16). rows = 1 is a row-times-panel tile: per k, one
+    broadcast and `vectors` loads of B that the multiplies take as memory operands.
+    It suits CPUs whose separate vector loads and broadcasts compete with the
+    arithmetic for dispatch (AMD Zen 1, which splits 256-bit ops in two: measured
+    there, 1×12 runs mul+add 25 % faster than 6×2). `TargetInfo.tile` overrides.
+    """
+    if target.tile is not None:
+        return target.tile
     if target.registers >= 32:
         return 8, 3
     return 6, 2
@@ -199,32 +212,34 @@ def choose_tiling(
     columns_multiple: int = 1,
 ) -> Tiling:
     lanes = target.lanes(element_bytes)
+    line = 64 // element_bytes
     mr, nv = register_tile(target)
     nr = nv * lanes
-    # kc: one nr-wide panel of B fills about half of L1; blocks of equal size.
-    kc_max = max(16, target.l1_bytes // 2 // (nr * element_bytes))
+    if mr == 1:  # the kc × nr panel of B stays in L1 while the rows stream past it
+        kc_max = max(16, target.l1_bytes * 3 // 4 // (nr * element_bytes))
+    else:  # a panel of B and the tile's packed rows of A fill half of L1
+        kc_max = max(16, target.l1_bytes // 2 // ((nr + mr) * element_bytes))
     blocks = max(1, -(-k // kc_max))
-    kc = max(1, -(-k // blocks))
-    # nc: the packed kc × nc block takes at most 3/4 of the stack budget.
-    budget = target.stack_bytes * 3 // 4
-    nc = max(nr, budget // (kc * element_bytes) // nr * nr)
+    kc = max(1, -(-k // blocks))  # blocks of equal size along k
+    kcp = kc + line if mr > 1 else 0
+    # nc: the packed kc × nc block of B takes the rest of the stack budget.
+    tiles = (mr * kcp + 2 * mr * nr + nr) * element_bytes
+    budget = target.stack_bytes - tiles - 1024
+    nc = max(nr, (budget // (kc * element_bytes) - line) // nr * nr)
     nc = min(nc, -(-n // nr) * nr)
     if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
         step = columns_multiple * nr // _gcd(columns_multiple, nr)
         if nc >= step:
             nc = nc // step * step
-    while kc * (nc + 64 // element_bytes) * element_bytes > budget and kc > 16:
-        kc = -(-kc // 2)
-    line = 64 // element_bytes
-    ldp = nc + line if (nc // line) % 2 == 0 else nc  # odd number of cache lines per row
-    # mc: the unit's rows of A over all of K stay in half of L2.
+    ldp = nc + line if (nc // line) % 2 == 0 else nc  # an odd number of cache lines
+    # mc: the unit's rows of A over all of k stay in half of L2.
     mc = max(mr, target.l2_bytes // 2 // (max(k, 1) * element_bytes) // mr * mr)
     mc = min(mc, -(-m // mr) * mr)
-    tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp)
+    tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
     # Enough units for a few threads: split rows further when there are few.
     while tiling.units(batch, m, n) < 4 and tiling.mc > mr:
         mc = max(mr, (tiling.mc // 2) // mr * mr)
-        tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp)
+        tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
     return tiling
 
 
@@ -250,6 +265,7 @@ class GemmEmitter:
             return
         nr = t.nr
         self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
+        self.ap = kb.alloca(t.mr * t.kcp, s.element) if t.kcp else None
         self.tile = kb.alloca(t.mr * nr, s.element) if s.n % nr else None
         self.bias_tile = kb.alloca(nr, s.element) if s.n % nr and s.col_bias else None
         self.zero = kb.constant(0.0, self.vt)
@@ -270,7 +286,7 @@ class GemmEmitter:
 
             def block(k0: Index, kc: int, first, last: bool) -> None:
                 s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
-                self.rows(bases, r0, r1, c0, c1, k0, kc, first, last)
+                self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
             if blocks > 1:
 
@@ -285,44 +301,92 @@ class GemmEmitter:
 
         kb.loop(lo, hi, 1, [], unit)
 
-    def rows(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+    def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        """All register tiles of the unit for one block along k. Several rows per
+        tile: row tiles outside (the tile's rows of A packed once, used for every
+        column tile); one row per tile: column tiles outside (the packed panel of
+        B stays in L1 for every row)."""
         kb, s, t = self.kb, self.spec, self.tiling
         nr = t.nr
         m_full, n_full = s.m - s.m % t.mr, s.n - s.n % nr
+        row_ranges = [(r0, kb.min(r1, m_full), t.mr)]
+        if s.m % t.mr:
+            row_ranges.append((kb.max(r0, m_full), r1, s.m % t.mr))
+        col_ranges = [(c0, kb.min(c1, n_full), None)]
+        if s.n % nr:
+            col_ranges.append((kb.max(c0, n_full), c1, s.n % nr))
 
-        def row_tiles(count: int):
-            def body(ir: Index, carried: list) -> list:
-                def full(jr: Index, carried: list) -> list:
-                    self.micro(bases, ir, count, jr, c0, None, k0, kc, first, last)
+        def tile(ir, rows, jr, width) -> None:
+            self.micro(bases, ir, rows, jr, c0, width, k0, kc, first, last)
+
+        if t.mr == 1:
+            for c_lo, c_hi, width in col_ranges:
+
+                def columns(jr: Index, carried: list, width=width) -> list:
+                    def row(ir: Index, carried: list) -> list:
+                        tile(ir, 1, jr, width)
+                        return []
+
+                    kb.loop(r0, r1, 1, [], row)
                     return []
 
-                def tail(jr: Index, carried: list) -> list:
-                    self.micro(bases, ir, count, jr, c0, s.n % nr, k0, kc, first, last)
-                    return []
+                kb.loop(c_lo, c_hi, nr, [], columns)
+            return
+        for r_lo, r_hi, rows in row_ranges:
 
-                kb.loop(c0, kb.min(c1, n_full), nr, [], full)
-                if s.n % nr:
-                    kb.loop(kb.max(c0, n_full), c1, nr, [], tail)
+            def row_tile(ir: Index, carried: list, rows=rows) -> list:
+                self.pack_a(bases, ir, rows, k0, kc)
+                for c_lo, c_hi, width in col_ranges:
+
+                    def column(jr: Index, carried: list, width=width) -> list:
+                        tile(ir, rows, jr, width)
+                        return []
+
+                    kb.loop(c_lo, c_hi, nr, [], column)
                 return []
 
-            return body
+            kb.loop(r_lo, r_hi, t.mr, [], row_tile)
 
-        kb.loop(r0, kb.min(r1, m_full), t.mr, [], row_tiles(t.mr))
-        if s.m % t.mr:
-            kb.loop(kb.max(r0, m_full), r1, t.mr, [], row_tiles(s.m % t.mr))
-
-    def micro(self, bases, ir, rows, jr, c0, tail, k0, kc, first, last) -> None:
-        """One register tile: `rows` × nv vectors at (ir, jr); `tail` = number of
-        valid columns of a partial tile (None for a full one)."""
+    def pack_a(self, bases, ir, rows, k0, kc) -> None:
+        """Ap[r·kcp + k] = A(ir + r, k0 + k): the tile's rows of A, copied so that
+        the broadcasts read short rows a little more than kc apart (rows of A a
+        multiple of 4 KiB apart would compete for the same L1 sets)."""
         kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
-        nv, lanes, nr = t.nv, t.lanes, t.nr
+        for r in range(rows):
+            src = kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+            if s.a_sk == 1:
+                main = kc - kc % t.lanes
+
+                def vcopy(k: Index, carried: list, src=src, r=r) -> list:
+                    value = kb.vload(s.a, kb.add(src, k), vt)
+                    kb.vstore(value, self.ap, kb.add(r * t.kcp, k))
+                    return []
+
+                kb.loop(0, main, t.lanes, [], vcopy)
+                for k in range(main, kc):
+                    kb.store(kb.load(s.a, kb.add(src, k)), self.ap, r * t.kcp + k)
+            else:
+
+                def copy(k: Index, carried: list, src=src, r=r) -> list:
+                    value = kb.load(s.a, kb.add(src, kb.mul(k, s.a_sk)))
+                    kb.store(value, self.ap, kb.add(r * t.kcp, k))
+                    return []
+
+                kb.loop(0, kc, 1, [], copy)
+
+    def micro(self, bases, ir, rows, jr, c0, width, k0, kc, first, last) -> None:
+        """One register tile: `rows` rows at ir, columns jr … jr + nr; `width` is
+        the number of valid columns of a partial tile (None: all nr)."""
+        kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        lanes, nr = t.lanes, t.nr
+        nv = t.nv if width is None else -(-width // lanes)
         c_row = [kb.add(kb.add(bases.c, kb.mul(kb.add(ir, r), s.c_si)), jr) for r in range(rows)]
 
         # The partial sums so far: +0 for the first block, else the C tile.
         if first is True:
             acc = [self.zero] * (rows * nv)
         else:
-            if tail is None:
+            if width is None:
                 loaded = [
                     kb.vload(s.c, kb.add(c_row[r], v * lanes), vt)
                     for r in range(rows)
@@ -330,9 +394,8 @@ class GemmEmitter:
                 ]
             else:
                 for r in range(rows):
-                    for j in range(tail):
-                        value = kb.load(s.c, kb.add(c_row[r], j))
-                        kb.store(value, self.tile, r * nr + j)
+                    for j in range(width):
+                        kb.store(kb.load(s.c, kb.add(c_row[r], j)), self.tile, r * nr + j)
                 loaded = [
                     kb.vload(self.tile, r * nr + v * lanes, vt)
                     for r in range(rows)
@@ -343,10 +406,15 @@ class GemmEmitter:
             else:
                 acc = [kb.emit(arith.SelectOp(first, self.zero, x)) for x in loaded]
 
-        a_row = [
-            kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
-            for r in range(rows)
-        ]
+        if self.ap is not None:
+            a_buffer, a_sk = self.ap, 1
+            a_row = [r * t.kcp for r in range(rows)]
+        else:
+            a_buffer, a_sk = s.a, s.a_sk
+            a_row = [
+                kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+                for r in range(rows)
+            ]
         panel = kb.sub(jr, c0)
 
         def k_step(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
@@ -354,7 +422,7 @@ class GemmEmitter:
             b_vectors = [kb.vload(self.bp, kb.add(b_at, v * lanes), vt) for v in range(nv)]
             acc = list(acc)
             for r in range(rows):
-                a = kb.broadcast(kb.load(s.a, kb.add(a_row[r], kb.mul(k, s.a_sk))), vt)
+                a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], kb.mul(k, a_sk))), vt)
                 for v in range(nv):
                     product = kb.emit(arith.MulfOp(a, b_vectors[v]))
                     acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], product))
@@ -374,15 +442,15 @@ class GemmEmitter:
 
         epilogue = s.epilogue if last else None
         if last:
-            acc = self.add_bias(bases, acc, ir, rows, jr, tail)
-            if epilogue is not None and tail is None:
+            acc = self.add_bias(bases, acc, ir, rows, nv, jr, width)
+            if epilogue is not None and width is None:
                 acc = [
                     epilogue.apply_vector(kb, acc[r * nv + v], kb.add(c_row[r], v * lanes))
                     for r in range(rows)
                     for v in range(nv)
                 ]
 
-        if tail is None:
+        if width is None:
             for r in range(rows):
                 for v in range(nv):
                     kb.vstore(acc[r * nv + v], s.c, kb.add(c_row[r], v * lanes))
@@ -390,13 +458,12 @@ class GemmEmitter:
             for r in range(rows):
                 for v in range(nv):
                     kb.vstore(acc[r * nv + v], self.tile, r * nr + v * lanes)
-                for j in range(tail):
+                for j in range(width):
                     kb.store(kb.load(self.tile, r * nr + j), s.c, kb.add(c_row[r], j))
 
         if epilogue is not None:
-            first_step = epilogue.plan.vector_steps if tail is None else 0
+            first_step = epilogue.plan.vector_steps if width is None else 0
             if first_step < len(epilogue.plan.steps):
-                width = nr if tail is None else tail
                 for r in range(rows):
 
                     def element(j: Index, carried: list, r=r) -> list:
@@ -405,12 +472,12 @@ class GemmEmitter:
                         kb.store(value, s.c, at)
                         return []
 
-                    kb.loop(0, width, 1, [], element)
+                    kb.loop(0, nr if width is None else width, 1, [], element)
 
-    def add_bias(self, bases, acc, ir, rows, jr, tail) -> list[SSAValue]:
+    def add_bias(self, bases, acc, ir, rows, nv, jr, width) -> list[SSAValue]:
         """The op's own bias, added after the fold: per row (conv) or per column (linear)."""
         kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
-        nv, lanes = t.nv, t.lanes
+        lanes = t.lanes
         acc = list(acc)
         if s.row_bias is not None:
             for r in range(rows):
@@ -419,12 +486,12 @@ class GemmEmitter:
                 for v in range(nv):
                     acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], bias))
         if s.col_bias is not None:
-            if tail is None:
+            if width is None:
                 vectors = [kb.vload(s.col_bias, kb.add(jr, v * lanes), vt) for v in range(nv)]
             else:
                 zero = kb.constant(0.0, s.element)
-                for j in range(t.nr):
-                    value = kb.load(s.col_bias, kb.add(jr, j)) if j < tail else zero
+                for j in range(nv * lanes):
+                    value = kb.load(s.col_bias, kb.add(jr, j)) if j < width else zero
                     kb.store(value, self.bias_tile, j)
                 vectors = [kb.vload(self.bias_tile, v * lanes, vt) for v in range(nv)]
             for r in range(rows):

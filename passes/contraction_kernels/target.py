@@ -19,6 +19,8 @@ class TargetInfo:
     l2_bytes: int = 512 * 1024
     stack_bytes: int = 64 * 1024
     """Bound on the stack temporaries (`memref.alloca`) of one kernel call."""
+    tile: tuple[int, int] | None = None
+    """(rows, vectors) of the register tile; None: chosen from `registers`."""
 
     def lanes(self, element_bytes: int) -> int:
         return self.vector_bytes // element_bytes
@@ -52,9 +54,14 @@ def host_target() -> TargetInfo:
         width, registers = 32, 16
     else:
         width, registers = 16, 16
+    # Zen 1 splits 256-bit ops in two and its separate loads and broadcasts
+    # compete with the arithmetic: a one-row tile whose multiplies take B from
+    # memory runs fastest there (see `gemm.register_tile`).
+    tile = (1, 12) if llvm.get_host_cpu_name() == "znver1" and width == 32 else None
     return TargetInfo(
         vector_bytes=width,
         registers=registers,
+        tile=tile,
         l1_bytes=_cache_size(1, 32 * 1024),
         l2_bytes=_cache_size(2, 512 * 1024),
     )
