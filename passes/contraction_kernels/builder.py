@@ -4,6 +4,7 @@ Python where it is static, `scf.for`/`scf.if` from Python callables, flat
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref, scf, vector
@@ -29,6 +30,8 @@ class KernelBuilder:
 
     def __init__(self, block: Block):
         self.block = block
+        self.entry = block
+        self.constants: dict[tuple, SSAValue] = {}
 
     # --- ops -----------------------------------------------------------------
 
@@ -36,10 +39,24 @@ class KernelBuilder:
         self.block.add_op(op)
         return op.results[0] if len(op.results) == 1 else None
 
+    def _hoisted(self, key: tuple, make: Callable[[], Operation]) -> SSAValue:
+        """One constant per value, at the top of the function (it dominates every use)."""
+        if key not in self.constants:
+            op = make()
+            first = self.entry.first_op
+            if first is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, first)
+            self.constants[key] = op.results[0]
+        return self.constants[key]
+
     def index(self, value: Index) -> SSAValue:
         if isinstance(value, SSAValue):
             return value
-        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return self._hoisted(
+            ("index", value), lambda: arith.ConstantOp(IntegerAttr(value, IndexType()))
+        )
 
     def add(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
@@ -89,6 +106,25 @@ class KernelBuilder:
             return a < b
         return self.emit(arith.CmpiOp(self.index(a), self.index(b), "slt"))
 
+    def at_least(self, a: Index, b: Index) -> bool | SSAValue:
+        if isinstance(a, int) and isinstance(b, int):
+            return a >= b
+        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "sge"))
+
+    def both(self, a: bool | SSAValue, b: bool | SSAValue) -> bool | SSAValue:
+        if isinstance(a, bool):
+            return b if a else False
+        if isinstance(b, bool):
+            return a if b else False
+        return self.emit(arith.AndIOp(a, b))
+
+    def select(self, condition: bool | SSAValue, a: Index, b: Index) -> Index:
+        if isinstance(condition, bool):
+            return a if condition else b
+        if isinstance(a, int) and isinstance(b, int) and a == b:
+            return a
+        return self.emit(arith.SelectOp(condition, self.index(a), self.index(b)))
+
     def equal(self, a: Index, b: Index) -> bool | SSAValue:
         if isinstance(a, int) and isinstance(b, int):
             return a == b
@@ -97,14 +133,12 @@ class KernelBuilder:
     def min(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return min(a, b)
-        less = self.less(a, b)
-        return self.emit(arith.SelectOp(less, self.index(a), self.index(b)))
+        return self.select(self.less(a, b), a, b)
 
     def max(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return max(a, b)
-        less = self.less(a, b)
-        return self.emit(arith.SelectOp(less, self.index(b), self.index(a)))
+        return self.select(self.less(a, b), b, a)
 
     # --- control flow --------------------------------------------------------
 
@@ -169,11 +203,15 @@ class KernelBuilder:
 
     def constant(self, value: float, typ: Attribute) -> SSAValue:
         """A float constant, or a splat vector constant."""
-        if isinstance(typ, VectorType):
-            count = typ.get_shape()[0]
-            dense = DenseIntOrFPElementsAttr.from_list(typ, [value] * count)
-            return self.emit(arith.ConstantOp(dense, typ))
-        return self.emit(arith.ConstantOp(FloatAttr(value, typ)))
+        def make() -> Operation:
+            if isinstance(typ, VectorType):
+                count = typ.get_shape()[0]
+                dense = DenseIntOrFPElementsAttr.from_list(typ, [value] * count)
+                return arith.ConstantOp(dense, typ)
+            return arith.ConstantOp(FloatAttr(value, typ))
+
+        # keyed by the bits, so that -0.0 and +0.0 stay apart
+        return self._hoisted(("float", struct.pack("<d", value), typ), make)
 
     def alloca(self, count: int, element: Attribute) -> SSAValue:
         return self.emit(memref.AllocaOp.get(element, 64, [count]))

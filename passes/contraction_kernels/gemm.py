@@ -226,7 +226,7 @@ def choose_tiling(
     tiles = (mr * kcp + 2 * mr * nr + nr) * element_bytes
     budget = target.stack_bytes - tiles - 1024
     nc = max(nr, (budget // (kc * element_bytes) - line) // nr * nr)
-    nc = min(nc, -(-n // nr) * nr)
+    nc = max(nr, min(nc, -(-n // nr) * nr))
     if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
         step = columns_multiple * nr // _gcd(columns_multiple, nr)
         if nc >= step:
@@ -234,7 +234,7 @@ def choose_tiling(
     ldp = nc + line if (nc // line) % 2 == 0 else nc  # an odd number of cache lines
     # mc: the unit's rows of A over all of k stay in half of L2.
     mc = max(mr, target.l2_bytes // 2 // (max(k, 1) * element_bytes) // mr * mr)
-    mc = min(mc, -(-m // mr) * mr)
+    mc = max(mr, min(mc, -(-m // mr) * mr))
     tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
     # Enough units for a few threads: split rows further when there are few.
     while tiling.units(batch, m, n) < 4 and tiling.mc > mr:
@@ -417,12 +417,16 @@ class GemmEmitter:
             ]
         panel = kb.sub(jr, c0)
 
-        def k_step(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+        def k_step(k: Index, u: int, acc: list[SSAValue]) -> list[SSAValue]:
+            """Summed index k + u (k: the start of an unrolled group)."""
             b_at = kb.add(kb.mul(k, t.ldp), panel)
-            b_vectors = [kb.vload(self.bp, kb.add(b_at, v * lanes), vt) for v in range(nv)]
+            b_vectors = [
+                kb.vload(self.bp, kb.add(b_at, u * t.ldp + v * lanes), vt) for v in range(nv)
+            ]
             acc = list(acc)
+            k_offset = kb.mul(kb.add(k, u), a_sk)
             for r in range(rows):
-                a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], kb.mul(k, a_sk))), vt)
+                a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], k_offset)), vt)
                 for v in range(nv):
                     product = kb.emit(arith.MulfOp(a, b_vectors[v]))
                     acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], product))
@@ -433,12 +437,11 @@ class GemmEmitter:
 
         def unrolled(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
             for u in range(unroll):
-                acc = k_step(kb.add(k, u), acc)
+                acc = k_step(k, u, acc)
             return acc
 
         acc = kb.loop(0, main, unroll, acc, unrolled)
-        for k in range(main, kc):
-            acc = k_step(k, acc)
+        acc = kb.loop(main, kc, 1, acc, lambda k, acc: k_step(k, 0, acc))
 
         epilogue = s.epilogue if last else None
         if last:
