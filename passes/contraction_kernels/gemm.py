@@ -232,8 +232,11 @@ def choose_tiling(
         if nc >= step:
             nc = nc // step * step
     ldp = nc + line if (nc // line) % 2 == 0 else nc  # an odd number of cache lines
-    # mc: the unit's rows of A over all of k stay in half of L2.
-    mc = max(mr, target.l2_bytes // 2 // (max(k, 1) * element_bytes) // mr * mr)
+    # mc: the unit's rows of A stay in half of L2: over all of k for several rows
+    # per tile (row tiles outside), over one k block for one row per tile (the
+    # rows stream past each panel, once per panel).
+    span = kc if mr == 1 else max(k, 1)
+    mc = max(mr, target.l2_bytes // 2 // (span * element_bytes) // mr * mr)
     mc = max(mr, min(mc, -(-m // mr) * mr))
     tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
     # Enough units for a few threads: split rows further when there are few.
