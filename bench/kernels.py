@@ -28,7 +28,8 @@ def _typ(shape, dtype):
 def _conv_props(cin, cout):
     return ("{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
             "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
-            f"channel_axis = 1 : i64, in_channels = {cin} : i64, out_channels = {cout} : i64}}")  # fmt: skip
+            f"channel_axis = 1 : i64, in_channels = {cin} : i64, "
+            f"out_channels = {cout} : i64}}")  # fmt: skip
 
 
 def cases(dtype: str):
@@ -41,14 +42,17 @@ def cases(dtype: str):
         f"matmul {m}x{k}x{n} {dtype}",
         f"func.func @main(%a: {_typ((m, k), dtype)}, %b: {_typ((k, n), dtype)}) -> "
         f"{_typ((m, n), dtype)} {{\n  %y = tlir.matmul %a, %b : ({_typ((m, k), dtype)}, "
-        f"{_typ((k, n), dtype)}) -> {_typ((m, n), dtype)}\n  func.return %y : {_typ((m, n), dtype)}\n}}",
+        f"{_typ((k, n), dtype)}) -> {_typ((m, n), dtype)}\n"
+        f"  func.return %y : {_typ((m, n), dtype)}\n}}",
         [(m, k), (k, n)],
         2 * m * n * k,
-        lambda a, b: (lambda: torch.matmul(a, b)),
+        lambda a, b: lambda: torch.matmul(a, b),
         0,
     )
     batch = 128
-    for i, (fan_in, fan_out, relu) in enumerate([(1024, 256, True), (256, 256, True), (256, 10, False)]):
+    for i, (fan_in, fan_out, relu) in enumerate(
+        [(1024, 256, True), (256, 256, True), (256, 10, False)]
+    ):
         x, w, b, y = (batch, fan_in), (fan_out, fan_in), (fan_out,), (batch, fan_out)
         ins = f"{_typ(x, dtype)}, {_typ(w, dtype)}, {_typ(b, dtype)}"
         body = f"  %y = tlir.linear %x, %w, %b : ({ins}) -> {_typ(y, dtype)}\n"
@@ -57,12 +61,14 @@ def cases(dtype: str):
             body += f"  %r = tlir.relu %y : ({_typ(y, dtype)}) -> {_typ(y, dtype)}\n"
             result = "%r"
         text = (f"func.func @main(%x: {_typ(x, dtype)}, %w: {_typ(w, dtype)}, %b: {_typ(b, dtype)})"
-                f" -> {_typ(y, dtype)} {{\n{body}  func.return {result} : {_typ(y, dtype)}\n}}")  # fmt: skip
+                f" -> {_typ(y, dtype)} {{\n{body}"
+                f"  func.return {result} : {_typ(y, dtype)}\n}}")  # fmt: skip
 
         def torch_layer(x, w, b, relu=relu):
             return (lambda: F.relu(F.linear(x, w, b))) if relu else (lambda: F.linear(x, w, b))
 
-        name = f"MLP layer {i + 1} {fan_in}->{fan_out}{' +relu' if relu else ''}, batch {batch} {dtype}"
+        relu_name = " +relu" if relu else ""
+        name = f"MLP layer {i + 1} {fan_in}->{fan_out}{relu_name}, batch {batch} {dtype}"
         yield name, text, [x, w, b], 2 * batch * fan_in * fan_out, torch_layer, int(relu)
     x, w, b, y = (4, 32, 28, 28), (32, 32, 3, 3), (32,), (4, 32, 28, 28)
     ins = f"{_typ(x, dtype)}, {_typ(w, dtype)}, {_typ(b, dtype)}"
@@ -74,7 +80,7 @@ def cases(dtype: str):
         text,
         [x, w, b],
         2 * 4 * 32 * 28 * 28 * 32 * 9,
-        lambda x, w, b: (lambda: F.conv2d(x, w, b, padding=1)),
+        lambda x, w, b: lambda: F.conv2d(x, w, b, padding=1),
         0,
     )
 
@@ -128,7 +134,8 @@ def main() -> None:
                 print(f"{'':48s} asm: {listed or 'no vector arithmetic'}; fma: {counts['fma']}")
     for dtype, (ours, theirs) in totals.items():
         print(f"{'MLP 1024-256-256-10 total ' + dtype:48s} tlir {ours * 1e3:7.2f} ms"
-              f"{'':21s}torch {theirs * 1e3:7.2f} ms{'':21s}ratio {ours / theirs:4.2f}")  # fmt: skip
+              f"{'':21s}torch {theirs * 1e3:7.2f} ms"
+              f"{'':21s}ratio {ours / theirs:4.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ _PASSES = {
     "tlir-outline-ops": ("tlir.passes.tlir_outline_ops", "TlirOutlineOps"),
     "tlir-lower-to-llvm": ("tlir.passes.tlir_lower_to_llvm", "TlirLowerToLLVM"),
     "tlir-to-llvm": ("tlir.passes.tlir_to_llvm", "TlirToLLVM"),
+    "tlir-contraction-kernels": ("tlir.passes.tlir_contraction_kernels", "TlirContractionKernels"),
 }
 
 

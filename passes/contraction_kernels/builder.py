@@ -203,6 +203,7 @@ class KernelBuilder:
 
     def constant(self, value: float, typ: Attribute) -> SSAValue:
         """A float constant, or a splat vector constant."""
+
         def make() -> Operation:
             if isinstance(typ, VectorType):
                 count = typ.get_shape()[0]

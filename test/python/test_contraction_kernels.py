@@ -37,9 +37,12 @@ def _typ(shape, dtype):
     return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
 
 
-def _module(op_text: str, arg_shapes, out_shape, dtype: str, epilogue: str = "") -> str:
+def _module(op_text: str, arg_shapes, out_shape, dtype: str, epilogue: str = "",
+            operands: int | None = None) -> str:  # fmt: skip
+    """`func.func @main` computing `op_text` on the first `operands` arguments
+    (all by default), then the `epilogue` lines."""
     args = ", ".join(f"%a{i}: {_typ(s, dtype)}" for i, s in enumerate(arg_shapes))
-    ins = ", ".join(_typ(s, dtype) for s in arg_shapes)
+    ins = ", ".join(_typ(s, dtype) for s in arg_shapes[:operands])
     out = _typ(out_shape, dtype)
     body = f"  %r = {op_text} : ({ins}) -> {out}\n"
     result = "%r"
@@ -106,14 +109,48 @@ CASES = [
     # conv: rank 1-3, groups, stride, dilation, asymmetric padding, channel axes
     ("conv2d_pad", conv((2, 3, 9, 11), 5, (3, 3), pad=(1, 1)), "host", True),
     ("conv2d_blocks", conv((1, 4, 10, 13), 6, (3, 2), pad=(2, 0), pad_after=(1, 3)), "tiny", True),
-    ("conv2d_grouped", conv((1, 4, 7, 8), 6, (3, 3), stride=(2, 2), pad=(1, 0), pad_after=(1, 2),
-                            dilation=(1, 2), groups=2), "outer", False),
+    (
+        "conv2d_grouped",
+        conv(
+            (1, 4, 7, 8),
+            6,
+            (3, 3),
+            stride=(2, 2),
+            pad=(1, 0),
+            pad_after=(1, 2),
+            dilation=(1, 2),
+            groups=2,
+        ),
+        "outer",
+        False,
+    ),
     ("conv2d_depthwise", conv((2, 6, 6, 7), 6, (3, 3), pad=(1, 1), groups=6), "sse", False),
-    ("conv1d_axis0", conv((3, 9), 3, (3,), stride=(2,), dilation=(3,), groups=3, axis=0), "host", True),
-    ("conv1d_axis2", conv((2, 1, 4, 17), 5, (4,), stride=(3,), pad=(2,), pad_after=(1,), axis=2),
-     "tiny", False),
-    ("conv3d", conv((1, 2, 5, 6, 7), 3, (2, 3, 3), stride=(1, 2, 1), pad=(1, 0, 1),
-                    pad_after=(0, 1, 2), dilation=(2, 1, 1)), "host", True),
+    (
+        "conv1d_axis0",
+        conv((3, 9), 3, (3,), stride=(2,), dilation=(3,), groups=3, axis=0),
+        "host",
+        True,
+    ),
+    (
+        "conv1d_axis2",
+        conv((2, 1, 4, 17), 5, (4,), stride=(3,), pad=(2,), pad_after=(1,), axis=2),
+        "tiny",
+        False,
+    ),
+    (
+        "conv3d",
+        conv(
+            (1, 2, 5, 6, 7),
+            3,
+            (2, 3, 3),
+            stride=(1, 2, 1),
+            pad=(1, 0, 1),
+            pad_after=(0, 1, 2),
+            dilation=(2, 1, 1),
+        ),
+        "host",
+        True,
+    ),
     ("conv_1x1", conv((1, 5, 1, 1), 1, (1, 1)), "wide", False),
     ("conv_batch0", conv((0, 2, 4, 4), 3, (3, 3), pad=(1, 1)), "host", False),
 ]
@@ -139,7 +176,9 @@ def _assert_bit_identical(got: np.ndarray, ref: np.ndarray) -> None:
     finite = ~np.isnan(ref)
     width = np.uint64 if ref.dtype == np.float64 else np.uint32
     bad = got[finite].view(width) != ref[finite].view(width)
-    assert not bad.any(), f"{int(bad.sum())} elements differ, e.g. {got[finite][bad][:3]} vs {ref[finite][bad][:3]}"
+    assert not bad.any(), (
+        f"{int(bad.sum())} elements differ, e.g. {got[finite][bad][:3]} vs {ref[finite][bad][:3]}"
+    )
 
 
 def _ranges(extent: int) -> list[tuple[int, int]]:
@@ -193,3 +232,99 @@ def test_kernel_matches_reference(case, target, special, backend, dtype):
     op_text, arg_shapes, out_shape = case
     text = _module(op_text, arg_shapes, out_shape, dtype)
     _run_case(text, arg_shapes, TARGETS[target], dtype, backend, special)
+
+
+# Fused epilogues: (name, contraction, extra argument shapes, epilogue text, op count, target)
+EPILOGUES = [
+    (
+        "linear_relu",
+        linear((11, 20), 50),
+        [],
+        "  %e = tlir.relu %r : ({out}) -> {out}\n",
+        1,
+        "host",
+    ),
+    (
+        "matmul_add_relu",
+        matmul((13, 9), (9, 21)),
+        [(13, 21)],
+        "  %s = tlir.add %r, %a2 : ({out}, {out}) -> {out}\n"
+        "  %e = tlir.relu %s : ({out}) -> {out}\n",
+        2,
+        "tiny",
+    ),
+    (
+        "matmul_sub_swapped_scalar",
+        matmul((2, 5, 7), (7, 10)),
+        [(2, 5, 10), ()],
+        "  %s = tlir.sub %a2, %r : ({out}, {out}) -> {out}\n"
+        "  %m = tlir.mul_elem %s, %a3 : ({out}, tensor<{t}>) -> {out}\n"
+        "  %e = tlir.max_elem %m, %m : ({out}, {out}) -> {out}\n",
+        3,
+        "outer",
+    ),
+    (
+        "conv_exp_add",
+        conv((1, 3, 6, 7), 4, (3, 3), pad=(1, 1)),
+        [(1, 4, 6, 7)],
+        "  %x = tlir.exp %r : ({out}) -> {out}\n"
+        "  %e = tlir.add %x, %a3 : ({out}, {out}) -> {out}\n",
+        2,
+        "host",
+    ),
+    ("linear_tanh_vec", linear((6,), 9), [], "  %e = tlir.tanh %r : ({out}) -> {out}\n", 1, "sse"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name,case,extra,epilogue,count,target", EPILOGUES,
+                         ids=[e[0] for e in EPILOGUES])  # fmt: skip
+def test_epilogue_matches_reference(name, case, extra, epilogue, count, target, backend):
+    op_text, arg_shapes, out_shape = case
+    dtype = "f32" if backend == "mlir" else "f64"
+    shapes_all = [*arg_shapes, *extra]
+    text = _module(op_text, shapes_all, out_shape, dtype, epilogue.replace("{t}", dtype),
+                   operands=len(arg_shapes))  # fmt: skip
+    _run_case(text, shapes_all, TARGETS[target], dtype, backend, special=False, epilogue=count)
+
+
+def test_epilogue_rejects_non_chains():
+    import tlir
+
+    text = _module(*matmul((3, 4), (4, 5))[:1], [(3, 4), (4, 5), (3, 5)], (3, 5), "f64",
+                   "  %e = tlir.add %a2, %a2 : ({out}, {out}) -> {out}\n", operands=2)  # fmt: skip
+    ops = [op for op in tlir.parse_module(text).walk() if op.name.startswith("tlir.")]
+    with pytest.raises(ValueError, match="does not use the previous result"):
+        contraction_kernel(ops[0], "kernel", HOST, epilogue=ops[1:])
+
+
+def test_machine_code_is_vector_mul_and_add_without_fma():
+    """What LLVM emitted for a host kernel: vector multiplies and adds of the
+    host's register width, and not one FMA (the fold rounds twice per term)."""
+    text = _module(*matmul((16, 32), (32, 48))[:1], [(16, 32), (32, 48)], (16, 48), "f64")
+    import tlir
+
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
+    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
+    width = {16: "xmm", 32: "ymm", 64: "zmm"}[HOST.vector_bytes]
+    assert counts[f"vmulpd {width}"] >= 12 and counts[f"vaddpd {width}"] >= 12, counts
+    assert counts["fma"] == 0, counts
+
+
+def test_kernel_signature_and_parallel_extent():
+    from xdsl.dialects import memref
+
+    import tlir
+
+    text = _module(*linear((70, 8), 30)[:1], [(70, 8), (30, 8), (30,)], (70, 30), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    function = contraction_kernel(op, "linear_kernel", TINY)
+    inputs = [str(t) for t in function.function_type.inputs.data]
+    assert inputs == ["memref<70x8xf64>", "memref<30x8xf64>", "memref<30xf64>",
+                      "memref<70x30xf64>", "index", "index"]  # fmt: skip
+    assert function.attributes["tlir.parallel_extent"].value.data > 1
+    assert not any(isinstance(o, memref.AllocOp) for o in function.walk())
+    stack = sum(math.prod(o.memref.type.get_shape()) * 8 for o in function.walk()
+                if isinstance(o, memref.AllocaOp))  # fmt: skip
+    assert stack <= TINY.stack_bytes
+    assert all("llvm.noalias" in d.data for d in function.arg_attrs.data[:4])
