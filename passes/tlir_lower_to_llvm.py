@@ -48,8 +48,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from tlir.backend.llvm_vector import VectorFCmpOp, VectorSelectOp
 from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
 
 PTR = llvm.LLVMPointerType()
 LIBM = {

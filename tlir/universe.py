@@ -15,6 +15,7 @@ from xdsl.universe import Universe
 _DIALECTS = {
     "tlir": ("tlir.dialects.tlir", "Tlir"),
     "random": ("tlir.dialects.random", "Random"),
+    "tlir_llvm": ("tlir.dialects.tlir_llvm", "TlirLLVM"),
 }
 
 _PASSES = {

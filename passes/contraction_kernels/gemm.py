@@ -291,13 +291,14 @@ class GemmEmitter:
                 s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
                 self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
-            if blocks > 1:
+            if blocks > 1:  # the first block starts from +0, the middle ones from C
+                block(0, t.kc, True, False)
 
                 def middle(p: Index, carried: list) -> list:
-                    block(kb.mul(p, t.kc), t.kc, kb.equal(p, 0), False)
+                    block(kb.mul(p, t.kc), t.kc, False, False)
                     return []
 
-                kb.loop(0, blocks - 1, 1, [], middle)
+                kb.loop(1, blocks - 1, 1, [], middle)
             k0 = (blocks - 1) * t.kc
             block(k0, s.k - k0, blocks == 1, True)
             return []
@@ -404,10 +405,7 @@ class GemmEmitter:
                     for r in range(rows)
                     for v in range(nv)
                 ]
-            if first is False:
-                acc = loaded
-            else:
-                acc = [kb.emit(arith.SelectOp(first, self.zero, x)) for x in loaded]
+            acc = loaded
 
         if self.ap is not None:
             a_buffer, a_sk = self.ap, 1

@@ -39,7 +39,7 @@ def llvm_ir_xdsl(function: func.FuncOp) -> str:
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
-    from tlir.backend.llvm_vector import install
+    from tlir.dialects.tlir_llvm import install
     from tlir.passes.tlir_lower_to_llvm import TlirLowerToLLVM
     from tlir.universe import context
 
