@@ -13,7 +13,13 @@ built in one walk with final types (no type-conversion patterns, no casts):
   as TorchLean's `Float` does; `sqrt` and `fabs` are the LLVM intrinsics
   (`llvm.sqrt.f64`, …: correctly rounded); no fast-math flags anywhere, so nothing is contracted
   into an FMA or reassociated;
-* functions take every memref as a pointer (MLIR's bare-pointer convention).
+* functions take every memref as a pointer (MLIR's bare-pointer convention);
+  `llvm.noalias` argument attributes are kept;
+* for the contraction kernels (`tlir.passes.contraction_kernels`): `vector.load`/`store`
+  (one getelementptr, element alignment), `vector.broadcast` (insertelement +
+  shufflevector), vector constants, lane-wise compare/select (`tlir_llvm.fcmp`/`select`,
+  which xDSL's LLVM dialect lacks), vector `sqrt`/`fabs` intrinsics, and `memref.alloca`
+  (an `llvm.alloca` of the static size; kernels put them in the entry block).
 """
 
 from __future__ import annotations
@@ -22,9 +28,10 @@ import math as pymath
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, func, llvm, math, memref
+from xdsl.dialects import arith, cf, func, llvm, math, memref, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     Float32Type,
@@ -36,12 +43,15 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     UnitAttr,
+    VectorType,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
 from tlir.passes.tlir_form_kernels import is_kernel
 
 PTR = llvm.LLVMPointerType()
@@ -152,6 +162,7 @@ class FunctionLowering:
             function_type,
             linkage=llvm.LinkageAttr(linkage),
             body=region,
+            other_props=_kept_arg_attrs(self.function),
         )
         new.location = self.function.location
         if self.kernel:
@@ -185,8 +196,13 @@ class FunctionLowering:
                 return self.constant(op)
             case arith.CmpiOp():
                 return self.emit(llvm.ICmpOp(self.v(op.lhs), self.v(op.rhs), op.predicate))
+            case arith.CmpfOp() if isinstance(op.lhs.type, VectorType):
+                predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+                return self.emit(VectorFCmpOp(self.v(op.lhs), self.v(op.rhs), predicate))
             case arith.CmpfOp():
                 return self.emit(llvm.FCmpOp(self.v(op.lhs), self.v(op.rhs), op.predicate))
+            case arith.SelectOp() if isinstance(op.cond.type, VectorType):
+                return self.emit(VectorSelectOp(self.v(op.cond), self.v(op.lhs), self.v(op.rhs)))
             case arith.SelectOp():
                 return self.emit(llvm.SelectOp(self.v(op.cond), self.v(op.lhs), self.v(op.rhs)))
             case arith.MinSIOp():
@@ -216,6 +232,24 @@ class FunctionLowering:
                 return None
             case memref.AllocOp():
                 return self.alloc(op)
+            case memref.AllocaOp():
+                typ = op.memref.type
+                count = self.const_i64(max(pymath.prod(typ.get_shape()), 1))
+                return self.emit(llvm.AllocaOp(count, typ.element_type, alignment=64))
+            case vector.LoadOp():
+                address = self.address(op.base, op.indices)
+                align = element_size(op.base.type.element_type)
+                return self.emit(llvm.LoadOp(address, op.result.type, alignment=align))
+            case vector.StoreOp():
+                # xDSL's translator types a getelementptr's result as a pointer to
+                # the element, which llvmlite will not store a vector to: cast it
+                # to an opaque pointer (a no-op in LLVM IR).
+                address = self.emit(llvm.BitcastOp(self.address(op.base, op.indices), PTR))
+                align = element_size(op.base.type.element_type)
+                self.emit(llvm.StoreOp(self.v(op.vector), address, alignment=align))
+                return None
+            case vector.BroadcastOp() if not isinstance(op.source.type, VectorType):
+                return self.broadcast(self.v(op.source), op.vector.type)
             case memref.DeallocOp():
                 self.lowering.declare("free", [PTR], None)
                 self.emit(llvm.CallOp("free", self.v(op.memref)))
@@ -257,12 +291,26 @@ class FunctionLowering:
             return self.emit(llvm.ConstantOp(IntegerAttr(value.value.data, typ), typ))
         if isinstance(value, FloatAttr):
             return self.emit(llvm.ConstantOp(value, op.result.type))
+        if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(value.type, VectorType):
+            return self.emit(llvm.ConstantOp(value, value.type))
         raise ValueError("tensor constants must be bufferized first")
+
+    def broadcast(self, scalar: SSAValue, typ: VectorType) -> SSAValue:
+        """`insertelement undef, x, 0` then a shufflevector with an all-zero mask."""
+        undef = self.emit(llvm.UndefOp(typ))
+        lane0 = self.emit(llvm.ConstantOp(IntegerAttr(0, i32), i32))
+        inserted = self.emit(llvm.InsertElementOp(undef, scalar, lane0))
+        mask = DenseArrayBase.from_list(i32, [0] * typ.get_shape()[0])
+        return self.emit(llvm.ShuffleVectorOp(inserted, undef, mask, typ))
 
     def intrinsic(self, base: str, op: Operation) -> SSAValue:
         """A call of the type-mangled intrinsic (`llvm.sqrt.f64`, …), declared per type."""
         typ = op.result.type
-        name = f"{base}.{'f32' if isinstance(typ, Float32Type) else 'f64'}"
+        element = typ.element_type if isinstance(typ, VectorType) else typ
+        suffix = "f32" if isinstance(element, Float32Type) else "f64"
+        if isinstance(typ, VectorType):
+            suffix = f"v{typ.get_shape()[0]}{suffix}"
+        name = f"{base}.{suffix}"
         self.lowering.declare(name, [typ], typ)
         return self.emit(llvm.CallOp(name, self.v(op.operand), return_type=typ))
 
@@ -315,6 +363,21 @@ class FunctionLowering:
             self.oom.add_op(llvm.ReturnOp.build(operands=[[self.oom.first_op.results[0]]]))
             self.region.add_block(self.oom)
         return self.oom
+
+
+def _kept_arg_attrs(function: func.FuncOp) -> dict:
+    """The function's `llvm.noalias` argument attributes, for the llvm.func."""
+    from xdsl.dialects.builtin import DictionaryAttr
+
+    if function.arg_attrs is None:
+        return {}
+    kept = [
+        DictionaryAttr({k: v for k, v in d.data.items() if k == "llvm.noalias"})
+        for d in function.arg_attrs.data
+    ]
+    if not any(d.data for d in kept):
+        return {}
+    return {"arg_attrs": ArrayAttr(kept)}
 
 
 @dataclass

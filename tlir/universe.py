@@ -15,6 +15,7 @@ from xdsl.universe import Universe
 _DIALECTS = {
     "tlir": ("tlir.dialects.tlir", "Tlir"),
     "random": ("tlir.dialects.random", "Random"),
+    "tlir_llvm": ("tlir.dialects.tlir_llvm", "TlirLLVM"),
 }
 
 _PASSES = {
@@ -28,6 +29,7 @@ _PASSES = {
     "tlir-linalg-to-loops": ("tlir.passes.tlir_linalg_to_loops", "TlirLinalgToLoops"),
     "tlir-lower-to-llvm": ("tlir.passes.tlir_lower_to_llvm", "TlirLowerToLLVM"),
     "tlir-to-llvm": ("tlir.passes.tlir_to_llvm", "TlirToLLVM"),
+    "tlir-contraction-kernels": ("tlir.passes.tlir_contraction_kernels", "TlirContractionKernels"),
 }
 
 

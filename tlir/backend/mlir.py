@@ -34,6 +34,7 @@ VERSIONS = (19, 20, 21, 22)
 
 PIPELINE = (
     "--convert-scf-to-cf",
+    "--convert-vector-to-llvm",
     "--expand-strided-metadata",
     "--finalize-memref-to-llvm",
     "--convert-math-to-libm",
@@ -44,8 +45,9 @@ PIPELINE = (
     "--convert-cf-to-llvm",
     "--reconcile-unrealized-casts",
 )
-"""Loops to LLVM; transcendentals become calls of the C math library; memrefs
-are bare pointers (MLIR's bare-pointer calling convention), as in tlir's route."""
+"""Loops (and the contraction kernels' vector ops) to LLVM; transcendentals
+become calls of the C math library; memrefs are bare pointers (MLIR's
+bare-pointer calling convention), as in tlir's route."""
 
 
 @functools.cache

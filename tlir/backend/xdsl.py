@@ -34,6 +34,9 @@ def llvm_dialect_to_ir(module: ModuleOp, where: str = "module") -> str:
     """LLVM IR text of a module of `llvm.func`s and `llvm.mlir.global`s."""
     from xdsl.backend.llvm.convert import convert_module
 
+    from tlir.dialects.tlir_llvm import install
+
+    install()  # tlir-lower-to-llvm's vector compare/select (tlir_llvm dialect)
     try:
         llvm_module = convert_module(module, fallback_target_triple=None)
     except NotImplementedError as err:

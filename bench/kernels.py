@@ -1,0 +1,142 @@
+"""The contraction kernels against PyTorch eager on one thread, in one run.
+
+    python bench/kernels.py [--backend xdsl|mlir] [--rounds 20] [--asm] [--f32]
+
+Each kernel (`tlir.passes.contraction_kernels`) is compiled alone for this CPU
+and called over all its work units on one thread; times are the best of
+`--rounds` interleaved runs, in CPU time of the calling thread (robust against
+other load on the machine). `--asm` prints what LLVM emitted for each kernel:
+vector multiplies and adds by register width, and FMAs (there must be none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import tlir
+from tlir.passes.contraction_kernels import contraction_kernel, host_target
+from tlir.passes.contraction_kernels.harness import CompiledKernel, instruction_counts
+
+
+def _typ(shape, dtype):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
+def _conv_props(cin, cout):
+    return ("{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
+            "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
+            f"channel_axis = 1 : i64, in_channels = {cin} : i64, "
+            f"out_channels = {cout} : i64}}")  # fmt: skip
+
+
+def cases(dtype: str):
+    """(name, module text, argument shapes, flops, torch callable factory, epilogue ops)."""
+    import torch
+    import torch.nn.functional as F
+
+    m, k, n = 384, 512, 640
+    yield (
+        f"matmul {m}x{k}x{n} {dtype}",
+        f"func.func @main(%a: {_typ((m, k), dtype)}, %b: {_typ((k, n), dtype)}) -> "
+        f"{_typ((m, n), dtype)} {{\n  %y = tlir.matmul %a, %b : ({_typ((m, k), dtype)}, "
+        f"{_typ((k, n), dtype)}) -> {_typ((m, n), dtype)}\n"
+        f"  func.return %y : {_typ((m, n), dtype)}\n}}",
+        [(m, k), (k, n)],
+        2 * m * n * k,
+        lambda a, b: lambda: torch.matmul(a, b),
+        0,
+    )
+    batch = 128
+    for i, (fan_in, fan_out, relu) in enumerate(
+        [(1024, 256, True), (256, 256, True), (256, 10, False)]
+    ):
+        x, w, b, y = (batch, fan_in), (fan_out, fan_in), (fan_out,), (batch, fan_out)
+        ins = f"{_typ(x, dtype)}, {_typ(w, dtype)}, {_typ(b, dtype)}"
+        body = f"  %y = tlir.linear %x, %w, %b : ({ins}) -> {_typ(y, dtype)}\n"
+        result = "%y"
+        if relu:
+            body += f"  %r = tlir.relu %y : ({_typ(y, dtype)}) -> {_typ(y, dtype)}\n"
+            result = "%r"
+        text = (f"func.func @main(%x: {_typ(x, dtype)}, %w: {_typ(w, dtype)}, %b: {_typ(b, dtype)})"
+                f" -> {_typ(y, dtype)} {{\n{body}"
+                f"  func.return {result} : {_typ(y, dtype)}\n}}")  # fmt: skip
+
+        def torch_layer(x, w, b, relu=relu):
+            return (lambda: F.relu(F.linear(x, w, b))) if relu else (lambda: F.linear(x, w, b))
+
+        relu_name = " +relu" if relu else ""
+        name = f"MLP layer {i + 1} {fan_in}->{fan_out}{relu_name}, batch {batch} {dtype}"
+        yield name, text, [x, w, b], 2 * batch * fan_in * fan_out, torch_layer, int(relu)
+    x, w, b, y = (4, 32, 28, 28), (32, 32, 3, 3), (32,), (4, 32, 28, 28)
+    ins = f"{_typ(x, dtype)}, {_typ(w, dtype)}, {_typ(b, dtype)}"
+    text = (f"func.func @main(%x: {_typ(x, dtype)}, %w: {_typ(w, dtype)}, %b: {_typ(b, dtype)}) -> "
+            f"{_typ(y, dtype)} {{\n  %y = tlir.conv %x, %w, %b {_conv_props(32, 32)} : ({ins}) -> "
+            f"{_typ(y, dtype)}\n  func.return %y : {_typ(y, dtype)}\n}}")  # fmt: skip
+    yield (
+        f"conv 3x3 4x32x28x28 32->32 pad 1 {dtype}",
+        text,
+        [x, w, b],
+        2 * 4 * 32 * 28 * 28 * 32 * 9,
+        lambda x, w, b: lambda: F.conv2d(x, w, b, padding=1),
+        0,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["xdsl", "mlir"], default="xdsl")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--asm", action="store_true", help="print vector instruction counts")
+    parser.add_argument("--f32", action="store_true", help="float32 too")
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(1)
+    target = host_target()
+    print(f"torch {torch.__version__} (1 thread); host {target}; backend {args.backend}")
+    totals: dict[str, list[float]] = {}
+    for dtype in ["f64", "f32"] if args.f32 else ["f64"]:
+        np_dtype = np.float64 if dtype == "f64" else np.float32
+        for name, text, shapes, flops, torch_fn, epilogue in cases(dtype):
+            module = tlir.parse_module(text)
+            ops = [op for op in module.walk() if op.name.startswith("tlir.")]
+            function = contraction_kernel(ops[0], "kernel", target, epilogue=ops[1 : 1 + epilogue])
+            started = time.perf_counter()
+            kernel = CompiledKernel(function, args.backend)
+            compile_s = time.perf_counter() - started
+            rng = np.random.default_rng(0)
+            inputs = [rng.standard_normal(s).astype(np_dtype) for s in shapes]
+            out_shape = tuple(ops[-1 if epilogue else 0].results[0].type.get_shape())
+            out = np.empty(out_shape, np_dtype)
+            reference = torch_fn(*[torch.from_numpy(x) for x in inputs])
+            best = best_torch = float("inf")
+            for _ in range(args.rounds):
+                t0 = time.thread_time()
+                kernel([*inputs, out])
+                best = min(best, time.thread_time() - t0)
+                t0 = time.thread_time()
+                reference()
+                best_torch = min(best_torch, time.thread_time() - t0)
+            print(f"{name:48s} tlir {best * 1e3:7.2f} ms {flops / best / 1e9:5.1f} GFLOP/s   "
+                  f"torch {best_torch * 1e3:7.2f} ms {flops / best_torch / 1e9:5.1f} GFLOP/s   "
+                  f"ratio {best / best_torch:4.2f}   (compile {compile_s:.1f} s)")  # fmt: skip
+            if name.startswith("MLP"):
+                totals.setdefault(dtype, [0.0, 0.0])
+                totals[dtype][0] += best
+                totals[dtype][1] += best_torch
+            if args.asm:
+                counts = instruction_counts(kernel.assembly())
+                listed = ", ".join(f"{key}: {value}" for key, value in sorted(counts.items()))
+                print(f"{'':48s} asm: {listed or 'no vector arithmetic'}; fma: {counts['fma']}")
+    for dtype, (ours, theirs) in totals.items():
+        print(f"{'MLP 1024-256-256-10 total ' + dtype:48s} tlir {ours * 1e3:7.2f} ms"
+              f"{'':21s}torch {theirs * 1e3:7.2f} ms"
+              f"{'':21s}ratio {ours / theirs:4.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

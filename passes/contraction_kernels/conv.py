@@ -1,0 +1,187 @@
+"""`tlir.conv` (§3.25) as an implicit GEMM, one per (sample, group):
+
+    C(i, j) = fold over k of W[g·cout + i, g·cin·kvol + k] · X(k, j)     (+ bias[g·cout + i])
+
+rows i: the group's output channels; columns j: output positions (row-major
+over the spatial axes, contiguous in the output); k = l·kvol + w: the group's
+input channel l outermost, then the kernel offsets w in row-major order, so
+each output folds its terms in the spec's order. The weight rows are read in
+place (the dense, block-diagonal layout: the group's block of a row is
+contiguous); the im2col matrix X(k, j) = input[…, g·cin + l, o(j)·stride +
+w·dilation - padding] is packed block by block, +0 where the coordinate falls
+in the padding (the spec's zero padding: the term is still added, as 0·w).
+Any channel axis (leading axes are independent samples), spatial rank 1–3,
+strides, dilations, asymmetric padding, groups.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import SSAValue
+
+from tlir.dialects import tlir as T
+from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
+from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
+from tlir.passes.contraction_kernels.target import TargetInfo
+
+
+def _unravel(kb: KernelBuilder, flat: Index, extents: Sequence[int]) -> list[Index]:
+    """Row-major coordinates of `flat` in `extents`."""
+    coords: list[Index] = []
+    for position in reversed(range(len(extents))):
+        if position == 0:
+            coords.append(flat)
+        else:
+            coords.append(kb.rem(flat, extents[position]))
+            flat = kb.div(flat, extents[position])
+    return coords[::-1]
+
+
+@dataclass
+class Im2colPacker:
+    """Bp[k·ldp + j - c0] = X(k0 + k, j) for the positions c0 ≤ j < c1: for each
+    k and each output row (fixed outer coordinates) in the block, zeros, then
+    the input row's contiguous (stride 1: vector copies) or strided cells, then
+    zeros."""
+
+    buffer: SSAValue
+    in_spatial: tuple[int, ...]
+    out_spatial: tuple[int, ...]
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    padding: tuple[int, ...]
+    n: int
+
+    def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
+        element = self.buffer.type.element_type
+        vt = VectorType(element, [tiling.lanes])
+        lanes, ldp = tiling.lanes, tiling.ldp
+        d = len(self.kernel)
+        kvol = math.prod(self.kernel)
+        in_size = math.prod(self.in_spatial)
+        in_strides = [math.prod(self.in_spatial[a + 1 :]) for a in range(d)]
+        width, in_width = self.out_spatial[-1], self.in_spatial[-1]
+        s, dl, p = self.stride[-1], self.dilation[-1], self.padding[-1]
+        zero = kb.constant(0.0, element)
+
+        def k_row(kk: Index, carried: list) -> list:
+            k = kb.add(k0, kk)
+            channel, offset = kb.div(k, kvol), kb.rem(k, kvol)
+            w = _unravel(kb, offset, self.kernel)
+            channel_base = kb.add(bases.b, kb.mul(channel, in_size))
+            row_out = kb.sub(kb.mul(kk, ldp), c0)
+            # Output columns whose input column is inside: lo_w ≤ o < hi_w, from
+            # p ≤ o·s + w·dl < p + in_width.
+            before = kb.sub(p, kb.mul(w[-1], dl))  # first inside: o·s ≥ before
+            positive = kb.less(0, before)
+            lo_w = kb.select(positive, kb.div(kb.max(kb.add(before, s - 1), 0), s), 0)
+            last = kb.add(before, in_width - 1)  # last inside: o·s ≤ last
+            hi_w = kb.select(kb.less(last, 0), 0, kb.add(kb.div(kb.max(last, 0), s), 1))
+            hi_w = kb.min(hi_w, width)
+            first_row = kb.div(c0, width)
+            last_row = kb.div(kb.add(c1, width - 1), width)
+
+            def segment(r: Index, carried: list) -> list:
+                outer = _unravel(kb, r, self.out_spatial[:-1]) if d > 1 else []
+                valid = True
+                src = channel_base
+                for a in range(d - 1):
+                    q = kb.sub(
+                        kb.add(kb.mul(outer[a], self.stride[a]), kb.mul(w[a], self.dilation[a])),
+                        self.padding[a],
+                    )
+                    inside = kb.both(kb.at_least(q, 0), kb.less(q, self.in_spatial[a]))
+                    valid = kb.both(valid, inside)
+                    src = kb.add(src, kb.mul(q, in_strides[a]))
+                row_start = kb.mul(r, width)
+                a_ = kb.sub(kb.max(c0, row_start), row_start)
+                b_ = kb.sub(kb.min(c1, kb.add(row_start, width)), row_start)
+                lo = kb.min(kb.max(lo_w, a_), b_)
+                hi = kb.max(kb.min(hi_w, b_), lo)
+                hi = kb.select(valid, hi, lo)
+                out = kb.add(row_out, row_start)
+                # input column of output column o: o·s + w·dl - p = o·s - before
+                src_col = kb.sub(src, before)
+
+                def fill(o: Index, carried: list) -> list:
+                    kb.store(zero, dst, kb.add(out, o))
+                    return []
+
+                kb.loop(a_, lo, 1, [], fill)
+                if s == 1:
+                    count = kb.div(kb.sub(hi, lo), lanes)
+                    vector_end = kb.add(lo, kb.mul(count, lanes))
+
+                    def vcopy(o: Index, carried: list) -> list:
+                        value = kb.vload(self.buffer, kb.add(src_col, o), vt)
+                        kb.vstore(value, dst, kb.add(out, o))
+                        return []
+
+                    kb.loop(lo, vector_end, lanes, [], vcopy)
+                else:
+                    vector_end = lo
+
+                def copy(o: Index, carried: list) -> list:
+                    value = kb.load(self.buffer, kb.add(src_col, kb.mul(o, s)))
+                    kb.store(value, dst, kb.add(out, o))
+                    return []
+
+                kb.loop(vector_end, hi, 1, [], copy)
+                kb.loop(hi, b_, 1, [], fill)
+                return []
+
+            kb.loop(first_row, last_row, 1, [], segment)
+            return []
+
+        kb.loop(0, kc, 1, [], k_row)
+        _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
+
+
+def conv_spec(
+    op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue], target: TargetInfo
+) -> GemmSpec:
+    cfg = op.config
+    x_shape = tuple(op.input.type.get_shape())
+    out_shape = tuple(op.result.type.get_shape())
+    lead, d, groups = cfg.channel_axis, len(cfg.kernel), cfg.groups
+    cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
+    in_spatial, out_spatial = x_shape[lead + 1 :], out_shape[lead + 1 :]
+    kvol = math.prod(cfg.kernel)
+    samples = math.prod(x_shape[:lead])
+    positions = math.prod(out_spatial)
+    in_size = math.prod(in_spatial)
+    x, w, bias, y = buffers
+    assert len(in_spatial) == d
+
+    def bases(kb: KernelBuilder, u: Index) -> Bases:
+        n, g = kb.div(u, groups), kb.rem(u, groups)
+        return Bases(
+            a=kb.mul(g, cout * cfg.in_channels * kvol + cin * kvol),
+            b=kb.add(kb.mul(n, cfg.in_channels * in_size), kb.mul(g, cin * in_size)),
+            c=kb.add(kb.mul(n, cfg.out_channels * positions), kb.mul(g, cout * positions)),
+            row_bias=kb.mul(g, cout),
+        )
+
+    packer = Im2colPacker(
+        x, in_spatial, out_spatial, cfg.kernel, cfg.stride, cfg.dilation, cfg.padding, positions
+    )
+    return GemmSpec(
+        element=op.result.type.element_type,
+        batch=samples * groups,
+        m=cout,
+        n=positions,
+        k=cin * kvol,
+        a=w,
+        a_si=cfg.in_channels * kvol,
+        a_sk=1,
+        packer=packer,
+        c=y,
+        c_si=positions,
+        bases=bases,
+        row_bias=bias,
+    )

@@ -1,0 +1,504 @@
+"""The blocked, register-tiled GEMM every contraction kernel is made of.
+
+    C[b](i, j) = fold over k = 0..K-1 of A[b](i, k) · B[b](k, j), from +0
+
+with A read in place (`a + i·a_si + k·a_sk`), B packed into a stack panel by a
+`Packer` (a strided matrix, or conv's im2col), C at `c + i·c_si + j`.
+
+Work units (the kernel's parallel dimension) are (batch, row block of `mc`
+rows, column block of `nc` columns), numbered row-major; `[lo, hi)` runs units
+lo … hi-1, each writing only its own block of C. Inside a unit:
+
+    for each block of kc summed indices, in ascending order:        (cache blocking along k)
+        pack B[k-block, unit columns] into Bp (kc × ldp, zero past column N)
+        for each mr-row tile, for each nr-column tile:               (register blocking)
+            acc = first block ? +0 : C tile        (the partial sums, stored exactly)
+            for k in block: acc[r][v] = acc[r][v] + broadcast(A[r, k]) · Bp[k, v]
+            last block: bias, fused epilogue; store C tile
+
+Each output is one accumulator lane that sees its terms in ascending k, one
+`mulf` then one `addf` each (no FMA, nothing reassociated); the lanes of a
+vector are independent outputs. Rows past M are a smaller static tile, columns
+past N a zero-padded panel whose tile goes through a stack copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Attribute, SSAValue
+
+from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
+from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
+from tlir.passes.contraction_kernels.target import TargetInfo
+
+
+@dataclass
+class Bases:
+    """Offsets of one batch entry in the flat buffers."""
+
+    a: Index = 0
+    b: Index = 0
+    c: Index = 0
+    row_bias: Index = 0
+
+
+class Packer(Protocol):
+    def pack(
+        self,
+        kb: KernelBuilder,
+        bases: Bases,
+        dst: SSAValue,
+        tiling: Tiling,
+        k0: Index,
+        kc: int,
+        c0: Index,
+        c1: Index,
+        at_end: bool | SSAValue,
+    ) -> None:
+        """Bp[k·ldp + j - c0] = B(k0 + k, j) for k < kc, c0 ≤ j < c1; and +0 for
+        N ≤ j < N rounded up to the tile width nr when `at_end` (the unit holds
+        column N-1)."""
+
+
+def _zero_pad(kb, dst, ldp, kc, c0, n, nr, at_end, element) -> None:
+    padded = -(-n // nr) * nr
+    if padded == n:
+        return
+
+    def pad() -> None:
+        zero = kb.constant(0.0, element)
+
+        def row(k: Index, carried: list) -> list:
+            start = kb.sub(kb.mul(k, ldp), c0)
+            for j in range(n, padded):
+                kb.store(zero, dst, kb.add(start, j))
+            return []
+
+        kb.loop(0, kc, 1, [], row)
+
+    kb.when(at_end, pad)
+
+
+@dataclass
+class StridedPacker:
+    """B(k, j) = buffer[base + k·sk + j·sj]: vector copies of rows when sj = 1,
+    otherwise element by element along k (e.g. a transposed weight)."""
+
+    buffer: SSAValue
+    sk: int
+    sj: int
+    n: int
+
+    def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
+        element = self.buffer.type.element_type
+        ldp, lanes = tiling.ldp, tiling.lanes
+        if self.sj == 1:
+            vt = VectorType(element, [lanes])
+            n_vec = self.n - self.n % lanes
+
+            def row(k: Index, carried: list) -> list:
+                src = kb.add(bases.b, kb.mul(kb.add(k0, k), self.sk))
+                out = kb.sub(kb.mul(k, ldp), c0)
+
+                def vcopy(j: Index, carried: list) -> list:
+                    kb.vstore(kb.vload(self.buffer, kb.add(src, j), vt), dst, kb.add(out, j))
+                    return []
+
+                def copy(j: Index, carried: list) -> list:
+                    kb.store(kb.load(self.buffer, kb.add(src, j)), dst, kb.add(out, j))
+                    return []
+
+                kb.loop(c0, kb.min(c1, n_vec), lanes, [], vcopy)
+                if self.n % lanes:
+                    kb.loop(kb.max(c0, n_vec), c1, 1, [], copy)
+                return []
+
+            kb.loop(0, kc, 1, [], row)
+        else:
+
+            def column(j: Index, carried: list) -> list:
+                src = kb.add(kb.add(bases.b, kb.mul(j, self.sj)), kb.mul(k0, self.sk))
+                out = kb.sub(j, c0)
+
+                def copy(k: Index, carried: list) -> list:
+                    value = kb.load(self.buffer, kb.add(src, kb.mul(k, self.sk)))
+                    kb.store(value, dst, kb.add(kb.mul(k, ldp), out))
+                    return []
+
+                kb.loop(0, kc, 1, [], copy)
+                return []
+
+            kb.loop(c0, c1, 1, [], column)
+        _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
+
+
+@dataclass
+class GemmSpec:
+    element: Attribute
+    batch: int
+    m: int
+    n: int
+    k: int
+    a: SSAValue
+    a_si: int
+    a_sk: int
+    packer: Packer
+    c: SSAValue
+    c_si: int
+    bases: Callable[[KernelBuilder, Index], Bases]
+    row_bias: SSAValue | None = None
+    col_bias: SSAValue | None = None
+    epilogue: BoundEpilogue | None = None
+
+
+@dataclass(frozen=True)
+class Tiling:
+    lanes: int
+    nv: int
+    """Vectors per tile row."""
+    mr: int
+    """Rows per register tile."""
+    kc: int
+    """Summed indices per cache block."""
+    mc: int
+    """Rows per work unit (a multiple of mr)."""
+    nc: int
+    """Columns per work unit (a multiple of nr)."""
+    ldp: int
+    """Row stride of the packed B block (nc, or one cache line more)."""
+    kcp: int
+    """Row stride of the packed rows of A (0: A is read in place, one row per tile)."""
+    unroll: int = 4
+
+    @property
+    def nr(self) -> int:
+        return self.nv * self.lanes
+
+    def units(self, batch: int, m: int, n: int) -> int:
+        return batch * -(-m // self.mc) * -(-n // self.nc)
+
+
+def register_tile(target: TargetInfo) -> tuple[int, int]:
+    """(rows, vectors per row) of the accumulator tile.
+
+    rows > 1 is the classic outer-product tile: per k, `rows` broadcasts of A and
+    `vectors` loads of B feed rows·vectors multiply-adds; the accumulators, the B
+    vectors, one broadcast and one product fill the register file (8×3 with 32
+    registers, 6×2 with 16). rows = 1 is a row-times-panel tile: per k, one
+    broadcast and `vectors` loads of B that the multiplies take as memory operands.
+    It suits CPUs whose separate vector loads and broadcasts compete with the
+    arithmetic for dispatch (AMD Zen 1, which splits 256-bit ops in two: measured
+    there, 1×12 runs mul+add 25 % faster than 6×2). `TargetInfo.tile` overrides.
+    """
+    if target.tile is not None:
+        return target.tile
+    if target.registers >= 32:
+        return 8, 3
+    return 6, 2
+
+
+def choose_tiling(
+    target: TargetInfo,
+    element_bytes: int,
+    m: int,
+    n: int,
+    k: int,
+    batch: int = 1,
+    columns_multiple: int = 1,
+) -> Tiling:
+    lanes = target.lanes(element_bytes)
+    line = 64 // element_bytes
+    mr, nv = register_tile(target)
+    nr = nv * lanes
+    if mr == 1:  # the kc × nr panel of B stays in L1 while the rows stream past it
+        kc_max = max(16, target.l1_bytes * 3 // 4 // (nr * element_bytes))
+    else:  # a panel of B and the tile's packed rows of A fill half of L1
+        kc_max = max(16, target.l1_bytes // 2 // ((nr + mr) * element_bytes))
+    blocks = max(1, -(-k // kc_max))
+    kc = max(1, -(-k // blocks))  # blocks of equal size along k
+    kcp = kc + line if mr > 1 else 0
+    # nc: the packed kc × nc block of B takes the rest of the stack budget.
+    tiles = (mr * kcp + 2 * mr * nr + nr) * element_bytes
+    budget = target.stack_bytes - tiles - 1024
+    nc = max(nr, (budget // (kc * element_bytes) - line) // nr * nr)
+    nc = max(nr, min(nc, -(-n // nr) * nr))
+    if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
+        step = columns_multiple * nr // _gcd(columns_multiple, nr)
+        if nc >= step:
+            nc = nc // step * step
+    ldp = nc + line if (nc // line) % 2 == 0 else nc  # an odd number of cache lines
+    # mc: the unit's rows of A stay in half of L2: over all of k for several rows
+    # per tile (row tiles outside), over one k block for one row per tile (the
+    # rows stream past each panel, once per panel).
+    span = kc if mr == 1 else max(k, 1)
+    mc = max(mr, target.l2_bytes // 2 // (span * element_bytes) // mr * mr)
+    mc = max(mr, min(mc, -(-m // mr) * mr))
+    tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
+    # Enough units for a few threads: split rows further when there are few.
+    while tiling.units(batch, m, n) < 4 and tiling.mc > mr:
+        mc = max(mr, (tiling.mc // 2) // mr * mr)
+        tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
+    return tiling
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@dataclass
+class GemmEmitter:
+    kb: KernelBuilder
+    spec: GemmSpec
+    tiling: Tiling
+    vt: VectorType = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.vt = VectorType(self.spec.element, [self.tiling.lanes])
+
+    def emit(self, lo: SSAValue, hi: SSAValue) -> None:
+        kb, s, t = self.kb, self.spec, self.tiling
+        if s.batch == 0 or s.m == 0 or s.n == 0:
+            return
+        nr = t.nr
+        self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
+        self.ap = kb.alloca(t.mr * t.kcp, s.element) if t.kcp else None
+        self.tile = kb.alloca(t.mr * nr, s.element) if s.n % nr else None
+        self.bias_tile = kb.alloca(nr, s.element) if s.n % nr and s.col_bias else None
+        self.zero = kb.constant(0.0, self.vt)
+        m_units, n_units = -(-s.m // t.mc), -(-s.n // t.nc)
+        blocks = max(1, -(-s.k // t.kc))
+
+        def unit(u: Index, carried: list) -> list:
+            per_batch = m_units * n_units
+            b = kb.div(u, per_batch)
+            rest = kb.rem(u, per_batch)
+            mc, nc = kb.div(rest, n_units), kb.rem(rest, n_units)
+            bases = s.bases(kb, b)
+            r0 = kb.mul(mc, t.mc)
+            r1 = kb.min(kb.add(r0, t.mc), s.m)
+            c0 = kb.mul(nc, t.nc)
+            c1 = kb.min(kb.add(c0, t.nc), s.n)
+            at_end = kb.equal(nc, n_units - 1)
+
+            def block(k0: Index, kc: int, first, last: bool) -> None:
+                s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
+                self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
+
+            if blocks > 1:  # the first block starts from +0, the middle ones from C
+                block(0, t.kc, True, False)
+
+                def middle(p: Index, carried: list) -> list:
+                    block(kb.mul(p, t.kc), t.kc, False, False)
+                    return []
+
+                kb.loop(1, blocks - 1, 1, [], middle)
+            k0 = (blocks - 1) * t.kc
+            block(k0, s.k - k0, blocks == 1, True)
+            return []
+
+        kb.loop(lo, hi, 1, [], unit)
+
+    def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        """All register tiles of the unit for one block along k. Several rows per
+        tile: row tiles outside (the tile's rows of A packed once, used for every
+        column tile); one row per tile: column tiles outside (the packed panel of
+        B stays in L1 for every row)."""
+        kb, s, t = self.kb, self.spec, self.tiling
+        nr = t.nr
+        m_full, n_full = s.m - s.m % t.mr, s.n - s.n % nr
+        row_ranges = [(r0, kb.min(r1, m_full), t.mr)]
+        if s.m % t.mr:
+            row_ranges.append((kb.max(r0, m_full), r1, s.m % t.mr))
+        col_ranges = [(c0, kb.min(c1, n_full), None)]
+        if s.n % nr:
+            col_ranges.append((kb.max(c0, n_full), c1, s.n % nr))
+
+        def tile(ir, rows, jr, width) -> None:
+            self.micro(bases, ir, rows, jr, c0, width, k0, kc, first, last)
+
+        if t.mr == 1:
+            for c_lo, c_hi, width in col_ranges:
+
+                def columns(jr: Index, carried: list, width=width) -> list:
+                    def row(ir: Index, carried: list) -> list:
+                        tile(ir, 1, jr, width)
+                        return []
+
+                    kb.loop(r0, r1, 1, [], row)
+                    return []
+
+                kb.loop(c_lo, c_hi, nr, [], columns)
+            return
+        for r_lo, r_hi, rows in row_ranges:
+
+            def row_tile(ir: Index, carried: list, rows=rows) -> list:
+                self.pack_a(bases, ir, rows, k0, kc)
+                for c_lo, c_hi, width in col_ranges:
+
+                    def column(jr: Index, carried: list, width=width) -> list:
+                        tile(ir, rows, jr, width)
+                        return []
+
+                    kb.loop(c_lo, c_hi, nr, [], column)
+                return []
+
+            kb.loop(r_lo, r_hi, t.mr, [], row_tile)
+
+    def pack_a(self, bases, ir, rows, k0, kc) -> None:
+        """Ap[r·kcp + k] = A(ir + r, k0 + k): the tile's rows of A, copied so that
+        the broadcasts read short rows a little more than kc apart (rows of A a
+        multiple of 4 KiB apart would compete for the same L1 sets)."""
+        kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        for r in range(rows):
+            src = kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+            if s.a_sk == 1:
+                main = kc - kc % t.lanes
+
+                def vcopy(k: Index, carried: list, src=src, r=r) -> list:
+                    value = kb.vload(s.a, kb.add(src, k), vt)
+                    kb.vstore(value, self.ap, kb.add(r * t.kcp, k))
+                    return []
+
+                kb.loop(0, main, t.lanes, [], vcopy)
+                for k in range(main, kc):
+                    kb.store(kb.load(s.a, kb.add(src, k)), self.ap, r * t.kcp + k)
+            else:
+
+                def copy(k: Index, carried: list, src=src, r=r) -> list:
+                    value = kb.load(s.a, kb.add(src, kb.mul(k, s.a_sk)))
+                    kb.store(value, self.ap, kb.add(r * t.kcp, k))
+                    return []
+
+                kb.loop(0, kc, 1, [], copy)
+
+    def micro(self, bases, ir, rows, jr, c0, width, k0, kc, first, last) -> None:
+        """One register tile: `rows` rows at ir, columns jr … jr + nr; `width` is
+        the number of valid columns of a partial tile (None: all nr)."""
+        kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        lanes, nr = t.lanes, t.nr
+        nv = t.nv if width is None else -(-width // lanes)
+        c_row = [kb.add(kb.add(bases.c, kb.mul(kb.add(ir, r), s.c_si)), jr) for r in range(rows)]
+
+        # The partial sums so far: +0 for the first block, else the C tile.
+        if first is True:
+            acc = [self.zero] * (rows * nv)
+        else:
+            if width is None:
+                loaded = [
+                    kb.vload(s.c, kb.add(c_row[r], v * lanes), vt)
+                    for r in range(rows)
+                    for v in range(nv)
+                ]
+            else:
+                for r in range(rows):
+                    for j in range(width):
+                        kb.store(kb.load(s.c, kb.add(c_row[r], j)), self.tile, r * nr + j)
+                loaded = [
+                    kb.vload(self.tile, r * nr + v * lanes, vt)
+                    for r in range(rows)
+                    for v in range(nv)
+                ]
+            acc = loaded
+
+        if self.ap is not None:
+            a_buffer, a_sk = self.ap, 1
+            a_row = [r * t.kcp for r in range(rows)]
+        else:
+            a_buffer, a_sk = s.a, s.a_sk
+            a_row = [
+                kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+                for r in range(rows)
+            ]
+        panel = kb.sub(jr, c0)
+
+        def k_step(k: Index, u: int, acc: list[SSAValue]) -> list[SSAValue]:
+            """Summed index k + u (k: the start of an unrolled group)."""
+            b_at = kb.add(kb.mul(k, t.ldp), panel)
+            b_vectors = [
+                kb.vload(self.bp, kb.add(b_at, u * t.ldp + v * lanes), vt) for v in range(nv)
+            ]
+            acc = list(acc)
+            k_offset = kb.mul(kb.add(k, u), a_sk)
+            for r in range(rows):
+                a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], k_offset)), vt)
+                for v in range(nv):
+                    product = kb.emit(arith.MulfOp(a, b_vectors[v]))
+                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], product))
+            return acc
+
+        unroll = t.unroll
+        main = kc - kc % unroll
+
+        def unrolled(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            for u in range(unroll):
+                acc = k_step(k, u, acc)
+            return acc
+
+        acc = kb.loop(0, main, unroll, acc, unrolled)
+        acc = kb.loop(main, kc, 1, acc, lambda k, acc: k_step(k, 0, acc))
+
+        epilogue = s.epilogue if last else None
+        if last:
+            acc = self.add_bias(bases, acc, ir, rows, nv, jr, width)
+            if epilogue is not None and width is None:
+                acc = [
+                    epilogue.apply_vector(kb, acc[r * nv + v], kb.add(c_row[r], v * lanes))
+                    for r in range(rows)
+                    for v in range(nv)
+                ]
+
+        if width is None:
+            for r in range(rows):
+                for v in range(nv):
+                    kb.vstore(acc[r * nv + v], s.c, kb.add(c_row[r], v * lanes))
+        else:
+            for r in range(rows):
+                for v in range(nv):
+                    kb.vstore(acc[r * nv + v], self.tile, r * nr + v * lanes)
+                for j in range(width):
+                    kb.store(kb.load(self.tile, r * nr + j), s.c, kb.add(c_row[r], j))
+
+        if epilogue is not None:
+            first_step = epilogue.plan.vector_steps if width is None else 0
+            if first_step < len(epilogue.plan.steps):
+                for r in range(rows):
+
+                    def element(j: Index, carried: list, r=r) -> list:
+                        at = kb.add(c_row[r], j)
+                        value = epilogue.apply_scalar(kb, kb.load(s.c, at), at, first_step)
+                        kb.store(value, s.c, at)
+                        return []
+
+                    kb.loop(0, nr if width is None else width, 1, [], element)
+
+    def add_bias(self, bases, acc, ir, rows, nv, jr, width) -> list[SSAValue]:
+        """The op's own bias, added after the fold: per row (conv) or per column (linear)."""
+        kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        lanes = t.lanes
+        acc = list(acc)
+        if s.row_bias is not None:
+            for r in range(rows):
+                at = kb.add(bases.row_bias, kb.add(ir, r))
+                bias = kb.broadcast(kb.load(s.row_bias, at), vt)
+                for v in range(nv):
+                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], bias))
+        if s.col_bias is not None:
+            if width is None:
+                vectors = [kb.vload(s.col_bias, kb.add(jr, v * lanes), vt) for v in range(nv)]
+            else:
+                zero = kb.constant(0.0, s.element)
+                for j in range(nv * lanes):
+                    value = kb.load(s.col_bias, kb.add(jr, j)) if j < width else zero
+                    kb.store(value, self.bias_tile, j)
+                vectors = [kb.vload(self.bias_tile, v * lanes, vt) for v in range(nv)]
+            for r in range(rows):
+                for v in range(nv):
+                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], vectors[v]))
+        return acc

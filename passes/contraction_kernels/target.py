@@ -1,0 +1,67 @@
+"""What the kernels are tuned for: vector width, register count, cache sizes."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """The host properties the generator uses (override any field in tests)."""
+
+    vector_bytes: int = 32
+    """Width of one SIMD register: 64 (AVX-512), 32 (AVX/AVX2), 16 (SSE2)."""
+    registers: int = 16
+    """Number of SIMD registers: 32 with AVX-512, 16 otherwise."""
+    l1_bytes: int = 32 * 1024
+    l2_bytes: int = 512 * 1024
+    stack_bytes: int = 64 * 1024
+    """Bound on the stack temporaries (`memref.alloca`) of one kernel call."""
+    tile: tuple[int, int] | None = None
+    """(rows, vectors) of the register tile; None: chosen from `registers`."""
+
+    def lanes(self, element_bytes: int) -> int:
+        return self.vector_bytes // element_bytes
+
+
+def _cache_size(level: int, default: int) -> int:
+    """The data/unified cache of `level` from Linux's sysfs, or `default`."""
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        for index in sorted(root.glob("index*")):
+            kind = (index / "type").read_text().strip()
+            if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
+                text = (index / "size").read_text().strip()
+                scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1], 1)
+                return int(text.rstrip("KM")) * scale
+    except (OSError, ValueError):
+        pass
+    return default
+
+
+@functools.cache
+def host_target() -> TargetInfo:
+    """From `llvmlite.binding.get_host_cpu_features()`: 512-bit vectors and 32
+    registers with avx512f, 256-bit and 16 with avx, 128-bit otherwise."""
+    import llvmlite.binding as llvm
+
+    features = llvm.get_host_cpu_features()
+    if features.get("avx512f"):
+        width, registers = 64, 32
+    elif features.get("avx"):
+        width, registers = 32, 16
+    else:
+        width, registers = 16, 16
+    # Zen 1 splits 256-bit ops in two and its separate loads and broadcasts
+    # compete with the arithmetic: a one-row tile whose multiplies take B from
+    # memory runs fastest there (see `gemm.register_tile`).
+    tile = (1, 12) if llvm.get_host_cpu_name() == "znver1" and width == 32 else None
+    return TargetInfo(
+        vector_bytes=width,
+        registers=registers,
+        tile=tile,
+        l1_bytes=_cache_size(1, 32 * 1024),
+        l2_bytes=_cache_size(2, 512 * 1024),
+    )

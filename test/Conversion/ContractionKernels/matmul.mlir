@@ -1,0 +1,53 @@
+// The generated matmul kernel for a fixed AVX2-like target (32-byte vectors, a
+// 6x2 register tile): a memref-level func.func with lo/hi, a packed B panel on
+// the stack, the tile's rows of A packed, a k loop carrying 12 accumulator
+// vectors, each updated by one mulf then one addf (never an fma).
+// RUN: tlir-opt %s -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s
+// RUN: tlir-opt %s -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s --check-prefix=NOFMA
+// RUN: tlir-opt %s -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=1 tile_vectors=12}' | filecheck %s --check-prefix=ROW
+
+// NOFMA-NOT: fma
+// NOFMA-NOT: memref.alloc()
+// NOFMA-NOT: fastmath
+
+// CHECK-LABEL: func.func @main__matmul0
+// CHECK-SAME:    (%[[A:.*]]: memref<10x16xf64> {llvm.noalias}, %[[B:.*]]: memref<16x12xf64> {llvm.noalias}, %[[C:.*]]: memref<10x12xf64> {llvm.noalias}, %[[LO:.*]]: index, %[[HI:.*]]: index)
+// CHECK-SAME:    attributes {tlir.parallel_extent = 2 : i64}
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf64>
+// CHECK:         %[[A1:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0 : i64, 1 : i64]] : memref<10x16xf64> into memref<160xf64>
+// CHECK:         %[[B1:.*]] = memref.collapse_shape %[[B]]
+// CHECK:         %[[C1:.*]] = memref.collapse_shape %[[C]]
+// CHECK:         %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<384xf64>
+// CHECK:         %[[AP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<144xf64>
+// CHECK:         scf.for %{{.*}} = %[[LO]] to %[[HI]] step
+// B packed row by row, vector copies:
+// CHECK:           vector.load %[[B1]][%{{.*}}] : memref<192xf64>, vector<4xf64>
+// CHECK:           vector.store %{{.*}}, %[[BP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
+// the tile's rows of A:
+// CHECK:           vector.load %[[A1]][%{{.*}}] : memref<160xf64>, vector<4xf64>
+// CHECK:           vector.store %{{.*}}, %[[AP]][%{{.*}}] : memref<144xf64>, vector<4xf64>
+// the k loop: 12 accumulators from +0, two B vectors, six broadcasts of A
+// CHECK:           scf.for %{{.*}} iter_args(%[[ACC0:[^ ]*]] = %[[ZERO]], %[[ACC1:[^ ]*]] = %[[ZERO]], {{.*}}) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// CHECK:             %[[B0:.*]] = vector.load %[[BP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
+// CHECK:             %[[BV1:.*]] = vector.load %[[BP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
+// CHECK:             %[[AS:.*]] = memref.load %[[AP]][%{{.*}}] : memref<144xf64>
+// CHECK-NEXT:        %[[AV:.*]] = vector.broadcast %[[AS]] : f64 to vector<4xf64>
+// CHECK-NEXT:        %[[P0:.*]] = arith.mulf %[[AV]], %[[B0]] : vector<4xf64>
+// CHECK-NEXT:        %{{.*}} = arith.addf %[[ACC0]], %[[P0]] : vector<4xf64>
+// CHECK-NEXT:        %[[P1:.*]] = arith.mulf %[[AV]], %[[BV1]] : vector<4xf64>
+// CHECK-NEXT:        %{{.*}} = arith.addf %[[ACC1]], %[[P1]] : vector<4xf64>
+// CHECK-COUNT-5:     vector.broadcast
+// CHECK:             scf.yield
+// the tile stored as vectors into C
+// CHECK:           vector.store %{{.*}}, %[[C1]][%{{.*}}] : memref<120xf64>, vector<4xf64>
+
+// The one-row tile (Zen 1): one broadcast of A per k for up to 12 B vectors;
+// here the 12 columns make one partial tile of 3 vectors (stored through a stack tile).
+// ROW-LABEL: func.func @main__matmul0
+// ROW:         scf.for %{{.*}} iter_args({{.*}}) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// ROW:           vector.broadcast %{{.*}} : f64 to vector<4xf64>
+// ROW-COUNT-3:   arith.mulf
+func.func @main(%a: tensor<10x16xf64>, %b: tensor<16x12xf64>) -> tensor<10x12xf64> {
+  %y = tlir.matmul %a, %b : (tensor<10x16xf64>, tensor<16x12xf64>) -> tensor<10x12xf64>
+  func.return %y : tensor<10x12xf64>
+}
