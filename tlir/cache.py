@@ -58,7 +58,10 @@ def environment(backend: str, opt_level: int) -> str:
         tlir_version = version("tlir")
     except PackageNotFoundError:
         tlir_version = "unknown"
+    from tlir.passes.contraction_kernels import host_target
+
     parts = [f"tlir {tlir_version} {code_fingerprint()}", jit.host().describe()]
+    parts.append(f"contraction target {host_target()}")
     parts.append(f"backend {backend}; -O{opt_level}")
     if backend == "mlir":
         from tlir.backend import mlir

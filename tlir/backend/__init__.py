@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
 
+from tlir.dialects import tlir as T
 from tlir.interface import numpy_dtype
 from tlir.plan import kernel_entry_ir
 
@@ -41,10 +42,14 @@ class KernelABI:
 
 def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
     """A module holding the kernel, lowered to loops on buffers (public: it is
-    linked across objects)."""
+    linked across objects). A contraction with its epilogue comes from the
+    vectorised kernel generator; anything else takes the linalg route."""
     from tlir.passes.tlir_to_llvm import KERNEL_LOWERING, stage_passes
     from tlir.universe import context
 
+    generated = contraction_module(kernel)
+    if generated is not None:
+        return generated
     clone = kernel.clone()
     clone.sym_visibility = None
     module = ModuleOp([clone])
@@ -52,6 +57,78 @@ def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
     for stage in stage_passes(KERNEL_LOWERING):
         stage.apply(ctx, module)
     return module
+
+
+CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp)
+
+
+def _contraction_parts(kernel: func.FuncOp):
+    """(contraction, epilogue chain) if the kernel is one contraction whose
+    operands are kernel arguments followed by an elementwise chain on its
+    result whose other operands are kernel arguments too; else None."""
+    from tlir.passes.contraction_kernels.epilogue import EpiloguePlan
+
+    ops = [op for op in kernel.body.block.ops if not isinstance(op, func.ReturnOp)]
+    if not ops or not isinstance(ops[0], CONTRACTIONS):
+        return None
+    op, chain = ops[0], ops[1:]
+    arguments = set(kernel.body.block.args)
+    if any(v not in arguments for v in op.operands):
+        return None
+    try:
+        plan = EpiloguePlan.build(op, chain) if chain else None
+    except ValueError:
+        return None
+    if plan is not None and any(v not in arguments for v in plan.extras):
+        return None
+    returned = kernel.body.block.last_op.operands
+    if list(returned) != [(chain[-1] if chain else op).results[0]]:
+        return None
+    return op, chain, plan
+
+
+def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
+    """The kernel as the generator's vectorised contraction, behind a wrapper
+    with the kernel ABI `(inputs…, output, lo, hi)` in the kernel's own
+    argument order; None if the kernel is not a (contraction + epilogue)."""
+    parts = _contraction_parts(kernel)
+    if parts is None:
+        return None
+    from tlir.passes.contraction_kernels import contraction_kernel, host_target
+
+    op, chain, plan = parts
+    name = kernel.sym_name.data
+    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain)
+    inner.sym_visibility = StringAttr("private")
+    block_args = list(kernel.body.block.args)
+    order = [block_args.index(v) for v in (*op.operands, *(plan.extras if plan else ()))]
+    memref = [MemRefType(t.element_type, t.get_shape()) for t in kernel.function_type.inputs.data]
+    result = kernel.function_type.outputs.data[0]
+    out = MemRefType(result.element_type, result.get_shape())
+    wrapper = func.FuncOp(name, ([*memref, out, IndexType(), IndexType()], []))
+    args = wrapper.body.block.args
+    # the kernel ABI computes [lo, min(hi, N)): callers may ask for "everything"
+    extent = inner.attributes["tlir.parallel_extent"]
+    bound = arith.ConstantOp(IntegerAttr(extent.value.data, IndexType()))
+    hi = arith.MinSIOp(args[-1], bound)
+    wrapper.body.block.add_ops(
+        [
+            bound,
+            hi,
+            func.CallOp(
+                inner.sym_name.data,
+                [*(args[i] for i in order), args[len(memref)], args[-2], hi.result],
+                [],
+            ),
+            func.ReturnOp(),
+        ]
+    )
+    wrapper.attributes.update(kernel.attributes)
+    wrapper.attributes["tlir.num_inputs"] = IntegerAttr(len(memref), i64)
+    wrapper.attributes["tlir.num_outputs"] = IntegerAttr(1, i64)
+    wrapper.attributes["tlir.parallel_extent"] = inner.attributes["tlir.parallel_extent"]
+    wrapper.location = inner.location = kernel.location
+    return ModuleOp([wrapper, inner])
 
 
 def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
