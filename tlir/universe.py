@@ -15,6 +15,7 @@ from xdsl.universe import Universe
 _DIALECTS = {
     "tlir": ("tlir.dialects.tlir", "Tlir"),
     "random": ("tlir.dialects.random", "Random"),
+    "tlir_ad": ("tlir.dialects.tlir_ad", "TlirAD"),
 }
 
 _PASSES = {
@@ -25,6 +26,8 @@ _PASSES = {
     "tlir-outline-ops": ("tlir.passes.tlir_outline_ops", "TlirOutlineOps"),
     "tlir-lower-to-llvm": ("tlir.passes.tlir_lower_to_llvm", "TlirLowerToLLVM"),
     "tlir-to-llvm": ("tlir.passes.tlir_to_llvm", "TlirToLLVM"),
+    "tlir-jvp": ("tlir.passes.tlir_jvp", "TlirJvp"),
+    "tlir-vjp": ("tlir.passes.tlir_vjp", "TlirVjp"),
 }
 
 
