@@ -98,5 +98,10 @@ class TlirJvp(ModulePass):
         count = len(inputs)
         primals, tangents = block.args[:count], block.args[count : 2 * count]
         seeds = dict(zip(seeded, block.args[2 * count :], strict=True))
+        names = [a.name_hint for a in source.body.block.args]
+        names += [f"d{n}" if n else None for n in names]
+        names += [f"d{c.result.name_hint}" if c.result.name_hint else None for c in seeded]
+        for arg, name in zip(block.args, names, strict=True):
+            arg.name_hint = name
         results, dots = Jvp(op, block).run(source.body.block, primals, tangents, seeds)
         add_function(op, source, f"{self.function}_jvp", block, [*results, *dots])

@@ -152,6 +152,10 @@ class TlirVjp(ModulePass):
         outputs = list(source.function_type.outputs.data)
         block = Block(arg_types=[*inputs, *outputs])
         primals, seeds = block.args[: len(inputs)], block.args[len(inputs) :]
+        for arg, source_arg in zip(primals, source.body.block.args, strict=True):
+            arg.name_hint = source_arg.name_hint
+        for index, seed in enumerate(seeds):
+            seed.name_hint = f"dy{index}"
         vjp = Vjp(op, block)
         body = source.body.block
         mapping, pairs = vjp.forward(body, primals)
