@@ -112,7 +112,7 @@ def _verify_region(op: Operation, region: Region, arg_count: int, yield_count: i
     block = region.block
     if len(block.args) != arg_count or any(a.type != element for a in block.args):
         raise VerifyException(
-            f"{op.name}: the body takes {arg_count} arguments of type {element}, got "
+            f"{op.name}: the body takes {arg_count} scalars of type {element}, got "
             f"({', '.join(str(a.type) for a in block.args)})"
         )
     last = block.last_op
