@@ -41,6 +41,7 @@ from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
+from tlir.dialects import tlir_ad as AD
 from tlir.optable import OpTable
 
 KERNEL_ATTR = "tlir.kernel"
@@ -60,7 +61,7 @@ class KernelKind(Enum):
 
 
 KERNEL_KINDS: OpTable[KernelKind] = OpTable("kernel kind")
-"""The kernel kind of every tlir op."""
+"""The kernel kind of every tlir op and every `tlir_ad` op."""
 
 
 SCALAR_OPS = (
@@ -88,6 +89,10 @@ def _register_kinds() -> None:
         ),
         KernelKind.OPAQUE: (T.ConcatOp,),
     }  # fmt: skip
+    # the auxiliary ops of derivative programs
+    kinds[KernelKind.ELEMENTWISE] += (AD.MapOp,)
+    kinds[KernelKind.REDUCTION] += (AD.FoldOp,)
+    kinds[KernelKind.OPAQUE] += (AD.PadOp,)
     for kind, op_classes in kinds.items():
         for op_class in op_classes:
             KERNEL_KINDS.add(op_class, kind)

@@ -16,6 +16,7 @@ _DIALECTS = {
     "tlir": ("tlir.dialects.tlir", "Tlir"),
     "random": ("tlir.dialects.random", "Random"),
     "tlir_llvm": ("tlir.dialects.tlir_llvm", "TlirLLVM"),
+    "tlir_ad": ("tlir.dialects.tlir_ad", "TlirAD"),
 }
 
 _PASSES = {
@@ -30,6 +31,8 @@ _PASSES = {
     "tlir-lower-to-llvm": ("tlir.passes.tlir_lower_to_llvm", "TlirLowerToLLVM"),
     "tlir-to-llvm": ("tlir.passes.tlir_to_llvm", "TlirToLLVM"),
     "tlir-contraction-kernels": ("tlir.passes.tlir_contraction_kernels", "TlirContractionKernels"),
+    "tlir-jvp": ("tlir.passes.tlir_jvp", "TlirJvp"),
+    "tlir-vjp": ("tlir.passes.tlir_vjp", "TlirVjp"),
 }
 
 

@@ -25,6 +25,7 @@ from xdsl.pattern_rewriter import (
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.passes.convert_tlir_to_linalg import (  # noqa: F401 - they fill LOWERINGS
+    ad_ops,
     data_movement,
     elementwise,
     normalization,
@@ -36,30 +37,34 @@ from tlir.passes.convert_tlir_to_linalg.registry import LOWERINGS
 
 
 class LowerTlirOp(RewritePattern):
-    """Dispatches a tlir op to its lowering and replaces it with what it emits."""
+    """Dispatches a tlir or tlir_ad op to its lowering and replaces it with what
+    it emits (a value, or a list of values for a multi-result `tlir_ad` op)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, T.TlirOp):
-            return
         lowering = LOWERINGS.lookup(op)
         if lowering is None:
-            raise TlirError(describe_location(op.location, "module"), f"{op.name}: no lowering")
+            if isinstance(op, T.TlirOp):
+                where = describe_location(op.location, "module")
+                raise TlirError(where, f"{op.name}: no lowering")
+            return
         emitter = Emitter(op.results[0].type.element_type)
-        shape = op.results[0].type.get_shape()
-        if 0 in shape and not isinstance(op, T.DetachOp):
+        shapes = [r.type.get_shape() for r in op.results]
+        if all(0 in shape for shape in shapes) and not isinstance(op, T.DetachOp):
             # A result without elements needs no computation (and a window
             # that does not fit, spec §3.17, must not be indexed).
-            result = emitter.empty(shape)
+            results = [emitter.empty(shape) for shape in shapes]
         else:
-            result = lowering(op, emitter)
+            lowered = lowering(op, emitter)
+            results = list(lowered) if isinstance(lowered, list) else [lowered]
         for new_op in emitter.ops:
             new_op.location = op.location
-        rewriter.replace(op, emitter.ops, [result])
+        rewriter.replace(op, emitter.ops, results)
 
 
 @dataclass(frozen=True)
 class ConvertTlirToLinalg(ModulePass):
-    """Rewrite every tlir op into linalg / tensor / arith / math / random / func."""
+    """Rewrite every tlir and tlir_ad op into linalg / tensor / arith / math /
+    random / func."""
 
     name = "convert-tlir-to-linalg"
 

@@ -14,9 +14,10 @@ from xdsl.ir import Operation, SSAValue
 from tlir.optable import OpTable
 from tlir.passes.convert_tlir_to_linalg.emit import Emitter
 
-Lowering = Callable[[Operation, Emitter], SSAValue]
+Lowering = Callable[[Operation, Emitter], SSAValue | list[SSAValue]]
 
 LOWERINGS: OpTable[Lowering] = OpTable("convert-tlir-to-linalg lowering")
-"""One lowering per tlir op (41: TorchLean's kinds less `input`)."""
+"""One lowering per tlir op (41: TorchLean's kinds less `input`) and per
+`tlir_ad` op of derivative programs (multi-result ones return a list)."""
 
 lowers = LOWERINGS.register

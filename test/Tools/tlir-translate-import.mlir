@@ -1,4 +1,4 @@
-// Importing a current-dialect graph: payload operands, keepdim expansion,
+// Importing a current-dialect graph: payload operands (named node{ID}.{field}), keepdim expansion,
 // renumbered random node ids, node locations; and the export back.
 // RUN: tlir-translate --import-torchlean %S/Inputs/small.json | filecheck %s
 // RUN: tlir-translate --import-torchlean %S/Inputs/small.json --dtype f32 --no-locations | filecheck %s --check-prefix=F32
@@ -7,8 +7,8 @@
 // RUN: not tlir-translate --import-torchlean %S/Inputs/bad_shape.json 2>&1 | filecheck %s --check-prefix=BAD
 
 // CHECK-LABEL: func.func @main(%input: tensor<2x4xf64> loc("{{.*}}small.json: node 0")) -> (tensor<3xf64>, tensor<2x1xf64>)
-// CHECK:       %[[W:.*]] = tlir.const {value = dense<{{\[\[}}1.000000e-01, 2.000000e-01, 3.000000e-01, 4.000000e-01], {{.*}}> : tensor<3x4xf64>} : tensor<3x4xf64> loc("{{.*}}small.json: node 1")
-// CHECK:       %[[B:.*]] = tlir.const {value = dense<[0.000000e+00, 1.000000e-01, -1.000000e-01]> : tensor<3xf64>} : tensor<3xf64> loc("{{.*}}small.json: node 1")
+// CHECK:       %[[W:.*]] = tlir.const {tlir.name = "node1.weight", value = dense<{{\[\[}}1.000000e-01, 2.000000e-01, 3.000000e-01, 4.000000e-01], {{.*}}> : tensor<3x4xf64>} : tensor<3x4xf64> loc("{{.*}}small.json: node 1")
+// CHECK:       %[[B:.*]] = tlir.const {tlir.name = "node1.bias", value = dense<[0.000000e+00, 1.000000e-01, -1.000000e-01]> : tensor<3xf64>} : tensor<3xf64> loc("{{.*}}small.json: node 1")
 // CHECK:       %[[Y:.*]] = tlir.linear %input, %[[W]], %[[B]] : (tensor<2x4xf64>, tensor<3x4xf64>, tensor<3xf64>) -> tensor<2x3xf64> loc("{{.*}}small.json: node 1")
 // CHECK:       %[[S:.*]] = tlir.reduce_sum %[[Y]] axis = 1 : (tensor<2x3xf64>) -> tensor<2xf64> loc("{{.*}}small.json: node 2")
 // CHECK:       %[[K:.*]] = tlir.reshape %[[S]] : (tensor<2xf64>) -> tensor<2x1xf64> loc("{{.*}}small.json: node 2")
@@ -16,7 +16,7 @@
 // CHECK:       func.return %[[R]], %[[K]] : tensor<3xf64>, tensor<2x1xf64>
 
 // F32: func.func @main(%input: tensor<2x4xf32>) -> (tensor<3xf32>, tensor<2x1xf32>)
-// F32: tlir.const {value = dense<{{\[\[}}1.000000e-01, 2.000000e-01, 3.000000e-01, 4.000000e-01]{{.*}} : tensor<3x4xf32>}
+// F32: tlir.const {tlir.name = "node1.weight", value = dense<{{\[\[}}1.000000e-01, 2.000000e-01, 3.000000e-01, 4.000000e-01]{{.*}} : tensor<3x4xf32>}
 // F32-NOT: loc(
 
 // JSON:      "format": "torchlean.ir.v1",

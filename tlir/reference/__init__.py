@@ -19,9 +19,10 @@ from xdsl.traits import SymbolTable
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
+from tlir.reference import ad_ops  # noqa: F401 - fills EVALUATORS for the tlir_ad ops
 from tlir.reference.ops import EVALUATORS, EvaluationError, evaluates
 
-__all__ = ["EvaluationError", "evaluate", "run_function"]
+__all__ = ["EvaluationError", "evaluate", "jvp", "run_function", "vjp"]
 
 
 def evaluate(
@@ -41,7 +42,7 @@ def run_function(
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.arguments]
         args = [values[v] for v in op.operands]
-        values[op.results[0]] = _evaluate_op(op, args, where)
+        values.update(zip(op.results, _evaluate_op(op, args, where), strict=True))
     raise TlirError(where, f"@{target.sym_name.data} has no func.return")
 
 
@@ -53,7 +54,8 @@ def _custom(op: T.CustomOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return run_function(callee, args)[0]
 
 
-def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> np.ndarray:
+def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> list[np.ndarray]:
+    """The op's results (an evaluator returns a list for a multi-result op)."""
     evaluator = EVALUATORS.lookup(op)
     if evaluator is None:
         raise TlirError(
@@ -65,7 +67,22 @@ def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> np.ndarra
             result = evaluator(op, args)
     except EvaluationError as err:
         raise TlirError(describe_location(op.location, where), f"{op.name}: {err}") from None
-    result = np.asarray(result)
-    # A float64 value leaking into float32 mode would round twice: refuse it.
-    assert result.dtype == numpy_dtype(op.results[0].type), (op.name, result.dtype)
-    return result if result.flags.c_contiguous else result.copy(order="C")
+    results = [np.asarray(r) for r in (result if isinstance(result, list) else [result])]
+    for value, array in zip(op.results, results, strict=True):
+        # A float64 value leaking into float32 mode would round twice: refuse it.
+        assert array.dtype == numpy_dtype(value.type), (op.name, array.dtype)
+    return [r if r.flags.c_contiguous else r.copy(order="C") for r in results]
+
+
+def jvp(module: ModuleOp, inputs, tangents, param_tangents=None, function: str = "main"):
+    """Forward mode: `[y…, dy…]` (see `tlir.reference.dual_execution`)."""
+    from tlir.reference.dual_execution import jvp as forward_mode
+
+    return forward_mode(module, inputs, tangents, param_tangents, function)
+
+
+def vjp(module: ModuleOp, inputs, cotangents, wrt: str = "all", function: str = "main"):
+    """Reverse mode: `[y…, dx…, dparams…]` (see `tlir.reference.reverse`)."""
+    from tlir.reference.reverse import vjp as reverse_mode
+
+    return reverse_mode(module, inputs, cotangents, wrt, function)

@@ -93,9 +93,10 @@ def multihead_attention(b: GraphBuilder, node: RawNode, args: list[SSAValue]) ->
     has_bias = node.boolean("bias", default=True)
 
     def projection(prefix: str, value: SSAValue) -> SSAValue:
-        weight = b.constant(node.tensor(f"{prefix}_weight", (embed, embed)))
+        weight = b.constant(node.tensor(f"{prefix}_weight", (embed, embed)), f"{prefix}_weight")
         bias_values = node.tensor(f"{prefix}_bias", (embed,)) if has_bias else np.zeros(embed)
-        return b.emit(T.LinearOp, [value, weight, b.constant(bias_values)], xs)
+        bias = b.constant(bias_values, f"{prefix}_bias")
+        return b.emit(T.LinearOp, [value, weight, bias], xs)
 
     q, k, v = projection("q", x), projection("k", x), projection("v", x)
     kt = b.emit(T.TransposeOp, [k], (batch, embed, seq),
@@ -105,7 +106,7 @@ def multihead_attention(b: GraphBuilder, node: RawNode, args: list[SSAValue]) ->
     if not math.isfinite(scale):
         raise node.error("field 'scale' must be finite")
     b.take_tensor_id()
-    scale_node = b.constant(np.full((batch, seq, seq), scale))
+    scale_node = b.constant(np.full((batch, seq, seq), scale), "scale")
     scaled = b.emit(T.MulElemOp, [scores, scale_node], (batch, seq, seq))
     weights = b.emit(T.SoftmaxOp, [scaled], (batch, seq, seq), {"axis": i64_attr(2)})
     mixed = b.emit(T.MatmulOp, [weights, v], xs)

@@ -12,13 +12,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from tlir.dense import element_type, numpy_to_dense
 from tlir.diagnostics import file_location, node_location
 from tlir.dialects import tlir as T
+from tlir.parameters import NAME_ATTRIBUTE
 from tlir.shapes import Shape
 from tlir.torchlean.reader import RawNode
 
@@ -49,11 +50,15 @@ class GraphBuilder:
         self.next_tensor_id += 1
         return tensor_id
 
-    def constant(self, values: np.ndarray) -> SSAValue:
-        """A payload tensor as a `tlir.const` operand (no tensor id of its own)."""
+    def constant(self, values: np.ndarray, field: str) -> SSAValue:
+        """A payload tensor as a `tlir.const` operand (no tensor id of its own),
+        named `node{ID}.{field}` (JSON node id, payload field) for the parameter
+        API (`tlir.parameters`)."""
         array = np.asarray(values, dtype=np.float64).astype(self.dtype)
         dense = numpy_to_dense(array)
         op = T.ConstOp.build(properties={"value": dense}, result_types=[dense.type])
+        assert self.node is not None
+        op.attributes[NAME_ATTRIBUTE] = StringAttr(f"node{self.node.id}.{field}")
         return self._append(op)
 
     def emit(

@@ -90,7 +90,7 @@ def _const(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
         raise node.error("missing field 'values' (the constant's payload)")
     values = node.flat("values", shapes.size(value_shape)).reshape(value_shape)
     b.take_tensor_id()
-    return b.constant(values)
+    return b.constant(values, "values")
 
 
 @reads(T.CustomOp, arity=(0, None))
@@ -163,8 +163,8 @@ def _linear(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue:
         raise node.error(
             f"payload out_dim = {out_dim} does not match the declared last extent {node.shape[-1]}"
         )
-    weight = b.constant(node.tensor("weight", (out_dim, in_dim)))
-    bias = b.constant(node.tensor("bias", (out_dim,)))
+    weight = b.constant(node.tensor("weight", (out_dim, in_dim)), "weight")
+    bias = b.constant(node.tensor("bias", (out_dim,)), "bias")
     return b.emit(T.LinearOp, [args[0], weight, bias], node.shape)
 
 
@@ -194,8 +194,9 @@ def emit_conv(b: GraphBuilder, node: RawNode, x: SSAValue, cfg: shapes.ConvConfi
             f"input_spatial {fmt(node.nats('input_spatial'))} does not match the "
             f"parent's spatial extents {fmt(spatial)}"
         )
-    weight = b.constant(node.tensor("weight", (cfg.out_channels, cfg.in_channels) + cfg.kernel))
-    bias = b.constant(node.tensor("bias", (cfg.out_channels,)))
+    weight_shape = (cfg.out_channels, cfg.in_channels) + cfg.kernel
+    weight = b.constant(node.tensor("weight", weight_shape), "weight")
+    bias = b.constant(node.tensor("bias", (cfg.out_channels,)), "bias")
     return b.emit(T.ConvOp, [x, weight, bias], node.shape, conv_props(cfg))
 
 
@@ -224,9 +225,8 @@ def emit_batch_norm(
         shapes.batch_norm(shape_of(x), channel_axis, channels)
     except ShapeError as err:
         raise node.error(str(err)) from None
-    params = [
-        b.constant(node.tensor(name, (channels,))) for name in ("gamma", "beta", "mean", "var")
-    ]
+    names = ("gamma", "beta", "mean", "var")
+    params = [b.constant(node.tensor(name, (channels,)), name) for name in names]
     props = {
         "channel_axis": i64_attr(channel_axis),
         "channels": i64_attr(channels),
@@ -250,8 +250,8 @@ def emit_layernorm(b: GraphBuilder, node: RawNode, x: SSAValue, affine: bool) ->
     operands: list = [x, [], []]
     if affine:
         normalized = shape_of(x)[axis:]
-        operands = [x, [b.constant(node.tensor("gamma", normalized))],
-                    [b.constant(node.tensor("beta", normalized))]]  # fmt: skip
+        operands = [x, [b.constant(node.tensor("gamma", normalized), "gamma")],
+                    [b.constant(node.tensor("beta", normalized), "beta")]]  # fmt: skip
         eps = node.number("eps")
     props = {"axis": i64_attr(axis), "eps": FloatAttr(eps, Float64Type())}
     return b.emit(T.LayerNormOp, operands, node.shape, props)

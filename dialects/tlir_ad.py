@@ -1,0 +1,350 @@
+"""The `tlir_ad` dialect: the three ops derivative programs need beyond tlir's 41.
+
+TorchLean's op kinds cannot state everything a tangent or a gradient program
+computes: a quotient rule is not `a · inv(b)` bitwise, kink conventions select
+on primal comparisons, a dual contraction adds `(da·b) + (a·db)` per term, and
+the backward passes of windows fold in an order no forward op has. Three
+general ops cover all of it:
+
+  %q = tlir_ad.map(%a, %da, %b, %db) : (...) -> tensor<3xf64> {
+  ^bb0(%x: f64, %dx: f64, %y: f64, %dy: f64):
+    ...                                   // arith / math on scalars
+    tlir_ad.yield %t : f64
+  }
+    elementwise: operands have the result shape, or are rank 0 (broadcast);
+    one or more results of one shape.
+
+  %r:2 = tlir_ad.fold ins(%x, %m) init(%z0, %z1) {bounds = array<i64: 4, 3>,
+           maps = [affine_map<(d0, d1) -> (d0, d1)>, ...],
+           iterators = ["parallel", "reduction"]} : (...) -> (...) { ... }
+    a fold over the box `bounds`: the results are indexed by the parallel
+    dimensions in order and start as the `init` tensors; at every point, in
+    row-major order of the box, the region gets each input's element at its
+    map and the current accumulators, and yields the new accumulators. With
+    no reduction dimension it is a gather with a scalar body.
+
+  %p = tlir_ad.pad %g {low = ..., high = ..., interior = ...}
+    zero padding (+0) before, after and between the elements of every axis.
+
+Every read of a fold must lie inside its input (checked by the verifier), so
+the lowering never guards an access; windows that reach outside an input read
+a padded copy. Regions hold only the scalar ops the compiled route lowers:
+float arithmetic, comparisons, selects, i1 logic and the libm functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr
+from xdsl.ir.affine.affine_expr import AffineConstantExpr, AffineDimExpr
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import IsTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+I64Array = DenseArrayBase.constr(I64)
+
+SCALAR_OPS: tuple[type[Operation], ...] = (
+    arith.ConstantOp, arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp,
+    arith.NegfOp, arith.CmpfOp, arith.SelectOp, arith.AndIOp, arith.OrIOp,
+    arith.XOrIOp, math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp,
+    math.SqrtOp, math.AbsFOp,
+)  # fmt: skip
+"""The scalar ops a region may hold: what `convert-tlir-to-linalg`'s output
+already uses, so both routes to machine code lower them unchanged."""
+
+PARALLEL, REDUCTION = "parallel", "reduction"
+
+
+def _element(typ: Attribute, what: str, op: Operation) -> Attribute:
+    if not isinstance(typ, TensorType):
+        raise VerifyException(f"{op.name}: {what} must be a tensor, got {typ}")
+    element = typ.element_type
+    if not isinstance(element, Float32Type | Float64Type):
+        raise VerifyException(f"{op.name}: {what} must be f32 or f64, got {element}")
+    if any(d < 0 for d in typ.get_shape()):
+        raise VerifyException(f"{op.name}: {what} must have a static shape, got {typ}")
+    return element
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return tuple(value.type.get_shape())
+
+
+def ints(attr: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(int(v) for v in attr.get_values())
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(IntegerType(64), list(values))
+
+
+def _verify_region(op: Operation, region: Region, arg_count: int, yield_count: int, element):
+    """One block of `arg_count` scalar arguments, allowed ops only, ending in a
+    `tlir_ad.yield` of `yield_count` scalars, all of the op's element type."""
+    if len(region.blocks) != 1:
+        raise VerifyException(f"{op.name}: the body must be one block")
+    block = region.block
+    if len(block.args) != arg_count or any(a.type != element for a in block.args):
+        raise VerifyException(
+            f"{op.name}: the body takes {arg_count} scalars of type {element}, got "
+            f"({', '.join(str(a.type) for a in block.args)})"
+        )
+    last = block.last_op
+    if not isinstance(last, YieldOp):
+        raise VerifyException(f"{op.name}: the body must end in tlir_ad.yield")
+    if len(last.values) != yield_count or any(v.type != element for v in last.values):
+        raise VerifyException(f"{op.name}: the body must yield {yield_count} values of {element}")
+    for inner in block.ops:
+        if inner is not last and not isinstance(inner, SCALAR_OPS):
+            raise VerifyException(f"{op.name}: '{inner.name}' is not allowed in the body")
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The values a `map` or `fold` body produces at one point."""
+
+    name = "tlir_ad.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class MapOp(IRDLOperation):
+    """Elementwise: the body's scalar program at every element."""
+
+    name = "tlir_ad.map"
+    inputs = var_operand_def()
+    outs = var_result_def()
+    body = region_def("single_block")
+    traits = traits_def(Pure())
+    assembly_format = "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outs) $body"
+
+    def __init__(self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region):
+        super().__init__(operands=[list(inputs)], result_types=[list(result_types)], regions=[body])
+
+    def verify_(self) -> None:
+        if not self.outs:
+            raise VerifyException(f"{self.name}: needs at least one result")
+        element = _element(self.outs[0].type, "result", self)
+        shape = _shape(self.outs[0])
+        for result in self.outs:
+            if _element(result.type, "result", self) != element or _shape(result) != shape:
+                raise VerifyException(f"{self.name}: all results must have one type")
+        for value in self.inputs:
+            if _element(value.type, "operand", self) != element:
+                raise VerifyException(f"{self.name}: operands must have element type {element}")
+            if _shape(value) not in (shape, ()):
+                raise VerifyException(
+                    f"{self.name}: operand shape {list(_shape(value))} is neither the result "
+                    f"shape {list(shape)} nor a scalar"
+                )
+        _verify_region(self, self.body, len(self.inputs), len(self.outs), element)
+
+
+def linear_form(expr: AffineExpr, num_dims: int) -> tuple[list[int], int]:
+    """(coefficients per dimension, constant) of a sum of scaled dimensions."""
+    match expr:
+        case AffineConstantExpr(value=value):
+            return [0] * num_dims, value
+        case AffineDimExpr(position=position):
+            coefficients = [0] * num_dims
+            coefficients[position] = 1
+            return coefficients, 0
+        case AffineBinaryOpExpr(kind=AffineBinaryOpKind.Add, lhs=lhs, rhs=rhs):
+            (a, ca), (b, cb) = linear_form(lhs, num_dims), linear_form(rhs, num_dims)
+            return [x + y for x, y in zip(a, b, strict=True)], ca + cb
+        case AffineBinaryOpExpr(kind=AffineBinaryOpKind.Mul, lhs=lhs, rhs=rhs):
+            (a, ca), (b, cb) = linear_form(lhs, num_dims), linear_form(rhs, num_dims)
+            if any(a) and any(b):
+                raise ValueError(f"{expr} is not linear")
+            if any(a):
+                return [x * cb for x in a], ca * cb
+            return [x * ca for x in b], ca * cb
+    raise ValueError(f"{expr} is not a sum of scaled dimensions")
+
+
+def _range(coefficients: list[int], constant: int, bounds: Sequence[int]) -> tuple[int, int]:
+    """Smallest and largest value over the box (a linear form peaks at a corner)."""
+    low = high = constant
+    for c, n in zip(coefficients, bounds, strict=True):
+        low += min(0, c * (n - 1))
+        high += max(0, c * (n - 1))
+    return low, high
+
+
+@irdl_op_definition
+class FoldOp(IRDLOperation):
+    """A fold over a box of points in row-major order; see the module docstring."""
+
+    name = "tlir_ad.fold"
+    inputs = var_operand_def()
+    inits = var_operand_def()
+    outs = var_result_def()
+    bounds = prop_def(I64Array)
+    maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterators = prop_def(ArrayAttr[StringAttr])
+    body = region_def("single_block")
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "`ins` `(` $inputs `)` `init` `(` $inits `)` attr-dict `:` "
+        "`(` type($inputs) `)` `,` `(` type($inits) `)` `->` type($outs) $body"
+    )
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        inits: Sequence[SSAValue],
+        bounds: Sequence[int],
+        maps: Sequence[AffineMapAttr],
+        iterators: Sequence[str],
+        body: Region,
+    ):
+        super().__init__(
+            operands=[list(inputs), list(inits)],
+            result_types=[[v.type for v in inits]],
+            properties={
+                "bounds": i64_array(bounds),
+                "maps": ArrayAttr(list(maps)),
+                "iterators": ArrayAttr([StringAttr(i) for i in iterators]),
+            },
+            regions=[body],
+        )
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(i.data for i in self.iterators.data)
+
+    @property
+    def parallel_dims(self) -> list[int]:
+        return [d for d, kind in enumerate(self.kinds) if kind == PARALLEL]
+
+    def verify_(self) -> None:
+        bounds = ints(self.bounds)
+        if any(n < 0 for n in bounds):
+            raise VerifyException(f"{self.name}: bounds must be non-negative")
+        if len(self.kinds) != len(bounds) or set(self.kinds) - {PARALLEL, REDUCTION}:
+            raise VerifyException(
+                f"{self.name}: one iterator ('parallel' or 'reduction') per bound"
+            )
+        if not self.outs or len(self.inits) != len(self.outs):
+            raise VerifyException(f"{self.name}: one init per result, at least one")
+        element = _element(self.outs[0].type, "result", self)
+        out_shape = tuple(bounds[d] for d in self.parallel_dims)
+        for init, result in zip(self.inits, self.outs, strict=True):
+            if init.type != result.type or _element(init.type, "init", self) != element:
+                raise VerifyException(f"{self.name}: inits and results must have one type")
+            if _shape(result) != out_shape:
+                raise VerifyException(
+                    f"{self.name}: result shape {list(_shape(result))} is not the parallel "
+                    f"bounds {list(out_shape)}"
+                )
+        if len(self.maps) != len(self.inputs):
+            raise VerifyException(f"{self.name}: one map per input")
+        for index, (value, map_attr) in enumerate(zip(self.inputs, self.maps, strict=True)):
+            if _element(value.type, "input", self) != element:
+                raise VerifyException(f"{self.name}: inputs must have element type {element}")
+            self._verify_access(index, _shape(value), map_attr, bounds)
+        _verify_region(self, self.body, len(self.inputs) + len(self.outs), len(self.outs), element)
+
+    def _verify_access(self, index: int, shape, map_attr: AffineMapAttr, bounds) -> None:
+        affine = map_attr.data
+        if affine.num_dims != len(bounds) or affine.num_symbols:
+            raise VerifyException(f"{self.name}: map {index} must have {len(bounds)} dimensions")
+        if len(affine.results) != len(shape):
+            raise VerifyException(f"{self.name}: map {index} must give {len(shape)} indices")
+        if 0 in bounds:
+            return  # no point is visited
+        for axis, (expr, extent) in enumerate(zip(affine.results, shape, strict=True)):
+            try:
+                low, high = _range(*linear_form(expr, len(bounds)), bounds)
+            except ValueError as err:
+                raise VerifyException(f"{self.name}: map {index}: {err}") from None
+            if low < 0 or high >= extent:
+                raise VerifyException(
+                    f"{self.name}: map {index} reads axis {axis} at [{low}, {high}], outside "
+                    f"[0, {extent})"
+                )
+
+
+def padded_extent(n: int, low: int, high: int, interior: int) -> int:
+    return low + high + n + max(n - 1, 0) * interior
+
+
+@irdl_op_definition
+class PadOp(IRDLOperation):
+    """Zero padding: `low` before, `high` after and `interior` between elements."""
+
+    name = "tlir_ad.pad"
+    input = operand_def()
+    low = prop_def(I64Array)
+    high = prop_def(I64Array)
+    interior = prop_def(I64Array)
+    result = result_def()
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input attr-dict `:` functional-type($input, $result)"
+
+    def __init__(self, value: SSAValue, low, high, interior, result_type: Attribute):
+        super().__init__(
+            operands=[value],
+            result_types=[result_type],
+            properties={
+                "low": i64_array(low),
+                "high": i64_array(high),
+                "interior": i64_array(interior),
+            },
+        )
+
+    def verify_(self) -> None:
+        element = _element(self.input.type, "operand", self)
+        if _element(self.result.type, "result", self) != element:
+            raise VerifyException(f"{self.name}: operand and result must have one element type")
+        shape = _shape(self.input)
+        low, high, interior = ints(self.low), ints(self.high), ints(self.interior)
+        if not len(low) == len(high) == len(interior) == len(shape):
+            raise VerifyException(f"{self.name}: low, high and interior need one entry per axis")
+        if min((*low, *high, *interior), default=0) < 0:
+            raise VerifyException(f"{self.name}: padding amounts must be non-negative")
+        want = tuple(map(padded_extent, shape, low, high, interior))
+        if _shape(self.result) != want:
+            raise VerifyException(
+                f"{self.name}: result shape {list(_shape(self.result))} should be {list(want)}"
+            )
+
+
+AD_OPS = (MapOp, FoldOp, PadOp)
+"""The auxiliary ops with a lowering and a reference evaluator (`yield` is
+part of their bodies)."""
+
+TlirAD = Dialect("tlir_ad", [MapOp, FoldOp, PadOp, YieldOp], [])

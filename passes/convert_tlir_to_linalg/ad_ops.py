@@ -1,0 +1,119 @@
+"""The `tlir_ad` ops (derivative programs): each becomes one `linalg.generic`
+whose body is the op's own scalar region, so the fold order, the operand order
+of every product and each select are exactly the ones the region states."""
+
+from __future__ import annotations
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.ir import Block, SSAValue
+from xdsl.ir.affine.affine_expr import AffineDimExpr
+
+from tlir.dialects import tlir_ad as A
+from tlir.passes.convert_tlir_to_linalg.emit import (
+    PARALLEL,
+    Body,
+    Emitter,
+    amap,
+    dim,
+    identity,
+    shape_of,
+)
+from tlir.passes.convert_tlir_to_linalg.registry import lowers
+
+
+def _inline_body(source: Block):
+    """A `linalg.generic` body builder that copies `source`'s ops (all but the
+    final `tlir_ad.yield`) and yields what it yields."""
+
+    def body(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+        mapping: dict[SSAValue, SSAValue] = dict(zip(source.args, args, strict=False))
+        for op in source.ops:
+            if isinstance(op, A.YieldOp):
+                return [mapping.get(v, v) for v in op.values]
+            clone = op.clone(value_mapper=mapping)
+            b.builder.insert(clone)
+            mapping.update(zip(op.results, clone.results, strict=True))
+        raise AssertionError("the verifier guarantees a tlir_ad.yield")
+
+    return body
+
+
+@lowers(A.MapOp)
+def lower_map(op: A.MapOp, e: Emitter) -> list[SSAValue]:
+    shape = shape_of(op.outs[0])
+    rank = len(shape)
+    maps = [identity(rank) if shape_of(v) == shape else amap(rank, []) for v in op.inputs]
+    outs = [e.empty(shape) for _ in op.outs]
+    return e.generic(
+        list(op.inputs),
+        outs,
+        [*maps, *(identity(rank) for _ in outs)],
+        [PARALLEL] * rank,
+        _inline_body(op.body.block),
+    )
+
+
+@lowers(A.FoldOp)
+def lower_fold(op: A.FoldOp, e: Emitter) -> list[SSAValue]:
+    """The box's dimensions are the generic's loops, in order; dimensions no
+    input reads as a plain index get a shape-only operand (as the forward
+    pooling lowering does) so that the generic knows their range."""
+    bounds = A.ints(op.bounds)
+    ndims = len(bounds)
+    maps: list[AffineMapAttr] = list(op.maps.data)
+    inputs = [_covered(e, v, m, bounds) for v, m in zip(op.inputs, maps, strict=True)]
+    ranged = {
+        expr.position for m in maps for expr in m.data.results if isinstance(expr, AffineDimExpr)
+    } | set(op.parallel_dims)
+    unranged = [d for d in range(ndims) if d not in ranged]
+    if unranged:
+        inputs.append(e.empty([bounds[d] for d in unranged]))
+        maps.append(amap(ndims, [dim(d) for d in unranged]))
+    out_map = amap(ndims, [dim(d) for d in op.parallel_dims])
+    count = len(op.inputs)
+    copy = _inline_body(op.body.block)
+
+    def body(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+        # drop the shape-only operand's argument: the region never sees it
+        return copy(b, [*args[:count], *args[len(inputs) :]])
+
+    return e.generic(
+        inputs, list(op.inits), [*maps, *(out_map for _ in op.outs)], list(op.kinds), body
+    )
+
+
+def _covered(e: Emitter, value: SSAValue, map_attr: AffineMapAttr, bounds) -> SSAValue:
+    """`value`, cut (a unit-stride slice from 0) on every axis read by a plain
+    loop index whose range is shorter than the axis: a linalg operand indexed by
+    a plain index must span exactly that loop's range (MLIR's verifier checks
+    it, and loop ranges are inferred from such operands)."""
+    shape = shape_of(value)
+    sizes = list(shape)
+    for axis, expr in enumerate(map_attr.data.results):
+        if isinstance(expr, AffineDimExpr) and bounds[expr.position] < shape[axis]:
+            sizes[axis] = bounds[expr.position]
+    if sizes == list(shape):
+        return value
+    return e.add(tensor.ExtractSliceOp.from_static_parameters(value, [0] * len(shape), sizes))
+
+
+@lowers(A.PadOp)
+def lower_pad(op: A.PadOp, e: Emitter) -> SSAValue:
+    """A +0-filled result; the slice from `low` that the operand's elements span
+    is written by one generic at `i·(interior + 1)` (a strided output map, a
+    plain index where there is no interior padding), then inserted back."""
+    shape = shape_of(op.input)
+    rank = len(shape)
+    filled = e.filled(shape_of(op.result), 0.0)
+    if 0 in shape:
+        return filled
+    low, interior = A.ints(op.low), A.ints(op.interior)
+    spans = [(n - 1) * (step + 1) + 1 for n, step in zip(shape, interior, strict=True)]
+    window = e.add(tensor.ExtractSliceOp.from_static_parameters(filled, list(low), spans))
+    out_map = amap(rank, [dim(a) * (interior[a] + 1) for a in range(rank)])
+    written = e.generic(
+        [op.input], [window], [identity(rank), out_map], [PARALLEL] * rank,
+        lambda b, args: [args[0]],
+    )[0]  # fmt: skip
+    return e.add(tensor.InsertSliceOp.get(written, filled, spans, list(low), [1] * rank))

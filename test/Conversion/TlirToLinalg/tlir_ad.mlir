@@ -1,0 +1,74 @@
+// tlir_ad ops: each one linalg.generic whose body is the op's region (tlir_ad.yield
+// becomes linalg.yield). map: identity maps, rank-0 operands broadcast. fold: the box's
+// dimensions are the loops, the results indexed by the parallel ones and started from
+// the inits; a dimension no input reads as a plain index gets a shape-only operand,
+// and a plain index covering part of an axis reads a slice. pad: a +0 fill, a strided
+// write into the slice the elements span, an insert.
+// RUN: tlir-opt %s --split-input-file -p convert-tlir-to-linalg | filecheck %s
+
+// CHECK-LABEL: func.func @map
+// CHECK-SAME:    (%[[A:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK:         %[[E0:.*]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT:    %[[Q:.*]], %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[A]], %[[S]] : tensor<3xf32>, tensor<f32>) outs(%[[E0]], %[[E1]] : tensor<3xf32>, tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.divf %[[X]], %[[Y]] : f32
+// CHECK-NEXT:      linalg.yield %[[D]], %[[X]] : f32, f32
+// CHECK-NEXT:    } -> (tensor<3xf32>, tensor<3xf32>)
+func.func @map(%a: tensor<3xf32>, %s: tensor<f32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %q, %r = tlir_ad.map(%a, %s) : (tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %d = arith.divf %x, %y : f32
+    tlir_ad.yield %d, %x : f32, f32
+  }
+  func.return %q, %r : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold
+// CHECK:         %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<2xf64>
+// CHECK-NEXT:    %[[W:.*]] = tensor.empty() : tensor<3xf64>
+// CHECK-NEXT:    %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (((d0 * 2) + d1))>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %[[W]] : tensor<5xf64>, tensor<3xf64>) outs(%[[Z]] : tensor<2xf64>) {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f64, %{{.*}}: f64, %[[ACC:.*]]: f64):
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[ACC]], %[[X]] : f64
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f64
+// CHECK-NEXT:    } -> tensor<2xf64>
+func.func @fold(%a: tensor<5xf64>) -> tensor<2xf64> {
+  %z = tlir.const {value = dense<0.0> : tensor<2xf64>} : tensor<2xf64>
+  %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d0 * 2 + d1)>], iterators = ["parallel", "reduction"]} : (tensor<5xf64>), (tensor<2xf64>) -> tensor<2xf64> {
+  ^bb0(%x: f64, %acc: f64):
+    %s = arith.addf %acc, %x : f64
+    tlir_ad.yield %s : f64
+  }
+  func.return %r : tensor<2xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice
+// CHECK:         %[[CUT:.*]] = tensor.extract_slice %{{.*}}[0] [3] [1] : tensor<5xf64> to tensor<3xf64>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[CUT]] : tensor<3xf64>)
+func.func @slice(%a: tensor<5xf64>) -> tensor<3xf64> {
+  %z = tlir.const {value = dense<0.0> : tensor<3xf64>} : tensor<3xf64>
+  %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 3>, maps = [affine_map<(d0) -> (d0)>], iterators = ["parallel"]} : (tensor<5xf64>), (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%x: f64, %acc: f64):
+    tlir_ad.yield %x : f64
+  }
+  func.return %r : tensor<3xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8xf64>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f64) outs(%[[E]] : tensor<8xf64>) -> tensor<8xf64>
+// CHECK-NEXT:    %[[SPAN:.*]] = tensor.extract_slice %[[F]][1] [5] [1] : tensor<8xf64> to tensor<5xf64>
+// CHECK-NEXT:    %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ((d0 * 2))>], iterator_types = ["parallel"]} ins(%{{.*}} : tensor<3xf64>) outs(%[[SPAN]] : tensor<5xf64>)
+// CHECK:         %[[P:.*]] = tensor.insert_slice %[[W]] into %[[F]][1] [5] [1] : tensor<5xf64> into tensor<8xf64>
+// CHECK-NEXT:    func.return %[[P]] : tensor<8xf64>
+func.func @pad(%a: tensor<3xf64>) -> tensor<8xf64> {
+  %p = tlir_ad.pad %a {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf64>) -> tensor<8xf64>
+  func.return %p : tensor<8xf64>
+}

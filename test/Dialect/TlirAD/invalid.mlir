@@ -1,0 +1,86 @@
+// The tlir_ad verifiers: shapes, element types, bodies, in-bounds reads.
+// RUN: tlir-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @map_shape(%a: tensor<3xf64>, %b: tensor<2xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.map: operand shape [2] is neither the result shape [3] nor a scalar
+  %r = tlir_ad.map(%a, %b) : (tensor<3xf64>, tensor<2xf64>) -> tensor<3xf64> {
+  ^bb0(%x: f64, %y: f64):
+    tlir_ad.yield %x : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @map_element(%a: tensor<3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.map: the body takes 1 scalars of type f64, got (f32)
+  %r = tlir_ad.map(%a) : (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%x: f32):
+    tlir_ad.yield %x : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @map_body(%a: tensor<3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.map: 'math.atan' is not allowed in the body
+  %r = tlir_ad.map(%a) : (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%x: f64):
+    %t = math.atan %x : f64
+    tlir_ad.yield %t : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @map_yield(%a: tensor<3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.map: the body must yield 2 values of f64
+  %r, %s = tlir_ad.map(%a) : (tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>) {
+  ^bb0(%x: f64):
+    tlir_ad.yield %x : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @fold_out_of_bounds(%a: tensor<4xf64>, %z: tensor<3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.fold: map 0 reads axis 0 at [0, 4], outside [0, 4)
+  %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 3, 2>, maps = [affine_map<(d0, d1) -> (d0 + d1 * 2)>], iterators = ["parallel", "reduction"]} : (tensor<4xf64>), (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%x: f64, %acc: f64):
+    tlir_ad.yield %acc : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @fold_result_shape(%a: tensor<3xf64>, %z: tensor<2xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.fold: result shape [2] is not the parallel bounds [3]
+  %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 3>, maps = [affine_map<(d0) -> (d0)>], iterators = ["parallel"]} : (tensor<3xf64>), (tensor<2xf64>) -> tensor<2xf64> {
+  ^bb0(%x: f64, %acc: f64):
+    tlir_ad.yield %x : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @fold_iterators(%a: tensor<3xf64>, %z: tensor<3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.fold: one iterator ('parallel' or 'reduction') per bound
+  %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 3>, maps = [affine_map<(d0) -> (d0)>], iterators = ["window"]} : (tensor<3xf64>), (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%x: f64, %acc: f64):
+    tlir_ad.yield %x : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @pad_shape(%a: tensor<3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.pad: result shape [7] should be [8]
+  %p = tlir_ad.pad %a {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf64>) -> tensor<7xf64>
+  func.return
+}

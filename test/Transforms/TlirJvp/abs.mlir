@@ -1,0 +1,23 @@
+// abs: tangent dx where x > 0, -dx where x < 0, the literal 0 otherwise (±0, NaN): abs'(0) = 0.
+// RUN: tlir-opt %s -p tlir-jvp | filecheck %s
+
+// CHECK-LABEL: func.func @main_jvp
+// CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>, [[DX:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>) {
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.abs [[X]] : (tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir_ad.map([[X]], [[DX]]) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64> {
+// CHECK-NEXT:    ^bb0([[V1:%[a-zA-Z0-9_.$-]+]]: f64, [[V2:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V3:%[a-zA-Z0-9_.$-]+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    [[V4:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V1]], [[V3]] : f64
+// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V3]], [[V1]] : f64
+// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = arith.negf [[V2]] : f64
+// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = arith.select [[V5]], [[V6]], [[V3]] : f64
+// CHECK-NEXT:    [[V8:%[a-zA-Z0-9_.$-]+]] = arith.select [[V4]], [[V2]], [[V7]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V8]] : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return [[Y]], [[V0]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT:  }
+
+func.func @main(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %y = tlir.abs %x : (tensor<4xf64>) -> tensor<4xf64>
+  func.return %y : tensor<4xf64>
+}

@@ -1,0 +1,23 @@
+// bernoulli_mask: the mask is a constant (its keep probability's tangent is ignored): +0.
+// RUN: tlir-opt %s -p tlir-jvp | filecheck %s
+
+// CHECK-LABEL: func.func @main_jvp
+// CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>, [[P:%[a-zA-Z0-9_.$-]+]]: tensor<f64>, [[DX:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>, [[DP:%[a-zA-Z0-9_.$-]+]]: tensor<f64>) -> (tensor<4xf64>, tensor<4xf64>) {
+// CHECK-NEXT:    [[M:%[a-zA-Z0-9_.$-]+]] = tlir.bernoulli_mask [[P]] {seed = 7 : i64, node_id = 1 : i64} : (tensor<f64>) -> tensor<4xf64>
+// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<4xf64>} : tensor<4xf64>
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.mul_elem [[X]], [[M]] : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT:    [[V1:%[a-zA-Z0-9_.$-]+]] = tlir_ad.map([[X]], [[DX]], [[M]], [[V0]]) : (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64> {
+// CHECK-NEXT:    ^bb0([[V2:%[a-zA-Z0-9_.$-]+]]: f64, [[V3:%[a-zA-Z0-9_.$-]+]]: f64, [[V4:%[a-zA-Z0-9_.$-]+]]: f64, [[V5:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V3]], [[V4]] : f64
+// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V2]], [[V5]] : f64
+// CHECK-NEXT:    [[V8:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V6]], [[V7]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V8]] : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return [[Y]], [[V1]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT:  }
+
+func.func @main(%x: tensor<4xf64>, %p: tensor<f64>) -> tensor<4xf64> {
+  %m = tlir.bernoulli_mask %p {seed = 7 : i64, node_id = 1 : i64} : (tensor<f64>) -> tensor<4xf64>
+  %y = tlir.mul_elem %x, %m : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  func.return %y : tensor<4xf64>
+}

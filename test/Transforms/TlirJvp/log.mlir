@@ -1,0 +1,18 @@
+// log: dx / x (plain division: Dual log).
+// RUN: tlir-opt %s -p tlir-jvp | filecheck %s
+
+// CHECK-LABEL: func.func @main_jvp
+// CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>, [[DX:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>) {
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.log [[X]] : (tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir_ad.map([[X]], [[DX]]) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64> {
+// CHECK-NEXT:    ^bb0([[V1:%[a-zA-Z0-9_.$-]+]]: f64, [[V2:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V3:%[a-zA-Z0-9_.$-]+]] = arith.divf [[V2]], [[V1]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V3]] : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return [[Y]], [[V0]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT:  }
+
+func.func @main(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %y = tlir.log %x : (tensor<4xf64>) -> tensor<4xf64>
+  func.return %y : tensor<4xf64>
+}

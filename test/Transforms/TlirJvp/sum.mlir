@@ -1,0 +1,14 @@
+// sum: the same fold from +0 over the tangents.
+// RUN: tlir-opt %s -p tlir-jvp | filecheck %s
+
+// CHECK-LABEL: func.func @main_jvp
+// CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<2x3xf64>, [[DX:%[a-zA-Z0-9_.$-]+]]: tensor<2x3xf64>) -> (tensor<f64>, tensor<f64>) {
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.sum [[X]] : (tensor<2x3xf64>) -> tensor<f64>
+// CHECK-NEXT:    [[Y_1:%[a-zA-Z0-9_.$-]+]] = tlir.sum [[DX]] : (tensor<2x3xf64>) -> tensor<f64>
+// CHECK-NEXT:    func.return [[Y]], [[Y_1]] : tensor<f64>, tensor<f64>
+// CHECK-NEXT:  }
+
+func.func @main(%x: tensor<2x3xf64>) -> tensor<f64> {
+  %y = tlir.sum %x : (tensor<2x3xf64>) -> tensor<f64>
+  func.return %y : tensor<f64>
+}

@@ -1,0 +1,22 @@
+// tanh: (1 - t·t)·dx with t = tanh x.
+// RUN: tlir-opt %s -p tlir-jvp | filecheck %s
+
+// CHECK-LABEL: func.func @main_jvp
+// CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>, [[DX:%[a-zA-Z0-9_.$-]+]]: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>) {
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.tanh [[X]] : (tensor<4xf64>) -> tensor<4xf64>
+// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir_ad.map([[X]], [[DX]]) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64> {
+// CHECK-NEXT:    ^bb0([[V1:%[a-zA-Z0-9_.$-]+]]: f64, [[V2:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V3:%[a-zA-Z0-9_.$-]+]] = math.tanh [[V1]] : f64
+// CHECK-NEXT:    [[V4:%[a-zA-Z0-9_.$-]+]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V3]], [[V3]] : f64
+// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = arith.subf [[V4]], [[V5]] : f64
+// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V6]], [[V2]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V7]] : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return [[Y]], [[V0]] : tensor<4xf64>, tensor<4xf64>
+// CHECK-NEXT:  }
+
+func.func @main(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %y = tlir.tanh %x : (tensor<4xf64>) -> tensor<4xf64>
+  func.return %y : tensor<4xf64>
+}

@@ -1,0 +1,22 @@
+// reduce_mean: g repeated along the axis, times 1/n (a reciprocal; the forward divides).
+// RUN: tlir-opt %s -p tlir-vjp | filecheck %s
+
+// CHECK-LABEL: func.func @main_vjp
+// CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<2x3xf64>, [[DY0:%[a-zA-Z0-9_.$-]+]]: tensor<3xf64>) -> (tensor<3xf64>, tensor<2x3xf64>) {
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.reduce_mean [[X]] axis = 0 : (tensor<2x3xf64>) -> tensor<3xf64>
+// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<2x3xf64>} : tensor<2x3xf64>
+// CHECK-NEXT:    [[V1:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[DY0]]) init([[V0]]) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d1)>], iterators = ["parallel", "parallel"]} : (tensor<3xf64>), (tensor<2x3xf64>) -> tensor<2x3xf64> {
+// CHECK-NEXT:    ^bb0([[V2:%[a-zA-Z0-9_.$-]+]]: f64, [[V3:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V4:%[a-zA-Z0-9_.$-]+]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = arith.divf [[V4]], [[V5]] : f64
+// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V2]], [[V6]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V7]] : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return [[Y]], [[V1]] : tensor<3xf64>, tensor<2x3xf64>
+// CHECK-NEXT:  }
+
+func.func @main(%x: tensor<2x3xf64>) -> tensor<3xf64> {
+  %y = tlir.reduce_mean %x axis = 0 : (tensor<2x3xf64>) -> tensor<3xf64>
+  func.return %y : tensor<3xf64>
+}
