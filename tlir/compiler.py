@@ -279,7 +279,10 @@ class _Build:
         start = time.perf_counter()
         plan = build_plan(entry, infos, self.where)
         main_ir = entry_ir(plan, arities, jit.host().openmp)
-        main_object = jit.compile_object(main_ir, min(self.opt_level, 1), self.where)
+        # The entry only sequences kernel calls: LLVM at -O0 (fast instruction
+        # selection) compiles it in time linear in its length, about 5x faster than
+        # -O1 at 3,000 calls, and the calls run as fast.
+        main_object = jit.compile_object(main_ir, 0, self.where)
         self.seconds.update(lowering=lowering, llvm=llvm, entry=time.perf_counter() - start)
         if store is not None:
             header = {"plan": plan_to_json(plan), "kernels": keys}
