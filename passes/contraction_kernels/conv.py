@@ -1,4 +1,4 @@
-"""`tlir.conv` (§3.25) as an implicit GEMM, one per (sample, group):
+"""`tlir.conv` (docs/ops.md#conv) as an implicit GEMM, one per (sample, group):
 
     C(i, j) = fold over k of W[g·cout + i, g·cin·kvol + k] · X(k, j)     (+ bias[g·cout + i])
 

@@ -1,5 +1,5 @@
-"""`tlir.matmul` (§3.23, all four rank cases, batch broadcasting) and
-`tlir.linear` (§3.24, any leading dims) as GEMMs.
+"""`tlir.matmul` (docs/ops.md#matmul, all four rank cases, batch broadcasting) and
+`tlir.linear` (docs/ops.md#linear, any leading dims) as GEMMs.
 
 matmul, both operands of rank ≥ 2: C = A·B per output batch entry, the batch
 index projected onto each operand (index 0 on broadcast axes). A vector operand
