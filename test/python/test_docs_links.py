@@ -3,7 +3,7 @@
 Comments, docstrings, tests and docs cite tlir's own pages (`docs/ops.md#conv`,
 `docs/autodiff.md#d7-accumulation`). This test scans every tracked text file and
 fails on a citation of a document the repository does not hold (numbered
-sections such as "§3.25", the names of outside design and spec files), on a
+sections of a spec, the names of outside design and spec files), on a
 `docs/<page>.md#<anchor>` whose page or heading is missing, and on a Markdown
 link whose target file or heading is missing. Anchors are GitHub's heading
 slugs.
