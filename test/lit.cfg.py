@@ -11,6 +11,10 @@ config.suffixes = [".mlir"]  # noqa: F821
 config.excludes = ["Inputs", "python", "lit.cfg.py"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
 config.environment["PYTHONWARNINGS"] = "ignore"  # noqa: F821
+# lit passes only a fixed list of variables to tests; a PYTHONPATH set by the caller (to test a
+# checkout other than the installed one) must reach the tools too.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]  # noqa: F821
 
 for tool in ("tlir-opt", "tlir-translate", "tlir-run", "filecheck"):
     if shutil.which(tool) is None:

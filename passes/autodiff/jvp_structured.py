@@ -1,9 +1,9 @@
 """JVP rules of the folding ops: reductions, contractions, windows, softmax and
-normalization (D2). Each fold keeps its forward order and runs on duals: a
-contraction's term is `(da·b) + (a·db)`, a mean divides by `(n, 0)` with the
-quotient rule (D1), softmax's max splits ties ½/½ and starts from element 0
-(whose max with itself is a tie), max pools and the hard-masked max take the
-tangent of the first maximum."""
+normalization (docs/autodiff.md#d2-forward-mode). Each fold keeps its forward
+order and runs on duals: a contraction's term is `(da·b) + (a·db)`, a mean
+divides by `(n, 0)` with the quotient rule (D1), softmax's max splits ties ½/½
+and starts from element 0 (whose max with itself is a tie), max pools and the
+hard-masked max take the tangent of the first maximum."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def _spatial_padding(window: Window) -> tuple[list[int], list[int]]:
 
 @jvp_rule(T.ConvOp)
 def conv(j, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue:
-    """§3.25 on duals: per output, fold over the group's input channels l, then
+    """docs/ops.md#conv on duals: per output, fold over the group's input channels l, then
     kernel cells (row-major), of ((dx·w) + (x·dw)) from +0; then + db. Dims
     (lead…, g, m, o…, l, k…): channel g·cin + l in, g·cout + m out."""
     cfg, window = op.config, Window.of_conv(op)
@@ -268,7 +268,7 @@ def batch_norm_eval(j, op: T.BatchNormEvalOp, dots: list[SSAValue]) -> SSAValue:
 
 @jvp_rule(T.LayerNormOp)
 def layernorm(j, op: T.LayerNormOp, dots: list[SSAValue]) -> SSAValue:
-    """§3.38 on duals: μ = Σx/N, c = x − μ, μ₂ = Σc/N, v = Σ(c − μ₂)²/N (each sum a
+    """docs/ops.md#layernorm on duals: μ = Σx/N, c = x − μ, μ₂ = Σc/N, v = Σ(c − μ₂)²/N (each sum a
     dual fold, each /N the quotient rule), σ = sqrt(max(max(v, 0) + eps, 0)),
     y = (c/σ)·γ + β."""
     x, dx = op.input, dots[0]

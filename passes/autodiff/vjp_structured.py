@@ -1,6 +1,7 @@
 """VJP rules of index moves, reductions, contractions, windows, softmax and
-normalization (§3.2, D3–D6). Every sum is a `tlir_ad.fold` from +0 in the
-order the rule states; the backward passes of windows read the cotangent
+normalization (docs/autodiff.md#reverse-mode; D3–D6 of
+docs/autodiff.md#choices-beyond-torchlean). Every sum is a `tlir_ad.fold` from
++0 in the order the rule states; the backward passes of windows read the cotangent
 spread onto the input grid (`Window.spread`), so each input position folds its
 contributions without a scatter."""
 

@@ -1,4 +1,4 @@
-"""`tlir.conv` (§3.25) as an implicit GEMM, one per (sample, group):
+"""`tlir.conv` (docs/ops.md#conv) as an implicit GEMM, one per (sample, group):
 
     C(i, j) = fold over k of W[g·cout + i, g·cin·kvol + k] · X(k, j)     (+ bias[g·cout + i])
 
@@ -26,7 +26,6 @@ from xdsl.ir import SSAValue
 from tlir.dialects import tlir as T
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
-from tlir.passes.contraction_kernels.target import TargetInfo
 
 
 def _unravel(kb: KernelBuilder, flat: Index, extents: Sequence[int]) -> list[Index]:
@@ -145,9 +144,7 @@ class Im2colPacker:
         _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
 
 
-def conv_spec(
-    op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue], target: TargetInfo
-) -> GemmSpec:
+def conv_spec(op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> GemmSpec:
     cfg = op.config
     x_shape = tuple(op.input.type.get_shape())
     out_shape = tuple(op.result.type.get_shape())

@@ -26,14 +26,14 @@ from tlir.passes.contraction_kernels.target import TargetInfo, host_target
 __all__ = ["contraction_kernel", "kernel_tiling"]
 
 
-def _spec(op: Operation, kb: KernelBuilder, buffers, target: TargetInfo) -> GemmSpec:
+def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
     from tlir.passes.contraction_kernels.conv import conv_spec
     from tlir.passes.contraction_kernels.linalg_ops import linear_spec, matmul_spec
 
     builders = {T.MatmulOp: matmul_spec, T.LinearOp: linear_spec, T.ConvOp: conv_spec}
     if type(op) not in builders:
         raise ValueError(f"{op.name} is not a contraction (matmul, linear, conv)")
-    return builders[type(op)](op, kb, buffers, target)
+    return builders[type(op)](op, kb, buffers)
 
 
 def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
@@ -71,7 +71,7 @@ def contraction_kernel(
     flat = [kb.flat(arg) for arg in block.args[: len(memrefs)]]
     lo, hi = block.args[-2], block.args[-1]
     count = len(op.operands)
-    spec = _spec(op, kb, [*flat[:count], flat[-1]], target)
+    spec = _spec(op, kb, [*flat[:count], flat[-1]])
     if plan is not None:
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
     tiling = kernel_tiling(spec, target)

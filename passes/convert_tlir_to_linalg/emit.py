@@ -27,6 +27,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
+from tlir.passes.linalg_copy import copy_generic
+
 Expr = AffineExpr | int
 
 
@@ -209,13 +211,7 @@ def copy_into(e: Emitter, part: SSAValue, dest: SSAValue, offsets: Sequence[int]
     sizes = list(shape_of(part))
     window = e.add(tensor.ExtractSliceOp.from_static_parameters(dest, list(offsets), sizes))
     rank = len(sizes)
-    copied = e.generic(
-        [part],
-        [window],
-        [identity(rank), identity(rank)],
-        [PARALLEL] * rank,
-        lambda b, args: [args[0]],
-    )[0]
+    copied = e.add(copy_generic(part, window))
     insert = tensor.InsertSliceOp.get(copied, dest, sizes, list(offsets), [1] * rank)
     return e.add(insert)
 

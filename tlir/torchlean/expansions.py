@@ -1,4 +1,5 @@
-"""Import-time expansions of spec §7.4: multi-axis reductions and attention.
+"""Import-time expansions: multi-axis reductions and attention
+(docs/json-format.md#import-time-expansions).
 
 Both create several tensor nodes from one raw node, and so shift the tensor
 ids of every later node (which key the random ops).

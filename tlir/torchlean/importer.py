@@ -1,11 +1,12 @@
-"""`torchlean.ir.v1` JSON to a tlir module (spec §7): current and legacy files.
+"""`torchlean.ir.v1` JSON to a tlir module (docs/json-format.md): current and legacy files.
 
 Each TorchLean kind has its own small handler, registered by op class in
 `READERS` (with the kind's parent count); `import_graph` only dispatches.
 Handlers read the node's fields, turn payloads into `tlir.const` operands and
 emit ops through `GraphBuilder`, whose verifier applies TorchLean's shape rules.
-Legacy kinds are rewritten to current ones (§4) in `tlir.torchlean.legacy`;
-the §7.4 expansions (`reduce_*` with `axes`, single-head attention) live in
+Legacy kinds are rewritten to current ones (docs/json-format.md#legacy-dialect)
+in `tlir.torchlean.legacy`; the import-time expansions (`reduce_*` with `axes`,
+single-head attention; docs/json-format.md#import-time-expansions) live in
 `tlir.torchlean.expansions`.
 """
 
@@ -43,7 +44,7 @@ def shape_of(value: SSAValue) -> Shape:
 
 
 Arity = tuple[int, int | None]
-"""The allowed parent count: (min, max); None = no maximum (§3 arity column)."""
+"""The allowed parent count: (min, max); None = no maximum (docs/ops.md#arity)."""
 
 
 @dataclass(frozen=True)
@@ -365,7 +366,8 @@ KINDS: dict[str, type[T.TlirOp]] = {T.wire_tag(op_class): op_class for op_class 
 
 
 def _raw_kinds() -> dict[str, Reader]:
-    """Kinds of the raw value graph that are not tlir ops (spec §7.4)."""
+    """Kinds of the raw value graph that are not tlir ops
+    (docs/json-format.md#import-time-expansions)."""
     from tlir.torchlean import expansions
 
     return {

@@ -1,4 +1,5 @@
-"""Reading `torchlean.ir.v1` JSON (spec §7.1, §7.3): structure and typed fields.
+"""Reading `torchlean.ir.v1` JSON (docs/json-format.md#root-fields,
+docs/json-format.md#legacy-dialect): structure and typed fields.
 
 Every failure is a `TlirError` naming the file and, where there is one, the
 raw JSON node: `model.json: error: node 7 (conv): field 'kernel' ...`.
@@ -73,7 +74,8 @@ class RawNode:
         return float(value)
 
     def tensor(self, name: str, shape: Shape) -> np.ndarray:
-        """A payload tensor: nested lists matching `shape` exactly (§7.1)."""
+        """A payload tensor: nested lists matching `shape` exactly
+        (docs/json-format.md#numbers-and-payloads)."""
         value = self._get(name)
         try:
             array = _nested(value, shape)

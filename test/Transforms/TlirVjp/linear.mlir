@@ -1,4 +1,4 @@
-// linear: D5 (leading dims as N rows): dx = fold over o of g·W; dW = fold over rows of g·x; db =
+// linear: docs/autodiff.md#d5-linear-vjp (leading dims as N rows): dx = fold over o of g·W; dW = fold over rows of g·x; db =
 // fold over rows of g; all from +0.
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 // RUN: tlir-opt %s -p 'tlir-vjp{wrt=inputs}' | filecheck %s --check-prefix=INPUTS
