@@ -21,11 +21,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from tlir.diagnostics import TlirError
-from tlir.tools.common import atomic_write, run_tool
+from tlir.tools.common import ToolArgumentParser, run_tool, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
+    parser = ToolArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
     parser.add_argument("model", help="a torchlean.ir.v1 .json graph or a tlir .mlir module")
     parser.add_argument(
         "--input",
@@ -109,7 +109,7 @@ def describe(outputs: Sequence[np.ndarray]) -> str:
 def write_npz(path: str, outputs: Sequence[np.ndarray]) -> None:
     buffer = io.BytesIO()
     np.savez(buffer, **{f"output{i}": v for i, v in enumerate(outputs)})
-    atomic_write(path, buffer.getvalue())
+    write_output(path, buffer.getvalue())
 
 
 def compare(compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> str:

@@ -15,11 +15,11 @@ from xdsl.printer import Printer
 
 from tlir.api import parse_module_checked
 from tlir.diagnostics import TlirError, read_text_file, verify_module
-from tlir.tools.common import atomic_write, run_tool
+from tlir.tools.common import ToolArgumentParser, run_tool, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tlir-translate", description=__doc__.split("\n")[0])
+    parser = ToolArgumentParser(prog="tlir-translate", description=__doc__.split("\n")[0])
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument(
         "--import-torchlean",
@@ -101,7 +101,7 @@ def translate(argv: Sequence[str] | None = None) -> None:
     else:
         text = _export(args)
     if args.output_file:
-        atomic_write(args.output_file, text)
+        write_output(args.output_file, text)
     else:
         sys.stdout.write(text)
 
