@@ -77,6 +77,28 @@ def _check_options(backend: object, opt_level: object, threads: object, where: s
         raise TlirError(where, f"threads must be a positive integer, got {threads}")
 
 
+def check_compilable(module: ModuleOp, where: str) -> None:
+    """What the compiler asks of a model before it allocates or compiles anything:
+    every tensor within `tlir.limits.max_tensor_bytes()`, and every call to a
+    function the module defines (compiled code may not reach the C library or
+    the process through a declared external function such as `@exit`)."""
+    from xdsl.traits import SymbolTable
+
+    from tlir.diagnostics import describe_location
+    from tlir.limits import check_tensor_sizes
+
+    check_tensor_sizes(module, where)
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            callee = SymbolTable.lookup_symbol(op, op.callee)
+            if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
+                raise TlirError(
+                    describe_location(op.location, where),
+                    f"'func.call' op calls {op.callee}, which the module does not define "
+                    "(a compiled model may call only its own functions)",
+                )
+
+
 def _entry_module(module: ModuleOp, function: str, fuse: bool) -> tuple[ModuleOp, func.FuncOp]:
     """The functions of `module` in a module of their own, kernels formed."""
     from tlir.passes.tlir_dedup_kernels import TlirDedupKernels
@@ -114,9 +136,11 @@ class CompiledModel:
     ):
         from tlir import jit
         from tlir.cache import open_cache
+        from tlir.limits import check_total_bytes
         from tlir.plan import ENTRY
 
         _check_options(backend, opt_level, threads, where)
+        check_compilable(module, where)
         self.where = where
         self.threads = threads or default_threads()
         self.function_op = find_function(module, function)
@@ -128,6 +152,7 @@ class CompiledModel:
         plan, objects = loaded or build.compile(store)
         self.stats.update(build.seconds)
         self.plan = plan
+        check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
         self.engine = jit.Engine(objects)
@@ -279,7 +304,10 @@ class _Build:
         start = time.perf_counter()
         plan = build_plan(entry, infos, self.where)
         main_ir = entry_ir(plan, arities, jit.host().openmp)
-        main_object = jit.compile_object(main_ir, min(self.opt_level, 1), self.where)
+        kernel_symbols = frozenset(n + suffix for n in arities for suffix in ("", ".entry"))
+        main_object = jit.compile_object(
+            main_ir, min(self.opt_level, 1), self.where, kernel_symbols
+        )
         self.seconds.update(lowering=lowering, llvm=llvm, entry=time.perf_counter() - start)
         if store is not None:
             header = {"plan": plan_to_json(plan), "kernels": keys}

@@ -82,8 +82,47 @@ def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: in
     builder.getModulePassManager().run(module, builder)
 
 
-def compile_object(llvm_ir: str, opt_level: int, where: str = "module") -> bytes:
-    """Object code for the host CPU from LLVM IR text."""
+LIBRARY_FUNCTIONS = frozenset(
+    name + suffix
+    for name in ("exp", "log", "tanh", "sin", "cos", "sqrt", "fabs")
+    for suffix in ("", "f")
+)
+"""The C math functions compiled code may call (both back ends lower `math` ops to them)."""
+
+RUNTIME_FUNCTIONS = frozenset(
+    {"GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads", "malloc", "free"}
+)
+"""The OpenMP runtime entries of the entry function, and the C allocator (which only
+a function of the `tlir-to-llvm` route that allocates, never a kernel, calls)."""
+
+
+def check_external_symbols(
+    module: llvm.ModuleRef, where: str, provided: frozenset[str] = frozenset()
+) -> None:
+    """Compiled code calls only what tlir emits: its kernels (`provided`), LLVM
+    intrinsics, the C math functions and the runtime above. Anything else (a
+    model declaring `@exit`, `@system`, an external global, ...) is refused."""
+    allowed = LIBRARY_FUNCTIONS | RUNTIME_FUNCTIONS | provided
+    for function in module.functions:
+        name = function.name
+        if function.is_declaration and not name.startswith("llvm.") and name not in allowed:
+            raise TlirError(
+                where,
+                f"the compiled code would call the external function @{name}; a model may "
+                "call only functions it defines",
+            )
+    for variable in module.global_variables:
+        if variable.is_declaration:
+            raise TlirError(
+                where, f"the compiled code would read the external variable @{variable.name}"
+            )
+
+
+def compile_object(
+    llvm_ir: str, opt_level: int, where: str = "module", provided: frozenset[str] = frozenset()
+) -> bytes:
+    """Object code for the host CPU from LLVM IR text; `provided`: the functions
+    it may call that other objects of the model define (see `check_external_symbols`)."""
     machine = target_machine(opt_level)
     try:
         module = llvm.parse_assembly(llvm_ir)
@@ -91,6 +130,7 @@ def compile_object(llvm_ir: str, opt_level: int, where: str = "module") -> bytes
     except RuntimeError as err:
         message = " ".join(str(err).split())
         raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
+    check_external_symbols(module, where, provided)
     _optimize(module, machine, opt_level)
     return machine.emit_object(module)
 
