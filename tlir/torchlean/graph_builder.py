@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from tlir.dense import element_type, numpy_to_dense
+from tlir.dense import element_type, numpy_to_dense, to_carrier
 from tlir.diagnostics import file_location, node_location
 from tlir.dialects import tlir as T
 from tlir.parameters import NAME_ATTRIBUTE
@@ -54,7 +54,7 @@ class GraphBuilder:
         """A payload tensor as a `tlir.const` operand (no tensor id of its own),
         named `node{ID}.{field}` (JSON node id, payload field) for the parameter
         API (`tlir.parameters`)."""
-        array = np.asarray(values, dtype=np.float64).astype(self.dtype)
+        array = to_carrier(values, self.dtype)
         dense = numpy_to_dense(array)
         op = T.ConstOp.build(properties={"value": dense}, result_types=[dense.type])
         assert self.node is not None

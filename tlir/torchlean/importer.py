@@ -110,7 +110,7 @@ def _transpose(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue
 
 
 def _random_props(b: GraphBuilder, node: RawNode) -> dict:
-    return {"seed": seed_attr(node.nat("seed")), "node_id": i64_attr(b.next_tensor_id)}
+    return {"seed": seed_attr(node.seed()), "node_id": i64_attr(b.next_tensor_id)}
 
 
 @reads(T.RandUniformOp, arity=(0, 0))
