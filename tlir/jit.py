@@ -13,9 +13,11 @@ the OpenMP runtime (`libgomp`) is loaded once, if present, for threaded steps.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import ctypes.util
 import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -118,11 +120,37 @@ def check_external_symbols(
             )
 
 
+_OBJECTS: collections.OrderedDict[tuple[str, int, frozenset[str]], bytes] = (
+    collections.OrderedDict()
+)
+"""The last `_OBJECTS_KEPT` objects compiled in this process, by (IR digest, level,
+provided). Running LLVM's optimizer through llvmlite 0.50 leaks about 100 KB per
+run — `LLVMPY_CreatePassBuilder` allocates a `PassInstrumentationCallbacks` that
+nothing frees, and every run registers more callbacks in it — so a process that
+compiles the same kernels again (a model recompiled with `cache=False`, a test
+suite) takes them from here instead of leaking again. Compilation is a pure
+function of the key (the host is fixed for the process), so this changes no bits."""
+
+_OBJECTS_KEPT = 256
+
+
 def compile_object(
     llvm_ir: str, opt_level: int, where: str = "module", provided: frozenset[str] = frozenset()
 ) -> bytes:
     """Object code for the host CPU from LLVM IR text; `provided`: the functions
     it may call that other objects of the model define (see `check_external_symbols`)."""
+    key = (hashlib.sha256(llvm_ir.encode()).hexdigest(), opt_level, provided)
+    if key in _OBJECTS:
+        _OBJECTS.move_to_end(key)
+        return _OBJECTS[key]
+    data = _compile_object(llvm_ir, opt_level, where, provided)
+    _OBJECTS[key] = data
+    if len(_OBJECTS) > _OBJECTS_KEPT:
+        _OBJECTS.popitem(last=False)
+    return data
+
+
+def _compile_object(llvm_ir: str, opt_level: int, where: str, provided: frozenset[str]) -> bytes:
     machine = target_machine(opt_level)
     try:
         module = llvm.parse_assembly(llvm_ir)

@@ -27,9 +27,11 @@ MAX_INPUT_BYTES = 1 << 30
 ENV_MAX_TENSOR_BYTES = "TLIR_MAX_TENSOR_BYTES"
 
 
-def read_limited(path: str, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of `path`, refusing a file larger than `limit` (checked while
-    reading, so a device that never ends is refused too)."""
+def read_limited(path: str, limit: int | None = None) -> bytes:
+    """The bytes of `path`, refusing a file larger than `limit` (default
+    `MAX_INPUT_BYTES`), checked while reading: a device that never ends is refused too."""
+    if limit is None:
+        limit = MAX_INPUT_BYTES
     try:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)

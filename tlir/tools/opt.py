@@ -26,8 +26,8 @@ from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from tlir import limits
 from tlir.diagnostics import LocatingParser, TlirError, parse_error, verify_module
-from tlir.limits import MAX_INPUT_BYTES, read_limited
 from tlir.tools.common import ToolArgumentParser, run_tool, write_output
 from tlir.universe import tlir_dialects, tlir_passes
 
@@ -100,13 +100,13 @@ class TlirOptMain(xDSLOptMain):
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """The input, read whole up to `MAX_INPUT_BYTES` (stdin included)."""
         if self.args.input_file is None:
-            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-            if len(data) > MAX_INPUT_BYTES:
-                raise TlirError("stdin", "the input is larger than 1 GiB: not read")
+            data = sys.stdin.buffer.read(limits.MAX_INPUT_BYTES + 1)
+            if len(data) > limits.MAX_INPUT_BYTES:
+                raise TlirError("stdin", "the input is larger than the limit of 1 GiB: not read")
             return io.BytesIO(data), "mlir"
         path = self.args.input_file
         extension = path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ""
-        return io.BytesIO(read_limited(path)), extension
+        return io.BytesIO(limits.read_limited(path)), extension
 
     def setup_pipeline(self) -> None:
         def verify_between(
@@ -138,6 +138,10 @@ class TlirOptMain(xDSLOptMain):
             return parser.parse_module(not self.args.no_implicit_module)
         except ParseError as err:
             raise parse_error(err, start_offset) from None
+        except RecursionError:
+            raise TlirError(
+                self.get_input_name(), "the input is nested too deeply to parse"
+            ) from None
 
     def process_chunk(self, chunk: IO[bytes], extension: str, offset: int) -> str:
         module = self.parse_chunk(chunk, extension, offset)

@@ -90,7 +90,9 @@ def load_inputs(paths: Sequence[str]) -> list[np.ndarray]:
         except FileNotFoundError:
             raise TlirError(path, "no such input file") from None
         except (OSError, ValueError) as err:
-            raise TlirError(path, f"not a .npy array: {err}") from None
+            raise TlirError(path, f"not a .npy array: {' '.join(str(err).split())}") from None
+        except EOFError:
+            raise TlirError(path, "not a .npy array: the file is empty or cut short") from None
         if not isinstance(arrays[-1], np.ndarray):
             raise TlirError(path, "expected a .npy array, not an .npz archive")
     return arrays

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from tlir import shapes
+from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr, seed_attr
 from tlir.optable import OpTable
@@ -397,6 +398,8 @@ def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
     """Lower a parsed graph to a module with `func.func @main`."""
     from tlir.torchlean import legacy
 
+    if dtype not in ("f32", "f64"):
+        raise TlirError(graph.file, f"dtype must be 'f32' or 'f64', got {dtype!r}")
     numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
     input_node = graph.nodes[graph.input_id]
     b = GraphBuilder(graph.file, numpy_dtype, input_node.shape or ())

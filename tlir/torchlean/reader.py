@@ -171,9 +171,12 @@ def load_json(path: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
-        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}") from None
+        message = err.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {message}") from None
     except ValueError as err:
         raise TlirError(path, f"invalid JSON: {err}") from None
+    except RecursionError:
+        raise TlirError(path, "invalid JSON: nested too deeply") from None
 
 
 @dataclass
