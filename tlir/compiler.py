@@ -69,7 +69,7 @@ def default_threads() -> int:
 def _check_options(backend: object, opt_level: object, threads: object, where: str) -> None:
     if backend not in BACKENDS:
         raise TlirError(where, f"unknown back end {backend!r} (choose from {', '.join(BACKENDS)})")
-    if isinstance(opt_level, bool) or opt_level not in OPT_LEVELS:
+    if type(opt_level) is not int or opt_level not in OPT_LEVELS:
         raise TlirError(where, f"opt_level must be one of 0, 1, 2, 3, got {opt_level!r}")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
         raise TlirError(where, f"threads must be a positive integer, got {threads!r}")
