@@ -91,11 +91,10 @@ LIBRARY_FUNCTIONS = frozenset(
 )
 """The C math functions compiled code may call (both back ends lower `math` ops to them)."""
 
-RUNTIME_FUNCTIONS = frozenset(
-    {"GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads", "malloc", "free"}
-)
-"""The OpenMP runtime entries of the entry function, and the C allocator (which only
-a function of the `tlir-to-llvm` route that allocates, never a kernel, calls)."""
+RUNTIME_FUNCTIONS = frozenset({"GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads"})
+"""The OpenMP runtime entries of the entry function. Not `malloc`: compiled code never
+allocates (the caller passes one checked workspace), so an allocation that slipped into a
+kernel — which MLIR's lowering would not check for failure — is refused, not run."""
 
 
 def check_external_symbols(

@@ -42,6 +42,18 @@ def read_limited(path: str, limit: int | None = None) -> bytes:
     return data
 
 
+def read_stdin_limited(limit: int | None = None) -> bytes:
+    """Standard input, up to `limit` (default `MAX_INPUT_BYTES`) bytes."""
+    import sys
+
+    if limit is None:
+        limit = MAX_INPUT_BYTES
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise TlirError("stdin", f"the input is larger than {_size(limit)}: not read")
+    return data
+
+
 def physical_memory() -> int | None:
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

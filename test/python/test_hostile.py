@@ -238,6 +238,9 @@ def test_f4_declared_external_function_in_llvm_ir_is_refused():
     ir = "@environ = external global ptr\ndefine ptr @f() {\n  %p = load ptr, ptr @environ\n  ret ptr %p\n}\n"
     with pytest.raises(TlirError, match="external variable @environ"):
         jit.compile_object(ir, 0, "m.mlir")
+    ir = "declare ptr @malloc(i64)\ndefine ptr @f() {\n  %p = call ptr @malloc(i64 8)\n  ret ptr %p\n}\n"
+    with pytest.raises(TlirError, match="external function @malloc"):  # never unchecked
+        jit.compile_object(ir, 0, "m.mlir")
 
 
 # --- F5: custom calls may not recurse -----------------------------------------
@@ -672,3 +675,17 @@ def test_f13_recompiling_does_not_grow_memory():
         tlir.compile(SOFTMAX, cache=False)(x)
     gc.collect()
     assert _rss() - before < 5 * 2**20
+
+
+@pytest.mark.parametrize(
+    ("tool", "flags"),
+    [(opt_tool.main, []), (translate_tool.main, ["--export-torchlean"]), (run_tool.main, [])],
+)
+def test_f11_input_that_is_not_utf8(tmp_path, capsys, tool, flags):
+    path = tmp_path / "bad.mlir"
+    path.write_bytes(b"func.func @f() {\n  func.return\n}\n\xff\xfe")
+    line = one_line_error(tool, [*flags, str(path)], capsys)
+    assert line in (
+        f"{path}: error: the input is not UTF-8 text",
+        f"{path}: error: the file is not UTF-8 text",
+    )

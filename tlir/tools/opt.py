@@ -100,10 +100,7 @@ class TlirOptMain(xDSLOptMain):
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """The input, read whole up to `MAX_INPUT_BYTES` (stdin included)."""
         if self.args.input_file is None:
-            data = sys.stdin.buffer.read(limits.MAX_INPUT_BYTES + 1)
-            if len(data) > limits.MAX_INPUT_BYTES:
-                raise TlirError("stdin", "the input is larger than the limit of 1 GiB: not read")
-            return io.BytesIO(data), "mlir"
+            return io.BytesIO(limits.read_stdin_limited()), "mlir"
         path = self.args.input_file
         extension = path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ""
         return io.BytesIO(limits.read_limited(path)), extension
@@ -132,7 +129,10 @@ class TlirOptMain(xDSLOptMain):
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp:
         if file_extension != "mlir" and self.args.frontend is None:
             raise TlirError(self.get_input_name(), f"unknown file extension '.{file_extension}'")
-        text = chunk.read()
+        try:
+            text = chunk.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise TlirError(self.get_input_name(), "the input is not UTF-8 text") from None
         try:  # the parser reads its first token when it is made
             parser = LocatingParser(self.ctx, text, self.get_input_name(), start_offset)
             return parser.parse_module(not self.args.no_implicit_module)

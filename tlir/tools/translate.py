@@ -54,7 +54,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _read_text(path: str | None) -> tuple[str, str]:
     if path is None:
-        return sys.stdin.read(), "stdin"
+        from tlir.limits import read_stdin_limited
+
+        try:
+            return read_stdin_limited().decode("utf-8"), "stdin"
+        except UnicodeDecodeError:
+            raise TlirError("stdin", "the input is not UTF-8 text") from None
     return read_text_file(path), path
 
 
