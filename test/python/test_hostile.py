@@ -689,3 +689,25 @@ def test_f11_input_that_is_not_utf8(tmp_path, capsys, tool, flags):
         f"{path}: error: the input is not UTF-8 text",
         f"{path}: error: the file is not UTF-8 text",
     )
+
+
+def test_f5_custom_callee_without_a_body(tmp_path):
+    text = """func.func private @k(tensor<2xf64>) -> tensor<2xf64>
+func.func @main(%x: tensor<2xf64>) -> tensor<2xf64> {
+  %y = tlir.custom @k(%x) {name = "k"} : (tensor<2xf64>) -> tensor<2xf64>
+  func.return %y : tensor<2xf64>
+}
+"""
+    path = write_text(tmp_path, text)
+    with pytest.raises(
+        TlirError, match=f"{path}:3:3: error: tlir.custom: callee @k is only declared"
+    ):
+        tlir.load_model(path)
+
+
+def test_f11_tlir_to_llvm_on_functions_already_lowered_to_branches(capsys):
+    path = ROOT / "test/Conversion/TlirLowerToLLVM/lower.mlir"
+    code = opt_tool.main(
+        [str(path), "--split-input-file", "--verify-diagnostics", "-p", "tlir-to-llvm"]
+    )
+    assert code == 0 and "internal error" not in capsys.readouterr().err
