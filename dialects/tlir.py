@@ -213,6 +213,11 @@ class CustomOp(TlirOp):
             raise VerifyException(f"{self.name}: callee {self.callee} is not defined")
         if not isinstance(callee, FuncOp):
             raise VerifyException(f"{self.name}: callee {self.callee} is not a func.func")
+        if len(callee.body.blocks) != 1:
+            what = "is only declared" if not callee.body.blocks else "has more than one block"
+            raise VerifyException(
+                f"{self.name}: callee {self.callee} {what} (a custom callee is one block)"
+            )
         want = callee.function_type
         got_inputs = tuple(a.type for a in self.args)
         if tuple(want.inputs.data) != got_inputs or tuple(want.outputs.data) != (self.result.type,):

@@ -352,7 +352,7 @@ class TlirBufferize(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         globals_: list[memref.GlobalOp] = []
-        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1]
         functions = [f for f in functions if not _is_bufferized(f)]
         callees: dict[str, func.FuncOp] = {}
         # kernels first: their callers need their bufferized signatures

@@ -320,7 +320,7 @@ class TlirLinalgToLoops(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.ops:
-            if isinstance(function, func.FuncOp) and function.body.blocks:
+            if isinstance(function, func.FuncOp) and len(function.body.blocks) == 1:
                 lower_function(function)
 
 

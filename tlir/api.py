@@ -21,6 +21,8 @@ def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) 
     from tlir.diagnostics import TlirError, read_text_file, verify_module
     from tlir.torchlean import import_file
 
+    if dtype not in (None, "f32", "f64"):
+        raise TlirError(path, f"dtype must be 'f32' or 'f64', got {dtype!r}")
     if path.endswith(".json"):
         return import_file(path, dtype or "f64")
     if not path.endswith(".mlir"):
@@ -36,12 +38,14 @@ def parse_module_checked(text: str, filename: str, ctx: Context | None = None) -
     """`parse_module`, with parse errors as one-line `TlirError`s."""
     from xdsl.utils.exceptions import ParseError
 
-    from tlir.diagnostics import parse_error
+    from tlir.diagnostics import TlirError, parse_error
 
     try:
         return parse_module(text, filename, ctx)
     except ParseError as err:
         raise parse_error(err) from None
+    except RecursionError:
+        raise TlirError(filename, "the input is nested too deeply to parse") from None
 
 
 def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:

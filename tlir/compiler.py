@@ -70,12 +70,34 @@ def default_threads() -> int:
 def _check_options(backend: object, opt_level: object, threads: object, where: str) -> None:
     if backend not in BACKENDS:
         raise TlirError(where, f"unknown back end {backend!r} (choose from {', '.join(BACKENDS)})")
-    if isinstance(opt_level, bool) or opt_level not in OPT_LEVELS:
+    if type(opt_level) is not int or opt_level not in OPT_LEVELS:
         raise TlirError(where, f"opt_level must be one of 0, 1, 2, 3, got {opt_level!r}")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
         raise TlirError(where, f"threads must be a positive integer, got {threads!r}")
     if isinstance(threads, int) and threads < 1:
         raise TlirError(where, f"threads must be a positive integer, got {threads}")
+
+
+def check_compilable(module: ModuleOp, where: str) -> None:
+    """What the compiler asks of a model before it allocates or compiles anything:
+    every tensor within `tlir.limits.max_tensor_bytes()`, and every call to a
+    function the module defines (compiled code may not reach the C library or
+    the process through a declared external function such as `@exit`)."""
+    from xdsl.traits import SymbolTable
+
+    from tlir.diagnostics import describe_location
+    from tlir.limits import check_tensor_sizes
+
+    check_tensor_sizes(module, where)
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            callee = SymbolTable.lookup_symbol(op, op.callee)
+            if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
+                raise TlirError(
+                    describe_location(op.location, where),
+                    f"'func.call' op calls {op.callee}, which the module does not define "
+                    "(a compiled model may call only its own functions)",
+                )
 
 
 def _entry_module(module: ModuleOp, function: str, fuse: bool) -> tuple[ModuleOp, func.FuncOp]:
@@ -115,9 +137,11 @@ class CompiledModel:
     ):
         from tlir import jit
         from tlir.cache import open_cache
+        from tlir.limits import check_total_bytes
         from tlir.plan import ENTRY
 
         _check_options(backend, opt_level, threads, where)
+        check_compilable(module, where)
         self.where = where
         self.threads = threads or default_threads()
         self.function_op = find_function(module, function)
@@ -129,6 +153,7 @@ class CompiledModel:
         plan, objects = loaded or build.compile(store)
         self.stats.update(build.seconds)
         self.plan = plan
+        check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
         self.engine = jit.Engine(objects)
@@ -302,7 +327,8 @@ class _Build:
         # The entry only sequences kernel calls: LLVM at -O0 (fast instruction
         # selection) compiles it in time linear in its length, about 5x faster than
         # -O1 at 3,000 calls, and the calls run as fast.
-        main_object = jit.compile_object(main_ir, 0, self.where)
+        kernel_symbols = frozenset(n + suffix for n in arities for suffix in ("", ".entry"))
+        main_object = jit.compile_object(main_ir, 0, self.where, kernel_symbols)
         self.seconds.update(
             lowering=lowering, llvm=sum(llvm_seconds), entry=time.perf_counter() - start
         )

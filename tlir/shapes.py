@@ -95,6 +95,15 @@ def _check_lengths(spatial_rank: int, **lists: Sequence[int]) -> None:
             raise ShapeError(f"{name} has {len(values)} entries but spatial_rank is {spatial_rank}")
 
 
+def _check_natural(**lists: Sequence[int]) -> None:
+    """Entries of Nat-valued lists (kernel, stride, padding, …): never negative
+    (an i64 property from MLIR text can be; JSON input is checked on reading)."""
+    for name, values in lists.items():
+        for axis, value in enumerate(values):
+            if value < 0:
+                raise ShapeError(f"{name} is {value} at spatial axis {axis}, not a natural number")
+
+
 def pool(
     shape: Shape, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int]
 ) -> Shape:
@@ -102,6 +111,7 @@ def pool(
     are spatial."""
     spatial_rank = len(kernel)
     _check_lengths(spatial_rank, stride=stride, padding=padding)
+    _check_natural(kernel=kernel, stride=stride, padding=padding)
     if spatial_rank == 0:
         raise ShapeError("spatial_rank must be positive")
     if spatial_rank > len(shape):
@@ -237,11 +247,18 @@ def conv(shape: Shape, cfg: ConvConfig) -> Shape:
         padding_after=cfg.padding_after,
         dilation=cfg.dilation,
     )
-    if cfg.in_channels == 0:
+    _check_natural(
+        kernel=cfg.kernel,
+        stride=cfg.stride,
+        padding=cfg.padding,
+        padding_after=cfg.padding_after,
+        dilation=cfg.dilation,
+    )
+    if cfg.in_channels <= 0:
         raise ShapeError("in_channels must be positive")
-    if cfg.out_channels == 0:
+    if cfg.out_channels <= 0:
         raise ShapeError("out_channels must be positive")
-    if cfg.groups == 0:
+    if cfg.groups <= 0:
         raise ShapeError("groups must be positive")
     if cfg.in_channels % cfg.groups:
         raise ShapeError(

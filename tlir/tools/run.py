@@ -21,11 +21,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from tlir.diagnostics import TlirError
-from tlir.tools.common import atomic_write, run_tool
+from tlir.tools.common import ToolArgumentParser, run_tool, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
+    parser = ToolArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
     parser.add_argument("model", help="a torchlean.ir.v1 .json graph or a tlir .mlir module")
     parser.add_argument(
         "--input",
@@ -90,7 +90,9 @@ def load_inputs(paths: Sequence[str]) -> list[np.ndarray]:
         except FileNotFoundError:
             raise TlirError(path, "no such input file") from None
         except (OSError, ValueError) as err:
-            raise TlirError(path, f"not a .npy array: {err}") from None
+            raise TlirError(path, f"not a .npy array: {' '.join(str(err).split())}") from None
+        except EOFError:
+            raise TlirError(path, "not a .npy array: the file is empty or cut short") from None
         if not isinstance(arrays[-1], np.ndarray):
             raise TlirError(path, "expected a .npy array, not an .npz archive")
     return arrays
@@ -109,7 +111,7 @@ def describe(outputs: Sequence[np.ndarray]) -> str:
 def write_npz(path: str, outputs: Sequence[np.ndarray]) -> None:
     buffer = io.BytesIO()
     np.savez(buffer, **{f"output{i}": v for i, v in enumerate(outputs)})
-    atomic_write(path, buffer.getvalue())
+    write_output(path, buffer.getvalue())
 
 
 def compare(compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> str:

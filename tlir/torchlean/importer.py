@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from tlir import shapes
+from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr, seed_attr
 from tlir.optable import OpTable
@@ -111,7 +112,7 @@ def _transpose(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue
 
 
 def _random_props(b: GraphBuilder, node: RawNode) -> dict:
-    return {"seed": seed_attr(node.nat("seed")), "node_id": i64_attr(b.next_tensor_id)}
+    return {"seed": seed_attr(node.seed()), "node_id": i64_attr(b.next_tensor_id)}
 
 
 @reads(T.RandUniformOp, arity=(0, 0))
@@ -399,6 +400,8 @@ def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
     """Lower a parsed graph to a module with `func.func @main`."""
     from tlir.torchlean import legacy
 
+    if dtype not in ("f32", "f64"):
+        raise TlirError(graph.file, f"dtype must be 'f32' or 'f64', got {dtype!r}")
     numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
     input_node = graph.nodes[graph.input_id]
     b = GraphBuilder(graph.file, numpy_dtype, input_node.shape or ())
