@@ -1,0 +1,202 @@
+"""Derivative contractions as plain tlir contractions, where that is exact.
+
+The spec's folds of a derivative (§2.4, D5, D6) run from +0 in ascending index
+order, one product per term: when such a fold reads its operands in the order a
+`tlir.matmul`/`tlir.linear`/`tlir.conv` folds, it *is* that op, so the rule
+emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
+
+* VJP, D5: dx = matmul(g, W), dW = matmul(gᵀ, x) (rows flattened); matmul:
+  dA = matmul(g, Bᵀ), dB = matmul(Aᵀ, g) on an unbroadcast batch; conv (one
+  group, one leading axis): dK = conv of xᵀ (batch and channels swapped) with gᵀ
+  as kernel, stride and dilation exchanged; the fold over the new conv's input
+  channels (the batch) then its kernel cells (the output positions) is D6's
+  order, padded cells included on both sides.
+* JVP with parameter tangents +0 (unseeded): each term is (+0·x) + (W·dx). An
+  accumulator from +0 is never −0, so a ±0 term leaves it unchanged and the
+  sum equals the fold of W·dx, except that +0·x is NaN where x is infinite or
+  NaN. The tangent is therefore linear(dx, W, +0) (conv(dx, W, +0)) plus a
+  term that is NaN exactly where a non-finite x enters the fold, else +0
+  (adding +0 to a sum that is never −0 changes nothing): a fold of +0·x over
+  the row (for conv: a conv of +0·x with a kernel of ones).
+
+Anything else (zero-size operands, broadcast batches, groups, several leading
+axes, seeded parameter tangents) keeps the `tlir_ad.fold` of the rule.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from tlir.dense import dense_to_numpy
+from tlir.dialects import tlir as T
+from tlir.passes.autodiff.builder import Builder, Scalar, dims, element_of, shape_of
+
+
+def is_positive_zero(value: SSAValue) -> bool:
+    """A `tlir.const` holding +0 everywhere (an unseeded tangent)."""
+    owner = value.owner
+    if not isinstance(owner, T.ConstOp):
+        return False
+    array = dense_to_numpy(owner.value)
+    return not array.any() and not np.signbit(array).any()
+
+
+def _nonempty(*values: SSAValue) -> bool:
+    return all(math.prod(shape_of(v)) > 0 for v in values)
+
+
+def _transpose(b: Builder, value: SSAValue, axis1: int, axis2: int) -> SSAValue:
+    shape = list(shape_of(value))
+    shape[axis1], shape[axis2] = shape[axis2], shape[axis1]
+    return b.tlir(T.TransposeOp, [value], shape, axis1=T.i64_attr(axis1), axis2=T.i64_attr(axis2))
+
+
+def _matmul(b: Builder, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    shape = [*shape_of(lhs)[:-1], shape_of(rhs)[-1]]
+    return b.tlir(T.MatmulOp, [lhs, rhs], shape)
+
+
+# --- VJP ---------------------------------------------------------------------
+
+
+def linear_vjp(b: Builder, op: T.LinearOp, g: SSAValue, wants: list[bool]):
+    """(dx, dW) of D5 as matmuls, or None where the fold stays."""
+    if not _nonempty(op.input, op.weight, g):
+        return None
+    x = shape_of(op.input)
+    out_dim, in_dim = shape_of(op.weight)
+    rows = math.prod(x[:-1])
+    g2 = b.reshape(g, [rows, out_dim])
+    gx = gw = None
+    if wants[0]:
+        gx = b.reshape(_matmul(b, g2, op.weight), x)
+    if wants[1]:
+        x2 = b.reshape(op.input, [rows, in_dim])
+        gw = _matmul(b, _transpose(b, g2, 0, 1), x2)
+    return gx, gw
+
+
+def matmul_vjp(b: Builder, op: T.MatmulOp, g: SSAValue, wants: list[bool]):
+    """(dA, dB) as matmuls when both operands are matrices with the same batch."""
+    a, c = shape_of(op.lhs), shape_of(op.rhs)
+    if len(a) < 2 or len(c) < 2 or a[:-2] != c[:-2] or not _nonempty(op.lhs, op.rhs, g):
+        return None
+    last = len(a) - 1
+    da = _matmul(b, g, _transpose(b, op.rhs, last - 1, last)) if wants[0] else None
+    db = _matmul(b, _transpose(b, op.lhs, last - 1, last), g) if wants[1] else None
+    return da, db
+
+
+def conv_kernel_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue | None:
+    """dK of D6 as a conv, for one group and one leading axis."""
+    cfg = op.config
+    x = shape_of(op.input)
+    if cfg.groups != 1 or cfg.channel_axis != 1 or not _nonempty(op.input, op.weight, g):
+        return None
+    out_spatial = shape_of(g)[2:]
+    # The new conv's output extent is the kernel's: trim the padding after.
+    after = [
+        dil * (k - 1) + stride * (o - 1) + 1 - n - before
+        for dil, k, stride, o, n, before in zip(
+            cfg.dilation, cfg.kernel, cfg.stride, out_spatial, x[2:], cfg.padding, strict=True
+        )
+    ]
+    if any(a < 0 or a > p for a, p in zip(after, cfg.padding_after, strict=True)):
+        return None
+    batch, channels, out_channels = x[0], cfg.in_channels, cfg.out_channels
+    xt = _transpose(b, op.input, 0, 1)  # [C, N, spatial…]
+    gt = _transpose(b, g, 0, 1)  # [OC, N, out spatial…]
+    bias = b.const(0.0, [out_channels], element_of(g))
+    dk = b.tlir(
+        T.ConvOp,
+        [xt, gt, bias],
+        [channels, out_channels, *cfg.kernel],
+        kernel=T.i64_array(out_spatial),
+        stride=T.i64_array(cfg.dilation),
+        padding=T.i64_array(cfg.padding),
+        padding_after=T.i64_array(after),
+        dilation=T.i64_array(cfg.stride),
+        groups=T.i64_attr(1),
+        channel_axis=T.i64_attr(1),
+        in_channels=T.i64_attr(batch),
+        out_channels=T.i64_attr(out_channels),
+    )
+    return _transpose(b, dk, 0, 1)
+
+
+# --- JVP ---------------------------------------------------------------------
+
+
+def _zero_times(s: Scalar, value: SSAValue) -> SSAValue:
+    return s.mul(s.const(0.0), value)
+
+
+def _add_nan_mask(b: Builder, value: SSAValue, mask: SSAValue, mask_read: list) -> SSAValue:
+    """value + mask (mask read at `mask_read`): NaN where the mask is NaN, else value."""
+    shape = shape_of(value)
+    maps = [dims(range(len(shape))), mask_read]
+    return b.fold([value, mask], maps, shape, [], [0.0], lambda s, v: [s.add(v[0], v[1])])[0]
+
+
+def linear_jvp(b: Builder, op: T.LinearOp, dots: list[SSAValue]) -> SSAValue | None:
+    """The tangent of linear with +0 weight and bias tangents, or None."""
+    if not (is_positive_zero(dots[1]) and is_positive_zero(dots[2])):
+        return None
+    if not _nonempty(op.input, op.weight):
+        return None
+    x = shape_of(op.input)
+    lead = len(x) - 1
+    plain = b.tlir(T.LinearOp, [dots[0], op.weight, dots[2]], shape_of(op.result))
+    rows = dims(range(lead))
+    bad = b.fold(
+        [op.input],
+        [dims(range(lead + 1))],
+        x,
+        [lead],
+        [0.0],
+        lambda s, v: [s.add(v[1], _zero_times(s, v[0]))],
+    )[0]
+    return _add_nan_mask(b, plain, bad, rows)
+
+
+def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
+    """The tangent of conv with +0 kernel and bias tangents (one group), or None."""
+    cfg = op.config
+    if cfg.groups != 1 or not (is_positive_zero(dots[1]) and is_positive_zero(dots[2])):
+        return None
+    if not _nonempty(op.input, op.weight):
+        return None
+    element = element_of(op.input)
+    props = dict(
+        kernel=op.kernel,
+        stride=op.stride,
+        padding=op.padding,
+        padding_after=op.padding_after,
+        dilation=op.dilation,
+        groups=op.groups,
+        channel_axis=op.channel_axis,
+        in_channels=op.in_channels,
+    )
+    out = shape_of(op.result)
+    plain = b.tlir(
+        T.ConvOp, [dots[0], op.weight, dots[2]], out, out_channels=op.out_channels, **props
+    )
+    x = shape_of(op.input)
+    zeroed = b.fold(
+        [op.input], [dims(range(len(x)))], x, [], [0.0], lambda s, v: [_zero_times(s, v[0])]
+    )[0]
+    ones = b.const(1.0, [1, *shape_of(op.weight)[1:]], element)
+    axis = cfg.channel_axis
+    mask_shape = [*out[:axis], 1, *out[axis + 1 :]]
+    mask = b.tlir(
+        T.ConvOp,
+        [zeroed, ones, b.const(0.0, [1], element)],
+        mask_shape,
+        out_channels=T.i64_attr(1),
+        **props,
+    )
+    read = [*dims(range(axis)), 0, *dims(range(axis + 1, len(out)))]
+    return _add_nan_mask(b, plain, mask, read)
