@@ -239,7 +239,8 @@ def run(args: argparse.Namespace) -> dict:
         graph_path = out / f"{name}.json"
         graph_path.write_text(json.dumps(build(args.batch)))
         compile_start = time.perf_counter()
-        model = tlir.compile(str(graph_path), args.dtype)
+        # One thread: these kernels are far too small to gain from more.
+        model = tlir.compile(str(graph_path), args.dtype, threads=args.threads)
         params = model.parameters()
         initial = {n: p.copy() for n, p in params.items()}
         model.vjp([inputs[: args.batch]], [np.zeros((args.batch, CLASSES), np_dtype)] * 2)
@@ -262,7 +263,7 @@ def run(args: argparse.Namespace) -> dict:
             )
             saved = out / f"{label}.json"
             tlir.save(model, str(saved))
-            reloaded = tlir.compile(str(saved), args.dtype)
+            reloaded = tlir.compile(str(saved), args.dtype, threads=args.threads)
             expected = predict(model, inputs[split:], args.batch)
             again = predict(reloaded, inputs[split:], args.batch)
             same = expected.tobytes() == again.tobytes()
@@ -282,11 +283,12 @@ def run(args: argparse.Namespace) -> dict:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--dtype", choices=("f64", "f32"), default="f64")
     p.add_argument("--sgd-lr", type=float, default=0.1)
     p.add_argument("--adam-lr", type=float, default=0.01)
+    p.add_argument("--threads", type=int, default=1, help="threads per kernel (default 1)")
     p.add_argument("--out", help="where the graphs and trained models go (default: a temp dir)")
     return p
 

@@ -142,6 +142,7 @@ class CompiledModel:
         )
         self._module, self.function = module, function
         self._derivatives: dict[object, CompiledModel] = {}
+        self._parameter_slots: list[tuple[str, int]] | None = None
         build = _Build(module, function, backend, opt_level, where, fuse, progress)
         store = open_cache(cache)
         loaded = build.load(store) if store is not None else None
@@ -177,12 +178,14 @@ class CompiledModel:
         """The model's parameters (`tlir.parameters`), name → the array the compiled
         forward, JVP and VJP all read, in parameter order. Writing into an array in
         place (`p[...] = v`, `p -= u`) changes the model; rebinding a name does not."""
-        source = find_function(self._module, self.function)
-        position = {op: k for k, op in enumerate(constants(source))}
-        return {
-            name: self._shared[position[op]]
-            for name, op in zip(parameter_names(source), parameters(source), strict=True)
-        }
+        if self._parameter_slots is None:
+            source = find_function(self._module, self.function)
+            position = {op: k for k, op in enumerate(constants(source))}
+            self._parameter_slots = [
+                (name, position[op])
+                for name, op in zip(parameter_names(source), parameters(source), strict=True)
+            ]
+        return {name: self._shared[slot] for name, slot in self._parameter_slots}
 
     def constant_arrays(self) -> list[np.ndarray]:
         """Every constant array the compiled code reads, in plan order."""
