@@ -206,7 +206,11 @@ def conv(v, op: T.ConvOp, g: SSAValue, wants: list[bool]) -> list:
     cfg, window = op.config, Window.of_conv(op)
     groups = cfg.groups
     cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
-    gx = _conv_input_grad(v, op, g, window, groups, cin, cout) if wants[0] else None
+    gx = None
+    if wants[0]:
+        gx = contractions.conv_input_vjp(v.b, op, g)
+        if gx is None:
+            gx = _conv_input_grad(v, op, g, window, groups, cin, cout)
     gw = None
     if wants[1]:
         gw = contractions.conv_kernel_vjp(v.b, op, g)

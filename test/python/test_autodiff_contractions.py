@@ -25,7 +25,42 @@ def _type(shape, dtype: str) -> str:
     return f"tensor<{'x'.join(map(str, shape))}{'x' if shape else ''}{dtype}>"
 
 
-def _module(kind: str, dtype: str) -> tuple[str, tuple[int, ...]]:
+def _nonfinite(w: np.ndarray) -> np.ndarray:
+    """Kernel cells that border positions never reach: +0·w would be NaN there."""
+    flat = w.reshape(-1)
+    flat[0], flat[-1] = np.inf, np.nan
+    return w
+
+
+CONVS = {
+    "conv": dict(
+        x=(2, 3, 8, 6), w=(4, 3, 3, 2), out=(2, 4, 4, 5), kernel=(3, 2), stride=(2, 1),
+        pad=(1, 0), after=(1, 1), dil=(1, 2),
+    ),
+    "conv_unbatched": dict(
+        x=(3, 8, 6), w=(4, 3, 3, 2), out=(4, 4, 5), kernel=(3, 2), stride=(2, 1),
+        pad=(1, 0), after=(1, 1), dil=(1, 2),
+    ),
+    "conv_same": dict(
+        x=(2, 3, 6, 5), w=(4, 3, 3, 3), out=(2, 4, 6, 5), kernel=(3, 3), stride=(1, 1),
+        pad=(1, 1), after=(1, 1), dil=(1, 1),
+    ),
+    "conv_dilated_asym": dict(
+        x=(1, 2, 7, 6), w=(3, 2, 2, 3), out=(1, 3, 7, 4), kernel=(2, 3), stride=(1, 1),
+        pad=(0, 2), after=(2, 0), dil=(2, 2),
+    ),
+    "conv_unreached": dict(
+        x=(2, 2, 5), w=(3, 2, 2), out=(2, 3, 1), kernel=(2,), stride=(1,), pad=(0,),
+        after=(0,), dil=(4,),
+    ),
+    "conv_3d_lead": dict(
+        x=(2, 1, 2, 5, 4), w=(2, 2, 3, 1), out=(2, 1, 2, 3, 4), kernel=(3, 1), stride=(1, 1),
+        pad=(0, 0), after=(0, 0), dil=(1, 1),
+    ),
+}  # fmt: skip
+
+
+def _module(kind: str, dtype: str, weights_nonfinite: bool = False) -> tuple[str, tuple[int, ...]]:
     """A function of one input whose contraction reads constant parameters."""
     np_dtype = np.float32 if dtype == "f32" else np.float64
     rng = np.random.default_rng(5)
@@ -44,18 +79,20 @@ def _module(kind: str, dtype: str) -> tuple[str, tuple[int, ...]]:
         op = f"tlir.matmul %x, %w : ({_type(x, dtype)}, {_type((2, 4, 2), dtype)}) -> "
         op += _type(out, dtype)
     else:
-        batched = kind == "conv"
-        x = (2, 3, 8, 6) if batched else (3, 8, 6)
-        out = (2, 4, 4, 5) if batched else (4, 4, 5)
-        body = _const("w", arr(4, 3, 3, 2)) + _const("b", arr(4))
+        spec = CONVS[kind]
+        x, w, out = spec["x"], spec["w"], spec["out"]
+        body = _const("w", arr(*w)) + _const("b", arr(w[0]))
+        if weights_nonfinite:
+            body = _const("w", _nonfinite(arr(*w))) + _const("b", arr(w[0]))
+        ints = {k: "array<i64: " + ", ".join(map(str, v)) + ">" for k, v in spec.items()}
         props = (
-            "{kernel = array<i64: 3, 2>, stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, "
-            "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 2>, groups = 1 : i64, "
-            f"channel_axis = {1 if batched else 0} : i64, in_channels = 3 : i64, "
-            "out_channels = 4 : i64}"
+            f"{{kernel = {ints['kernel']}, stride = {ints['stride']}, padding = {ints['pad']}, "
+            f"padding_after = {ints['after']}, dilation = {ints['dil']}, groups = 1 : i64, "
+            f"channel_axis = {len(x) - 1 - len(spec['kernel'])} : i64, "
+            f"in_channels = {w[1]} : i64, out_channels = {w[0]} : i64}}"
         )
         op = f"tlir.conv %x, %w, %b {props} : ({_type(x, dtype)}, "
-        op += f"{_type((4, 3, 3, 2), dtype)}, {_type((4,), dtype)}) -> {_type(out, dtype)}"
+        op += f"{_type(w, dtype)}, {_type((w[0],), dtype)}) -> {_type(out, dtype)}"
     text = (
         f"func.func @main(%x: {_type(x, dtype)}) -> {_type(out, dtype)} {{\n{body}"
         f"    %y = {op}\n    func.return %y : {_type(out, dtype)}\n}}\n"
@@ -72,14 +109,14 @@ def _inputs(shape, dtype: str, finite: bool) -> np.ndarray:
     return x
 
 
-KINDS = ["linear", "matmul", "conv", "conv_unbatched"]
+KINDS = ["linear", "matmul", *CONVS]
 
 
 @pytest.mark.parametrize("finite", [True, False], ids=["finite", "nonfinite"])
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_emitted_contractions_evaluate_to_the_reference(kind, dtype, finite):
-    text, shape = _module(kind, dtype)
+    text, shape = _module(kind, dtype, weights_nonfinite=not finite and kind in CONVS)
     module = tlir.parse_module(text)
     x = _inputs(shape, dtype, finite)
     dx = normal(shape, dtype, seed=4)
@@ -103,6 +140,8 @@ def test_rules_emit_contractions():
         ("linear", {"tlir.linear": 3 + 1, "tlir.matmul": 2}),
         ("matmul", {"tlir.matmul": 3 + 2}),
         ("conv", {"tlir.conv": 3 + 2 + 1}),
+        ("conv_same", {"tlir.conv": 3 + 2 + 1 + 9}),
+        ("conv_unreached", {"tlir.conv": 3 + 2 + 1 + 2}),
     ]:
         module = tlir.parse_module(_module(kind, "f64")[0])
         TlirJvp().apply(context(), module)
@@ -111,7 +150,7 @@ def test_rules_emit_contractions():
         assert {name: names.count(name) for name in counts} == counts, kind
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ["linear", "matmul", "conv", "conv_same", "conv_unreached"])
 def test_compiled_contractions_match_the_reference(kind):
     dtype = "f32" if kind.startswith("conv") else "f64"
     text, shape = _module(kind, dtype)
