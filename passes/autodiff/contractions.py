@@ -91,40 +91,34 @@ def matmul_vjp(b: Builder, op: T.MatmulOp, g: SSAValue, wants: list[bool]):
 
 
 def conv_kernel_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue | None:
-    """dK of D6 as a conv, for one group and one leading axis."""
+    """dK of D6 as one matmul, for one group: dK[oc, (c, k)] = fold over the rows
+    (leading positions, then output positions, row-major) of gᵀ[oc, row] ·
+    columns[row, (c, k)], the columns the padded input cells each kernel cell
+    meets (padded cells included, as in D6)."""
     cfg = op.config
-    x = shape_of(op.input)
-    if cfg.groups != 1 or cfg.channel_axis != 1 or not _nonempty(op.input, op.weight, g):
+    if cfg.groups != 1 or not _nonempty(op.input, op.weight, g):
         return None
-    out_spatial = shape_of(g)[2:]
-    # The new conv's output extent is the kernel's: trim the padding after.
-    after = [
-        dil * (k - 1) + stride * (o - 1) + 1 - n - before
-        for dil, k, stride, o, n, before in zip(
-            cfg.dilation, cfg.kernel, cfg.stride, out_spatial, x[2:], cfg.padding, strict=True
-        )
+    lead, rank = cfg.channel_axis, len(cfg.kernel)
+    x, out = shape_of(op.input), shape_of(g)
+    out_spatial = out[lead + 1 :]
+    channels, out_channels = cfg.in_channels, cfg.out_channels
+    zeros = [0] * (lead + 1)
+    x_pad = b.pad(op.input, zeros + list(cfg.padding), zeros + list(cfg.padding_after))
+    c_dim = lead + rank
+    reads = [
+        d(lead + a) * stride + d(c_dim + 1 + a) * dil
+        for a, (stride, dil) in enumerate(zip(cfg.stride, cfg.dilation, strict=True))
     ]
-    if any(a < 0 or a > p for a, p in zip(after, cfg.padding_after, strict=True)):
-        return None
-    batch, channels, out_channels = x[0], cfg.in_channels, cfg.out_channels
-    xt = _transpose(b, op.input, 0, 1)  # [C, N, spatial…]
-    gt = _transpose(b, g, 0, 1)  # [OC, N, out spatial…]
-    bias = b.const(0.0, [out_channels], element_of(g))
-    dk = b.tlir(
-        T.ConvOp,
-        [xt, gt, bias],
-        [channels, out_channels, *cfg.kernel],
-        kernel=T.i64_array(out_spatial),
-        stride=T.i64_array(cfg.dilation),
-        padding=T.i64_array(cfg.padding),
-        padding_after=T.i64_array(after),
-        dilation=T.i64_array(cfg.stride),
-        groups=T.i64_attr(1),
-        channel_axis=T.i64_attr(1),
-        in_channels=T.i64_attr(batch),
-        out_channels=T.i64_attr(out_channels),
+    bounds = [*x[:lead], *out_spatial, channels, *cfg.kernel]
+    columns = b.fold([x_pad], [[*dims(range(lead)), d(c_dim), *reads]], bounds, [], [0.0], _copy)
+    rows = math.prod(x[:lead]) * math.prod(out_spatial)
+    width = channels * math.prod(cfg.kernel)
+    moved = [*dims(range(1, lead + 1)), d(0), *dims(range(lead + 1, lead + 1 + rank))]
+    g_first = b.fold([g], [moved], [out_channels, *x[:lead], *out_spatial], [], [0.0], _copy)
+    dk = _matmul(
+        b, b.reshape(g_first[0], [out_channels, rows]), b.reshape(columns[0], [rows, width])
     )
-    return _transpose(b, dk, 0, 1)
+    return b.reshape(dk, shape_of(op.weight))
 
 
 # --- JVP ---------------------------------------------------------------------
