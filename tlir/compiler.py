@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 
@@ -143,6 +144,8 @@ class CompiledModel:
         self._module, self.function = module, function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
+        self._workspace_lock = threading.Lock()
+        self._spare_workspace: np.ndarray | None = None
         build = _Build(module, function, backend, opt_level, where, fuse, progress)
         store = open_cache(cache)
         loaded = build.load(store) if store is not None else None
@@ -217,18 +220,25 @@ class CompiledModel:
         return results[:count], results[count:]
 
     def vjp(
-        self, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray]
+        self, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray], wrt: str = "all"
     ) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, np.ndarray]]:
         """Reverse mode: `(outputs, input_grads, param_grads)` for `cotangents`
-        (one per output); `param_grads` maps each parameter's name to its gradient."""
+        (one per output); `param_grads` maps each parameter's name to its gradient.
+        `wrt="params"` (`"inputs"`) compiles and runs a VJP without the input
+        (parameter) gradients, returned empty."""
+        from tlir.passes.tlir_vjp import WRT
+
+        if wrt not in WRT:
+            raise TlirError(self.where, f"wrt must be one of {', '.join(WRT)}, got {wrt!r}")
         inputs = self._check(inputs, "input", "inputs")
         types = self.function_op.function_type.outputs.data
         cotangents = _check_arrays(
             types, cotangents, "cotangent", "cotangents (one per output)", self.where
         )
-        results = self._derivative("vjp", True)(*inputs, *cotangents)
-        outputs, inputs_count = len(types), len(inputs)
-        names = list(self.parameters())
+        results = self._derivative("vjp", wrt)(*inputs, *cotangents)
+        outputs = len(types)
+        inputs_count = len(inputs) if wrt != "params" else 0
+        names = list(self.parameters()) if wrt != "inputs" else []
         grads = results[outputs + inputs_count :]
         return (
             results[:outputs],
@@ -266,12 +276,13 @@ class CompiledModel:
             checked.append(np.ascontiguousarray(value))
         return checked
 
-    def _derivative(self, mode: str, params: bool) -> CompiledModel:
-        """The compiled `@main_jvp` / `@main_vjp`, compiled on first use."""
-        key = (mode, params)
+    def _derivative(self, mode: str, option: bool | str) -> CompiledModel:
+        """The compiled `@main_jvp` (`option`: parameter tangents) / `@main_vjp`
+        (`option`: wrt), compiled on first use."""
+        key = (mode, option)
         if key not in self._derivatives:
             self._derivatives[key] = CompiledModel(
-                derivative_module(self._module, self.function, mode, params),
+                derivative_module(self._module, self.function, mode, option),
                 where=self.where,
                 function=f"{self.function}_{mode}",
                 shared=self._shared,
@@ -279,22 +290,34 @@ class CompiledModel:
             )
         return self._derivatives[key]
 
-    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        checked = check_inputs(self.function_op, inputs, self.where)
-        outputs = [np.empty(shape, dtype) for shape, dtype in self.plan.outputs]
+    def _take_workspace(self) -> np.ndarray:
+        """The workspace of the last call if no call is using it, else a new one:
+        a fresh multi-megabyte buffer per call costs its page faults every time."""
+        with self._workspace_lock:
+            workspace, self._spare_workspace = self._spare_workspace, None
+        if workspace is not None:
+            return workspace
         try:
-            workspace = np.empty(max(self.plan.workspace_bytes, 1), np.uint8)
+            return np.empty(max(self.plan.workspace_bytes, 1), np.uint8)
         except MemoryError:
             raise TlirError(
                 self.where, f"cannot allocate the {self.plan.workspace_bytes}-byte workspace"
             ) from None
-        status = self._entry(
-            _pointer_array(checked),
-            _pointer_array(outputs),
-            self._constant_pointers,
-            workspace.ctypes.data,
-            self.threads,
-        )
+
+    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        checked = check_inputs(self.function_op, inputs, self.where)
+        outputs = [np.empty(shape, dtype) for shape, dtype in self.plan.outputs]
+        workspace = self._take_workspace()
+        try:
+            status = self._entry(
+                _pointer_array(checked),
+                _pointer_array(outputs),
+                self._constant_pointers,
+                workspace.ctypes.data,
+                self.threads,
+            )
+        finally:
+            self._spare_workspace = workspace
         if status:
             raise TlirError(self.where, f"the compiled model failed with status {status}")
         return outputs
@@ -348,19 +371,23 @@ def constant_slots(module: ModuleOp, function: str) -> list[int | None]:
     return slots
 
 
-def derivative_module(module: ModuleOp, function: str, mode: str, params: bool) -> ModuleOp:
-    """`@{function}_jvp` (`tlir-jvp`, parameter tangents if `params`) or
-    `@{function}_vjp` (`tlir-vjp`, wrt=all) of `module`, in a module of its own
-    (the forward function dropped) whose copies of the constants are tagged."""
+def derivative_module(
+    module: ModuleOp, function: str, mode: str, option: bool | str = False
+) -> ModuleOp:
+    """`@{function}_jvp` (`tlir-jvp`, parameter tangents if `option`) or
+    `@{function}_vjp` (`tlir-vjp`, wrt=`option`, default all) of `module`, in a
+    module of its own (the forward function dropped) whose copies of the
+    constants are tagged."""
     from tlir.passes.tlir_jvp import TlirJvp
     from tlir.passes.tlir_vjp import TlirVjp
     from tlir.universe import context
 
     work = tag_constants(module, function)
     if mode == "jvp":
-        TlirJvp(params=params, function=function).apply(context(), work)
+        TlirJvp(params=bool(option), function=function).apply(context(), work)
     else:
-        TlirVjp(wrt="all", function=function).apply(context(), work)
+        wrt = option if isinstance(option, str) else "all"
+        TlirVjp(wrt=wrt, function=function).apply(context(), work)
     called = {op.callee.root_reference.data for op in work.walk() if isinstance(op, T.CustomOp)}
     if function not in called:  # the forward function is not compiled again
         source = find_function(work, function)
