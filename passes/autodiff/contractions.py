@@ -6,21 +6,23 @@ order, one product per term: when such a fold reads its operands in the order a
 emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
 
 * VJP, D5: dx = matmul(g, W), dW = matmul(gᵀ, x) (rows flattened); matmul:
-  dA = matmul(g, Bᵀ), dB = matmul(Aᵀ, g) on an unbroadcast batch; conv (one
-  group, one leading axis): dK = conv of xᵀ (batch and channels swapped) with gᵀ
-  as kernel, stride and dilation exchanged; the fold over the new conv's input
-  channels (the batch) then its kernel cells (the output positions) is D6's
-  order, padded cells included on both sides.
+  dA = matmul(g, Bᵀ), dB = matmul(Aᵀ, g) on an unbroadcast batch.
+* VJP, D6 (one group): dK = matmul(gᵀ, columns), the columns the padded input
+  cells meet (fold over leading then output positions, padded cells included);
+  dX (stride 1) = convs over regions of input positions with the same valid
+  kernel cells, each on the region reversed so that the cells are visited in
+  ascending order (`conv_input_vjp`): only valid terms, as D6 says, so
+  non-finite kernels stay exact.
 * JVP with parameter tangents +0 (unseeded): each term is (+0·x) + (W·dx). An
   accumulator from +0 is never −0, so a ±0 term leaves it unchanged and the
   sum equals the fold of W·dx, except that +0·x is NaN where x is infinite or
   NaN. The tangent is therefore linear(dx, W, +0) (conv(dx, W, +0)) plus a
   term that is NaN exactly where a non-finite x enters the fold, else +0
   (adding +0 to a sum that is never −0 changes nothing): a fold of +0·x over
-  the row (for conv: a conv of +0·x with a kernel of ones).
+  the row (for conv: over the channels, then a conv with a kernel of ones).
 
-Anything else (zero-size operands, broadcast batches, groups, several leading
-axes, seeded parameter tangents) keeps the `tlir_ad.fold` of the rule.
+Anything else (zero-size operands, broadcast batches, groups, strides in dX,
+seeded parameter tangents) keeps the `tlir_ad.fold` of the rule.
 """
 
 from __future__ import annotations
@@ -178,19 +180,27 @@ def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
     plain = b.tlir(
         T.ConvOp, [dots[0], op.weight, dots[2]], out, out_channels=op.out_channels, **props
     )
+    # +0·x summed over the channels (+0, or NaN where a channel is not finite; the
+    # order of a sum of zeros and NaNs does not matter), then over each window.
     x = shape_of(op.input)
-    zeroed = b.fold(
-        [op.input], [dims(range(len(x)))], x, [], [0.0], lambda s, v: [_zero_times(s, v[0])]
-    )[0]
-    ones = b.const(1.0, [1, *shape_of(op.weight)[1:]], element)
     axis = cfg.channel_axis
+    zeroed = b.fold(
+        [op.input],
+        [dims(range(len(x)))],
+        x,
+        [axis],
+        [0.0],
+        lambda s, v: [s.add(v[1], _zero_times(s, v[0]))],
+    )[0]
+    zeroed = b.reshape(zeroed, [*x[:axis], 1, *x[axis + 1 :]])
+    ones = b.const(1.0, [1, 1, *cfg.kernel], element)
     mask_shape = [*out[:axis], 1, *out[axis + 1 :]]
     mask = b.tlir(
         T.ConvOp,
         [zeroed, ones, b.const(0.0, [1], element)],
         mask_shape,
         out_channels=T.i64_attr(1),
-        **props,
+        **{**props, "in_channels": T.i64_attr(1)},
     )
     read = [*dims(range(axis)), 0, *dims(range(axis + 1, len(out)))]
     return _add_nan_mask(b, plain, mask, read)
