@@ -176,6 +176,7 @@ class CompiledModel:
         for c, slot in zip(plan.constants, slots, strict=True):
             assert slot is None or (c.shape == shared[slot].shape and c.dtype == shared[slot].dtype)
         self._constant_pointers = _pointer_array(self._constants)
+        self.plan.constants = self._constants  # the shared arrays, not copies
 
     def parameters(self) -> dict[str, np.ndarray]:
         """The model's parameters (`tlir.parameters`), name → the array the compiled
