@@ -31,10 +31,12 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import tlir  # noqa: E402
-from tlir.optim import SGD, Adam  # noqa: E402
+try:
+    import tlir
+except ImportError:  # run from a checkout without tlir installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import tlir
+from tlir.optim import SGD, Adam
 
 CLASSES = 10
 
@@ -209,7 +211,7 @@ def train(model, optimizer, data, epochs: int, batch: int, label: str, rng_seed:
                 np.zeros_like(probabilities),
                 (probabilities - onehot) / dtype.type(batch),
             ]
-            _, _, grads = model.vjp([x], cotangents)
+            _, _, grads = model.vjp([x], cotangents, wrt="params")  # no input gradient
             optimizer.step(grads)
         steps = len(x_train) // batch
         losses.append(total / (steps * batch))
@@ -243,7 +245,8 @@ def run(args: argparse.Namespace) -> dict:
         model = tlir.compile(str(graph_path), args.dtype, threads=args.threads)
         params = model.parameters()
         initial = {n: p.copy() for n, p in params.items()}
-        model.vjp([inputs[: args.batch]], [np.zeros((args.batch, CLASSES), np_dtype)] * 2)
+        zeros = [np.zeros((args.batch, CLASSES), np_dtype)] * 2
+        model.vjp([inputs[: args.batch]], zeros, wrt="params")
         print(f"{name}: compiled forward and VJP in {time.perf_counter() - compile_start:.1f} s")
         for opt_name in ("sgd", "adam"):
             for n, p in params.items():
