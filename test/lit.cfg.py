@@ -19,3 +19,7 @@ if "PYTHONPATH" in os.environ:
 for tool in ("tlir-opt", "tlir-translate", "tlir-run", "filecheck"):
     if shutil.which(tool) is None:
         lit_config.fatal(f"{tool} is not on PATH: install tlir with `pip install -e .[test]`")  # noqa: F821
+
+# A checkout on PYTHONPATH (e.g. a git worktree) wins over the installed package.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]  # noqa: F821

@@ -58,3 +58,38 @@ def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
             for typ in op.function_type.inputs.data:
                 if str(typ.element_type) != dtype:
                     raise TlirError(path, f"@main takes {typ}, not {dtype} (--dtype {dtype})")
+
+
+def save(model, path: str) -> None:
+    """Write a compiled model as `torchlean.ir.v1` JSON holding its current
+    parameter values (what `model.parameters()` reads now). The model's function
+    must be exportable: one input, tlir ops only (no `tlir.custom`)."""
+    from tlir.compiler import CompiledModel
+    from tlir.diagnostics import TlirError
+    from tlir.tools.common import atomic_write
+    from tlir.torchlean.exporter import dumps, export_module
+
+    if not isinstance(model, CompiledModel):
+        raise TlirError("tlir.save", f"expected a compiled model, got {type(model).__name__}")
+    if not str(path).endswith(".json"):
+        raise TlirError(str(path), "tlir.save writes torchlean.ir.v1 JSON: use a .json path")
+    module = model.module()
+    if model.function != "main":
+        from xdsl.dialects.builtin import StringAttr
+
+        for op in module.ops:
+            if getattr(op, "sym_name", None) == StringAttr("main"):
+                op.detach()
+        function = _find(module, model.function)
+        function.sym_name = StringAttr("main")
+    text = dumps(export_module(module, model.where))
+    try:
+        atomic_write(str(path), text)
+    except OSError as err:
+        raise TlirError(str(path), f"cannot write: {err.strerror or err}") from None
+
+
+def _find(module: ModuleOp, name: str):
+    from tlir.interface import find_function
+
+    return find_function(module, name)

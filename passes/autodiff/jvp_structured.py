@@ -14,6 +14,7 @@ from xdsl.ir import SSAValue
 
 from tlir import shapes
 from tlir.dialects import tlir as T
+from tlir.passes.autodiff import contractions
 from tlir.passes.autodiff.builder import Scalar, d, dims, element_of, shape_of
 from tlir.passes.autodiff.geometry import Window, batch_exprs
 from tlir.passes.autodiff.tables import jvp_rule
@@ -87,6 +88,9 @@ def _bias_add(j, acc: SSAValue, dbias: SSAValue, bias_index: list) -> SSAValue:
 @jvp_rule(T.LinearOp)
 def linear(j, op: T.LinearOp, dots: list[SSAValue]) -> SSAValue:
     """Per output: fold over i of ((dW·x) + (W·dx)) from +0, then + db."""
+    fast = contractions.linear_jvp(j.b, op, dots)
+    if fast is not None:
+        return fast
     x, out = shape_of(op.input), shape_of(op.result)
     lead = len(x) - 1
     o, i = d(lead), d(lead + 1)
@@ -111,6 +115,9 @@ def conv(j, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue:
     """docs/ops.md#conv on duals: per output, fold over the group's input channels l, then
     kernel cells (row-major), of ((dx·w) + (x·dw)) from +0; then + db. Dims
     (lead…, g, m, o…, l, k…): channel g·cin + l in, g·cout + m out."""
+    fast = contractions.conv_jvp(j.b, op, dots)
+    if fast is not None:
+        return fast
     cfg, window = op.config, Window.of_conv(op)
     lead, rank, groups = window.lead, window.rank, cfg.groups
     cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
