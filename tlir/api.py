@@ -66,7 +66,7 @@ def save(model, path: str) -> None:
     must be exportable: one input, tlir ops only (no `tlir.custom`)."""
     from tlir.compiler import CompiledModel
     from tlir.diagnostics import TlirError
-    from tlir.tools.common import atomic_write
+    from tlir.tools.common import write_output
     from tlir.torchlean.exporter import dumps, export_module
 
     if not isinstance(model, CompiledModel):
@@ -83,10 +83,7 @@ def save(model, path: str) -> None:
         function = _find(module, model.function)
         function.sym_name = StringAttr("main")
     text = dumps(export_module(module, model.where))
-    try:
-        atomic_write(str(path), text)
-    except OSError as err:
-        raise TlirError(str(path), f"cannot write: {err.strerror or err}") from None
+    write_output(str(path), text)
 
 
 def _find(module: ModuleOp, name: str):

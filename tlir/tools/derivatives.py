@@ -16,7 +16,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from tlir.diagnostics import TlirError
-from tlir.tools.common import atomic_write
+from tlir.tools.common import write_output
 
 
 def load_archive(path: str) -> dict[str, np.ndarray]:
@@ -122,7 +122,7 @@ def run_derivatives(
     if args.output:
         buffer = io.BytesIO()
         np.savez(buffer, **results)
-        atomic_write(args.output, buffer.getvalue())
+        write_output(args.output, buffer.getvalue())
     else:
         sys.stdout.write(describe_named(results))
     if args.compare:
