@@ -142,7 +142,9 @@ def parallel_extent(function: func.FuncOp, ops: Sequence[Linalg]) -> int:
                 written.add(root)
             accesses.append((root, amap, intact))
     for root, amap, intact in accesses:
-        if root in readonly or isinstance(root.owner, memref.GetGlobalOp):
+        # Buffers no iteration writes (inputs, constants, a window's shape-only
+        # operand) are read alike by every split.
+        if root in readonly or root not in written or isinstance(root.owner, memref.GetGlobalOp):
             continue
         first = amap.results[0] if amap.results else None
         if not intact or not (isinstance(first, AffineDimExpr) and first.position == 0):

@@ -78,3 +78,27 @@ def test_row_reductions_in_strips_keep_every_fold(rows, dtype):
     for threads in (1, 3):
         outputs = tlir.compile(text, threads=threads, cache=False)(x)
         assert [o.tobytes() for o in outputs] == reference, threads
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_pooling_splits_over_samples_with_the_same_bits(dtype):
+    """Pooling kernels split over samples (their window-shape operand is never
+    written), with the reference's bits for any thread count."""
+    from tlir.reference import evaluate
+
+    t, r = f"tensor<4x16x64x64x{dtype}>", f"tensor<4x16x32x32x{dtype}>"
+    window = "kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>"
+    text = f"""func.func @main(%x: {t}) -> ({r}, {r}) {{
+  %0 = tlir.max_pool %x {{{window}}} : ({t}) -> {r}
+  %1 = tlir.avg_pool %x {{{window}}} : ({t}) -> {r}
+  func.return %0, %1 : {r}, {r}
+}}"""
+    numpy_type = np.float64 if dtype == "f64" else np.float32
+    x = np.random.default_rng(3).normal(size=(4, 16, 64, 64)).astype(numpy_type)
+    x[1, 2, 3, 4] = np.nan
+    reference = [np.asarray(a).tobytes() for a in evaluate(tlir.parse_module(text), [x])]
+    for threads in (1, 3):
+        model = tlir.compile(text, threads=threads, cache=False)
+        if threads > 1:
+            assert all(step.threaded for step in model.plan.steps), model.plan.steps
+        assert [o.tobytes() for o in model(x)] == reference, threads

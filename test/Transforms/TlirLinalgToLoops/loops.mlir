@@ -103,3 +103,19 @@ func.func @row_strips(%x: memref<10x3xf64>, %y: memref<10xf64>, %lo: index, %hi:
   }
   func.return
 }
+
+// -----
+
+// A window's shape-only operand (indexed by the window dimensions, never
+// written) does not stop the split: every split reads it alike.
+// CHECK-LABEL: func.func @window
+// CHECK-SAME:    tlir.parallel_extent = 4 : i64
+// CHECK:         arith.minsi
+func.func @window(%x: memref<4x6xf64>, %y: memref<4x3xf64>, %w: memref<2xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1 * 2 + d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<4x6xf64>, memref<2xf64>) outs(%y : memref<4x3xf64>) {
+  ^bb0(%a: f64, %s: f64, %acc: f64):
+    %m = arith.maximumf %acc, %a : f64
+    linalg.yield %m : f64
+  }
+  func.return
+}
