@@ -38,16 +38,6 @@ except ImportError:  # PyTorch is optional: `pip install torch==2.13.0`
     torch = None
 
 
-def best_of(function: Callable[[], object], repeat: int) -> float:
-    function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 class Case:
     """A model (MLIR text or JSON path), inputs, and the PyTorch program."""
 
@@ -239,23 +229,48 @@ def bundled_case(name: str) -> Case:
 
 
 def run_case(case: Case, backends: list[str], thread_counts: list[int], repeat: int) -> None:
+    """tlir and PyTorch take turns, one call each, and each keeps its best (a
+    disturbance of the machine hits both alike); the reference check comes after
+    the timing."""
     for threads in thread_counts:
-        others = {}
+        models = {
+            b: tlir.compile(case.module(), backend=b, threads=threads, progress=False)
+            for b in backends
+        }
+        contenders: dict[str, Callable[[], object]] = {
+            b: (lambda m=m: m(*case.inputs)) for b, m in models.items()
+        }
         if case.torch_fn is not None:
             torch.set_num_threads(threads)
-            others["torch"] = best_of(case.torch_fn, repeat)
+            contenders["torch"] = case.torch_fn
+        best = interleaved_best(contenders, repeat)
+        # After the timing: the reference evaluator leaves NumPy's BLAS threads
+        # spinning on the cores for a while.
+        verdicts = {b: case.check(m(*case.inputs)) for b, m in models.items()}
+        others = {k: v for k, v in best.items() if k == "torch"}
         for backend in backends:
-            model = tlir.compile(case.module(), backend=backend, threads=threads)
-            verdict = case.check(model(*case.inputs))
-            seconds = best_of(lambda m=model: m(*case.inputs), repeat)
+            seconds = best[backend]
             ratios = "  ".join(f"vs {k} {seconds / v:6.2f}x" for k, v in others.items())
             print(
                 f"{case.name:34} {threads}T tlir[{backend}] {seconds * 1e3:9.3f} ms  {ratios}"
-                f"  ({verdict})",
+                f"  ({verdicts[backend]})",
                 flush=True,
             )
         if others:
             print(f"{'':34}    " + "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in others.items()))
+
+
+def interleaved_best(contenders: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The best time of each callable over `repeat` rounds, one call of each per round."""
+    best = {name: float("inf") for name in contenders}
+    for function in contenders.values():
+        function()
+    for _ in range(repeat):
+        for name, function in contenders.items():
+            start = time.perf_counter()
+            function()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def main() -> None:
