@@ -1,6 +1,6 @@
 """TorchLean's optimizers (SGD, Adam) on NumPy arrays, updated in place.
 
-Every update is elementwise with TorchLean's exact operand order (spec §4.3),
+Every update is elementwise with TorchLean's exact operand order (docs/autodiff.md#optimizers),
 in the parameters' own precision (scalars are cast to it first), and the
 parameters are updated in the order given (TorchLean's list order):
 

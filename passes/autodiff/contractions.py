@@ -1,6 +1,7 @@
 """Derivative contractions as plain tlir contractions, where that is exact.
 
-The spec's folds of a derivative (§2.4, D5, D6) run from +0 in ascending index
+The folds of a derivative (docs/autodiff.md#forward-mode-dual-valued-execution,
+docs/autodiff.md#d5-linear-vjp, docs/autodiff.md#d6-conv-vjp) run from +0 in ascending index
 order, one product per term: when such a fold reads its operands in the order a
 `tlir.matmul`/`tlir.linear`/`tlir.conv` folds, it *is* that op, so the rule
 emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.

@@ -1,5 +1,5 @@
 """The training example in a reduced mode (loss goes down, save and reload are
-bit-exact) and TorchLean's optimizer updates (§4.3) against hand-derived values."""
+bit-exact) and TorchLean's optimizer updates (docs/autodiff.md#optimizers) against hand-derived values."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_sgd_step_is_p_minus_g_times_lr(dtype):
 
 
 def _adam_by_hand(p, g, m, v, t, lr, b1, b2, eps, f):
-    """One Adam step on scalars, in the order of §4.3, rounding to `f` each time."""
+    """One Adam step on scalars, in the order of docs/autodiff.md#optimizers, rounding to `f` each time."""
     p1, p2 = f(1.0), f(1.0)
     for _ in range(t):
         p1, p2 = f(p1 * f(b1)), f(p2 * f(b2))
