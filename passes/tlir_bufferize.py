@@ -328,18 +328,26 @@ class FunctionBufferizer:
             self.buffers[result] = buffer
 
     def ret(self, op: func.ReturnOp, out_params: list[SSAValue]) -> None:
-        taken: set[int] = set()
+        """Each result computed in a local allocation is computed straight into
+        its out-parameter (the first one, if the value is returned twice); every
+        other result (an argument, a constant, a view, a value returned again)
+        is copied into its out-parameter, after all the replacements, so that a
+        copy never reads an allocation that has been replaced."""
+        moved: dict[SSAValue, SSAValue] = {}  # an allocation → the out-parameter it became
+        copies: list[tuple[Buffer, SSAValue]] = []
         for value, out in zip(op.arguments, out_params, strict=True):
             buffer = self.buffers[value]
             alloc = buffer.alloc
-            if alloc is not None and id(alloc) not in taken and alloc in self.allocs:
-                # computed straight into the out-parameter
-                alloc.results[0].replace_all_uses_with(out)
-                alloc.detach()
+            if alloc is not None and buffer.value not in moved and alloc in self.allocs:
+                moved[buffer.value] = out
                 self.allocs.remove(alloc)
-                taken.add(id(alloc))
             else:
-                self.copy(buffer.value, out)
+                copies.append((buffer, out))
+        for local, out in moved.items():
+            local.replace_all_uses_with(out)
+            local.owner.detach()
+        for buffer, out in copies:
+            self.copy(moved.get(buffer.value, buffer.value), out)
         if not is_kernel(self.function):
             for alloc in self.allocs:
                 self.emit(memref.DeallocOp.get(alloc.results[0]))

@@ -12,8 +12,23 @@ dialect alone, and the names below load their modules on first use.
 from __future__ import annotations
 
 import importlib
+import os
 
-from tlir import xdsl_fixes
+
+def _same_checkout_subpackages() -> None:
+    """In a source checkout (`tlir/` beside `dialects/` and `passes/`, mapped to
+    `tlir.dialects` and `tlir.passes` by pyproject.toml), those subpackages come
+    from the checkout this package comes from — also when this checkout is put
+    first on `PYTHONPATH` while an editable install maps them to another one."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    marks = ["pyproject.toml", "dialects/__init__.py", "passes/__init__.py"]
+    if all(os.path.isfile(os.path.join(root, mark)) for mark in marks):
+        __path__.append(root)
+
+
+_same_checkout_subpackages()
+
+from tlir import xdsl_fixes  # noqa: E402 - after the subpackage paths are known
 
 xdsl_fixes.apply()
 
