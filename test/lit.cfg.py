@@ -11,6 +11,10 @@ config.suffixes = [".mlir"]  # noqa: F821
 config.excludes = ["Inputs", "python", "lit.cfg.py"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
 config.environment["PYTHONWARNINGS"] = "ignore"  # noqa: F821
+# lit passes few variables through: a checkout put first on PYTHONPATH must also be the one the
+# tools run from.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]  # noqa: F821
 
 for tool in ("tlir-opt", "tlir-translate", "tlir-run", "filecheck"):
     if shutil.which(tool) is None:
