@@ -374,5 +374,19 @@ def input_array(draw, shape, dtype: np.dtype) -> np.ndarray:
         return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
 
 
+def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    """Bit for bit on the unsigned-integer views (signed zeros, infinities,
+    subnormals), NaN in exactly the same positions. A NaN's sign and payload are
+    not compared: where +NaN and -NaN meet in one addition, LLVM may commute the
+    operands and x86 returns the first one's (docs/numerics.md)."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return False
+    nan = np.isnan(want)
+    if not np.array_equal(np.isnan(got), nan):
+        return False
+    uint = np.uint32 if want.dtype == np.float32 else np.uint64
+    return np.array_equal(got.view(uint)[~nan], want.view(uint)[~nan])
+
+
 def dumps(document: Any) -> str:
     return json.dumps(document, allow_nan=True)

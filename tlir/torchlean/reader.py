@@ -146,6 +146,8 @@ def load_json(path: str) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}") from None
+    except RecursionError:
+        raise TlirError(path, "invalid JSON: lists or objects nested too deeply") from None
     except ValueError as err:
         raise TlirError(path, f"invalid JSON: {err}") from None
 
