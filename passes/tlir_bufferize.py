@@ -237,6 +237,11 @@ class FunctionBufferizer:
             self.buffers[result] = buffer
 
     def extract_slice(self, op: tensor.ExtractSliceOp) -> None:
+        if _empty(op.result):
+            # No subview: MLIR rejects one whose offset is not inside the source
+            # even when it has no elements; an empty buffer is never read.
+            self.buffers[op.result] = self.allocate(op.result.type)
+            return
         source = self.buffers[op.source]
         offsets = tuple(op.static_offsets.get_values())
         sizes = tuple(op.static_sizes.get_values())
@@ -271,6 +276,9 @@ class FunctionBufferizer:
             self.buffers[op.result] = dest  # computed in place
             return
         target = self.writable_destination(op.dest, reads_init=True)
+        if _empty(op.source):  # nothing to copy (and no empty subview, see extract_slice)
+            self.buffers[op.result] = target
+            return
         sizes = tuple(op.static_sizes.get_values())
         view = self.emit(
             memref.SubviewOp.from_static_parameters(
@@ -352,6 +360,10 @@ class FunctionBufferizer:
             for alloc in self.allocs:
                 self.emit(memref.DeallocOp.get(alloc.results[0]))
         self.emit(func.ReturnOp())
+
+
+def _empty(value: SSAValue) -> bool:
+    return 0 in value.type.get_shape()
 
 
 def _map(m: AffineMap) -> AffineMapAttr:
