@@ -93,3 +93,23 @@ def test_json_nested_too_deeply_is_invalid_json(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(TlirError, match=r"deep\.json: error: invalid JSON: .* nested too deeply"):
         tlir.load_model(str(path))
+
+
+def test_f32_import_of_a_value_beyond_f32_prints_no_warning(tmp_path):
+    """1e300 rounds to inf in f32 (the documented rounding), silently."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "big.json"
+    path.write_text(
+        json.dumps(
+            graph(
+                [], [{"kind": "const", "parents": [], "shape": [2], "values": [1e300, -1e300]}], [1]
+            )
+        )
+    )
+    script = "import sys; from tlir.tools.translate import main; sys.exit(main(sys.argv[1:]))"
+    args = ["--import-torchlean", "--dtype", "f32", str(path)]
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert "0x7f800000, 0xff800000" in proc.stdout

@@ -54,7 +54,8 @@ class GraphBuilder:
         """A payload tensor as a `tlir.const` operand (no tensor id of its own),
         named `node{ID}.{field}` (JSON node id, payload field) for the parameter
         API (`tlir.parameters`)."""
-        array = np.asarray(values, dtype=np.float64).astype(self.dtype)
+        with np.errstate(over="ignore"):  # f32: a value beyond its range rounds to ±inf
+            array = np.asarray(values, dtype=np.float64).astype(self.dtype)
         dense = numpy_to_dense(array)
         op = T.ConstOp.build(properties={"value": dense}, result_types=[dense.type])
         assert self.node is not None
