@@ -29,9 +29,11 @@ LONG = os.environ.get("TLIR_FUZZ_LONG", "") not in ("", "0")
 
 def budget(ci: int, long: int = 0, deadline_ms: int | None = None) -> settings:
     """Hypothesis settings: `ci` examples in CI, `long` (default 200 × ci) in
-    long mode; no shrinking limits, no per-example deadline unless given."""
+    long mode, or `TLIR_FUZZ_EXAMPLES` in either; no per-example deadline unless
+    given (the contract tests have their own alarm)."""
+    count = os.environ.get("TLIR_FUZZ_EXAMPLES", "")
     return settings(
-        max_examples=(long or 200 * ci) if LONG else ci,
+        max_examples=int(count) if count else (long or 200 * ci) if LONG else ci,
         deadline=deadline_ms,
         suppress_health_check=list(HealthCheck),
         derandomize=not LONG,

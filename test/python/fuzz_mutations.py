@@ -210,6 +210,11 @@ DEEP = "@@deep:"
 """A placeholder for a value nested this many lists deep."""
 
 
+def _nasty(draw) -> Any:
+    """A replacement value, copied: a later mutation must not change `NASTY`."""
+    return copy.deepcopy(draw(NASTY))
+
+
 def _paths(document: Any, prefix: tuple = ()) -> list[tuple]:
     """Every position (key or index path) in the JSON tree."""
     out = [prefix]
@@ -273,7 +278,9 @@ def _mutate_once(draw, document: Any) -> Any:  # noqa: C901 - one branch per mut
         elif change == "drop" and shape:
             shape.pop()
         elif change == "huge":
-            shape = draw(st.sampled_from([[10**7, 10**7], [2**62], [2**31, 2**31, 4], [10**6]]))
+            shape = list(
+                draw(st.sampled_from([(10**7, 10**7), (2**62,), (2**31, 2**31, 4), (10**6,)]))
+            )
         else:
             shape = [*shape, 0]
         node["shape"] = shape
@@ -292,7 +299,7 @@ def _mutate_once(draw, document: Any) -> Any:  # noqa: C901 - one branch per mut
             st.one_of(
                 st.lists(st.integers(-1, count + 1), max_size=4),
                 st.integers(-1, count + 1),
-                NASTY,
+                NASTY.map(copy.deepcopy),
             )
         )
         return document
@@ -303,10 +310,10 @@ def _mutate_once(draw, document: Any) -> Any:  # noqa: C901 - one branch per mut
     if how == "number":
         target = _get(document, path)
         if isinstance(target, bool) or not isinstance(target, int | float):
-            return _set(document, path, draw(NASTY))
+            return _set(document, path, _nasty(draw))
         return _set(document, path, draw(st.sampled_from([target + 1, target - 1, -target, 0])))
     if not path:
-        return draw(NASTY) if how == "replace" else document
+        return _nasty(draw) if how == "replace" else document
     parent = _get(document, path[:-1])
     last = path[-1]
     if how == "delete":
@@ -314,9 +321,9 @@ def _mutate_once(draw, document: Any) -> Any:  # noqa: C901 - one branch per mut
     elif how == "duplicate" and isinstance(parent, list):
         parent.insert(last, copy.deepcopy(parent[last]))
     elif how == "unknown field" and isinstance(parent, dict):
-        parent[draw(st.sampled_from(["zzz", "debug_target", "__proto__", "id2"]))] = draw(NASTY)
+        parent[draw(st.sampled_from(["zzz", "debug_target", "__proto__", "id2"]))] = _nasty(draw)
     else:
-        parent[last] = draw(NASTY)
+        parent[last] = _nasty(draw)
     return document
 
 
