@@ -18,7 +18,7 @@ import zlib
 
 import fuzz_mutations as fm
 import numpy as np
-from fuzz_graphs import LONG, budget
+from fuzz_graphs import budget
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -72,6 +72,14 @@ def _tool(*args: str) -> subprocess.CompletedProcess:
 def _assert_tool_contract(proc: subprocess.CompletedProcess, source: str) -> None:
     assert proc.returncode in (0, 1), (proc.returncode, proc.stderr, source)
     assert "Traceback" not in proc.stderr, (proc.stderr, source)
+    for name, pattern in fm.KNOWN.items():
+        if pattern.search(proc.stderr.rstrip("\n")):
+            event(f"known issue: {name} (tool)")
+            return
+    for name, (kind, pattern) in fm.KNOWN_EXCEPTIONS.items():
+        if f"internal error: {kind.__name__}" in proc.stderr and pattern.search(proc.stderr):
+            event(f"known issue: {name} (tool)")
+            return
     assert "internal error" not in proc.stderr, (proc.stderr, source)
     assert "Warning" not in proc.stderr, (proc.stderr, source)
     if proc.returncode == 1:
@@ -103,8 +111,3 @@ def test_tools_keep_the_error_contract_on_mutated_inputs(tmp_path_factory, text,
     module.write_text(source[1])
     _assert_tool_contract(_tool("opt", str(module), "-p", "convert-tlir-to-linalg"), source[1])
     _assert_tool_contract(_tool("translate", "--export-torchlean", str(module)), source[1])
-
-
-def test_long_mode_is_off_in_ci():
-    """(A marker for the budget: `--long` turns the budgets above up.)"""
-    assert (os.environ.get("TLIR_FUZZ_LONG", "") not in ("", "0")) == LONG
