@@ -56,6 +56,9 @@ KNOWN_EXCEPTIONS = {
     "float attribute beyond its type": (OverflowError, re.compile("too large to pack")),
     # ... and a hexadecimal one: `"test.op"() {a = 0x1FFFFFFFF : f32} : () -> ()`.
     "hexadecimal float attribute too wide": (OverflowError, re.compile("int too big to convert")),
+    # An extent of 2^63 or more: `"test.op"() {a = dense<0.0> :
+    # tensor<9223372036854775808xf32>} : () -> ()` (integer ranges).
+    "extent beyond 64 bits": (OverflowError, re.compile("index-sized integer")),
 }
 """Known exceptions other than `TlirError`, from the same error-path work."""
 

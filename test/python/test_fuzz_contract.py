@@ -87,7 +87,7 @@ def _assert_tool_contract(proc: subprocess.CompletedProcess, source: str) -> Non
         assert len(lines) == 1 and fm.ERROR_LINE.match(lines[0]), (proc.stderr, source)
 
 
-@budget(ci=3, long=2000)
+@budget(ci=5, long=2000)
 @given(text=fm.json_documents(), source=fm.mlir_texts(MLIR_SOURCES))
 def test_tools_keep_the_error_contract_on_mutated_inputs(tmp_path_factory, text, source):
     """tlir-run on a mutated graph (with an input of the right shape when it
