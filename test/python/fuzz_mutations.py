@@ -86,6 +86,47 @@ def deadline(seconds: float = SECONDS):
         signal.signal(signal.SIGALRM, previous)
 
 
+MEMORY = 3 << 30
+"""Bytes a stage may allocate beyond what the process holds: a mutated extent
+(`tensor<4294967296xf32>`) must end in MemoryError, not in the machine's OOM
+killer."""
+
+
+def _data_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+@contextmanager
+def memory_cap(extra: int = MEMORY):
+    """Cap the process's data size (RLIMIT_DATA) at its current size + `extra`."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        cap = _data_bytes() + extra
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+
+
+def limit_child_memory() -> None:
+    """`preexec_fn` for the tools: at most 4 GiB of data."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_DATA, (4 << 30, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+
+
 def check_error(err: BaseException, stage: str, source: str) -> None:
     """A user-facing error: `TlirError`, one line, starting with a location."""
     from tlir.diagnostics import TlirError
@@ -157,7 +198,7 @@ def run_stages(load, source: str, compile_model: bool, seed: int = 0) -> dict[st
     from tlir.reference import evaluate
 
     outcome: dict[str, str] = {}
-    with deadline():
+    with deadline(), memory_cap():
         try:
             module = load()
         except Exception as err:  # noqa: BLE001 - checked by the contract

@@ -66,6 +66,7 @@ def _tool(*args: str) -> subprocess.CompletedProcess:
         text=True,
         env=env,
         timeout=300,
+        preexec_fn=fm.limit_child_memory,
     )
 
 
