@@ -1,5 +1,5 @@
 """Eager executors of the bundled models' graphs, for timing only: each node as
-one PyTorch (or NumPy) call, as TorchLean's IR→PyTorch emitter does (spec §7.6).
+one PyTorch (or NumPy) call, as TorchLean's IR→PyTorch emitter does (docs/design.md#benchmarks).
 Not bit-exact references (blocked sums, PyTorch's own exp); random masks are
 drawn once with tlir's generator and passed as constants."""
 

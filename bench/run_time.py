@@ -3,7 +3,7 @@ the same run, with one thread and with all cores, float64 and float32; every
 tlir result is checked bit-identical to the reference evaluator as it goes.
 
   python bench/run_time.py [--repeat 10] [--backends xdsl mlir] [--threads 1 2]
-                           [--dtypes f64 f32] [--cases matmul mlp conv chain bundled]
+                           [--dtypes f64 f32] [--cases matmul mlp conv chain bundled rows pool]
 
 Ratios are tlir time / other time (below 1: tlir is faster). PyTorch runs with
 the same number of threads (`torch.set_num_threads`). tlir's numerics are
@@ -36,16 +36,6 @@ try:
     import torch.nn.functional as F  # noqa: N812
 except ImportError:  # PyTorch is optional: `pip install torch==2.13.0`
     torch = None
-
-
-def best_of(function: Callable[[], object], repeat: int) -> float:
-    function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 class Case:
@@ -179,6 +169,51 @@ def chain_case(dtype: str) -> Case:
     return Case(f"8-op elementwise chain 2e6 {dtype}", text, [x, y], fn)
 
 
+def _single_op_case(name: str, dtype: str, shape, out_shape, op_text: str, torch_op) -> Case:
+    t, r = (f"tensor<{'x'.join(map(str, s))}x{dtype}>" for s in (shape, out_shape))
+    text = (
+        f"func.func @main(%x: {t}) -> {r} {{\n  %y = {op_text} : ({t}) -> {r}\n"
+        f"  func.return %y : {r}\n}}"
+    )
+    np_type = np.float64 if dtype == "f64" else np.float32
+    x = np.random.default_rng(5).normal(size=shape).astype(np_type)
+    fn = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        fn = lambda: torch_op(tx)  # noqa: E731
+    return Case(f"{name} {dtype}", text, [x], fn)
+
+
+def rows_cases(dtype: str) -> list[Case]:
+    """Reductions along rows (each output folds one row): softmax, layernorm, a sum."""
+    shape = (512, 1024)
+    return [
+        _single_op_case("softmax 512x1024", dtype, shape, shape, "tlir.softmax %x axis = 1",
+                        lambda x: torch.softmax(x, 1)),
+        _single_op_case("layernorm 512x1024", dtype, shape, shape,
+                        "tlir.layernorm %x {axis = 1 : i64, eps = 1.0e-05 : f64}",
+                        lambda x: F.layer_norm(x, (1024,))),
+        _single_op_case("reduce_sum rows 512x1024", dtype, shape, (512,),
+                        "tlir.reduce_sum %x axis = 1", lambda x: x.sum(1)),
+    ]  # fmt: skip
+
+
+def pool_cases(dtype: str) -> list[Case]:
+    """Windows: max_pool 2x2/2 and avg_pool 3x3/1 (padding 1) on 8x64x56x56."""
+    shape = (8, 64, 56, 56)
+    window = (
+        "{kernel = array<i64: %d, %d>, stride = array<i64: %d, %d>, padding = array<i64: %d, %d>}"
+    )
+    return [
+        _single_op_case("max_pool 2x2 8x64x56x56", dtype, shape, (8, 64, 28, 28),
+                        "tlir.max_pool %x " + window % (2, 2, 2, 2, 0, 0),
+                        lambda x: F.max_pool2d(x, 2)),
+        _single_op_case("avg_pool 3x3 8x64x56x56", dtype, shape, shape,
+                        "tlir.avg_pool %x " + window % (3, 3, 1, 1, 1, 1),
+                        lambda x: F.avg_pool2d(x, 3, 1, 1)),
+    ]  # fmt: skip
+
+
 def bundled_case(name: str) -> Case:
     path = str(ROOT / "examples" / f"{name}.json")
     x = np.load(ROOT / "examples" / f"{name}_input.npy")
@@ -194,23 +229,48 @@ def bundled_case(name: str) -> Case:
 
 
 def run_case(case: Case, backends: list[str], thread_counts: list[int], repeat: int) -> None:
+    """tlir and PyTorch take turns, one call each, and each keeps its best (a
+    disturbance of the machine hits both alike); the reference check comes after
+    the timing."""
     for threads in thread_counts:
-        others = {}
+        models = {
+            b: tlir.compile(case.module(), backend=b, threads=threads, progress=False)
+            for b in backends
+        }
+        contenders: dict[str, Callable[[], object]] = {
+            b: (lambda m=m: m(*case.inputs)) for b, m in models.items()
+        }
         if case.torch_fn is not None:
             torch.set_num_threads(threads)
-            others["torch"] = best_of(case.torch_fn, repeat)
+            contenders["torch"] = case.torch_fn
+        best = interleaved_best(contenders, repeat)
+        # After the timing: the reference evaluator leaves NumPy's BLAS threads
+        # spinning on the cores for a while.
+        verdicts = {b: case.check(m(*case.inputs)) for b, m in models.items()}
+        others = {k: v for k, v in best.items() if k == "torch"}
         for backend in backends:
-            model = tlir.compile(case.module(), backend=backend, threads=threads)
-            verdict = case.check(model(*case.inputs))
-            seconds = best_of(lambda m=model: m(*case.inputs), repeat)
+            seconds = best[backend]
             ratios = "  ".join(f"vs {k} {seconds / v:6.2f}x" for k, v in others.items())
             print(
                 f"{case.name:34} {threads}T tlir[{backend}] {seconds * 1e3:9.3f} ms  {ratios}"
-                f"  ({verdict})",
+                f"  ({verdicts[backend]})",
                 flush=True,
             )
         if others:
             print(f"{'':34}    " + "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in others.items()))
+
+
+def interleaved_best(contenders: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The best time of each callable over `repeat` rounds, one call of each per round."""
+    best = {name: float("inf") for name in contenders}
+    for function in contenders.values():
+        function()
+    for _ in range(repeat):
+        for name, function in contenders.items():
+            start = time.perf_counter()
+            function()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def main() -> None:
@@ -219,7 +279,11 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["xdsl", "mlir"])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 1])
     parser.add_argument("--dtypes", nargs="+", default=["f64", "f32"])
-    parser.add_argument("--cases", nargs="+", default=["bundled", "matmul", "mlp", "conv", "chain"])
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        default=["bundled", "matmul", "mlp", "conv", "chain", "rows", "pool"],
+    )
     args = parser.parse_args()
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
     version = torch.__version__ if torch else "not installed"
@@ -231,6 +295,9 @@ def main() -> None:
     for name in ("matmul", "mlp", "conv", "chain"):
         if name in args.cases:
             cases += [makers[name](dtype) for dtype in args.dtypes]
+    for name, maker in (("rows", rows_cases), ("pool", pool_cases)):
+        if name in args.cases:
+            cases += [case for dtype in args.dtypes for case in maker(dtype)]
     for case in cases:
         run_case(case, backends, sorted(set(args.threads)), args.repeat)
 

@@ -1,4 +1,4 @@
-"""The `random` dialect: TorchLean's counter-based random numbers (spec §6).
+"""The `random` dialect: TorchLean's counter-based random numbers (docs/random.md).
 
 Four small ops that compose inside a `linalg.generic` body:
 
@@ -48,7 +48,7 @@ def _check_float(op: IRDLOperation, *types) -> None:
 
 @irdl_op_definition
 class KeyOp(IRDLOperation):
-    """§6.2: the per-node key `mix(seed + node_id)` (both modulo 2^64)."""
+    """docs/random.md#key: the per-node key `mix(seed + node_id)` (both modulo 2^64)."""
 
     name = "random.key"
     seed = prop_def(IntegerAttr[I64])
@@ -69,7 +69,8 @@ class KeyOp(IRDLOperation):
 
 @irdl_op_definition
 class DrawOp(IRDLOperation):
-    """§6.3: the 32-bit draw of element `index` (row-major): low bits of mix(key + index)."""
+    """docs/random.md#draws: the 32-bit draw of element `index` (row-major): low bits of
+    mix(key + index)."""
 
     name = "random.draw"
     key = operand_def(IntegerType(64))
@@ -84,7 +85,8 @@ class DrawOp(IRDLOperation):
 
 @irdl_op_definition
 class UniformOp(IRDLOperation):
-    """§6.4: the draw as an unsigned integer in the carrier, divided by 2^32."""
+    """docs/random.md#uniform-values: the draw as an unsigned integer in the carrier, divided by
+    2^32."""
 
     name = "random.uniform"
     draw = operand_def(IntegerType(32))
@@ -101,7 +103,7 @@ class UniformOp(IRDLOperation):
 
 @irdl_op_definition
 class BernoulliOp(IRDLOperation):
-    """§6.5: 0 unless p > 0; 1 if p >= 1; else 1 where p > uniform."""
+    """docs/random.md#bernoulli-keep-rule: 0 unless p > 0; 1 if p >= 1; else 1 where p > uniform."""
 
     name = "random.bernoulli"
     T: ClassVar = VarConstraint("T", base(Float32Type) | base(Float64Type))

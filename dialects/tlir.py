@@ -166,12 +166,12 @@ class BinaryOp(TlirOp):
         return shapes.same_shape(_shape(self.lhs), _shape(self.rhs))
 
 
-# --- basic ops (§3.2, §3.3, §3.6-§3.8) ---------------------------------------
+# --- basic ops: const, custom, detach, random ops (docs/ops.md) ---------------
 
 
 @irdl_op_definition
 class ConstOp(TlirOp):
-    """§3.2: a constant tensor; `value` is a dense attribute of the result type."""
+    """docs/ops.md#const: a constant tensor; `value` is a dense attribute of the result type."""
 
     name = "tlir.const"
     value = prop_def(DenseIntOrFPElementsAttr)
@@ -191,7 +191,7 @@ class ConstOp(TlirOp):
 
 @irdl_op_definition
 class CustomOp(TlirOp):
-    """§3.3: a call of a function the module provides; `name` is TorchLean's."""
+    """docs/ops.md#custom: a call of a function the module provides; `name` is TorchLean's."""
 
     name = "tlir.custom"
     callee = prop_def(SymbolRefAttr)
@@ -213,6 +213,11 @@ class CustomOp(TlirOp):
             raise VerifyException(f"{self.name}: callee {self.callee} is not defined")
         if not isinstance(callee, FuncOp):
             raise VerifyException(f"{self.name}: callee {self.callee} is not a func.func")
+        if len(callee.body.blocks) != 1:
+            what = "is only declared" if not callee.body.blocks else "has more than one block"
+            raise VerifyException(
+                f"{self.name}: callee {self.callee} {what} (a custom callee is one block)"
+            )
         want = callee.function_type
         got_inputs = tuple(a.type for a in self.args)
         if tuple(want.inputs.data) != got_inputs or tuple(want.outputs.data) != (self.result.type,):
@@ -251,14 +256,14 @@ def _calls_reach(start: Operation, target: Operation) -> bool:
 
 @irdl_op_definition
 class DetachOp(UnaryOp):
-    """§3.6: forward identity."""
+    """docs/ops.md#detach: forward identity."""
 
     name = "tlir.detach"
 
 
 @irdl_op_definition
 class RandUniformOp(TlirOp):
-    """§3.7: U[0,1) keyed by (seed, node_id); any declared shape."""
+    """docs/ops.md#rand_uniform: U[0,1) keyed by (seed, node_id); any declared shape."""
 
     name = "tlir.rand_uniform"
     seed = prop_def(IntegerAttr[I64])
@@ -271,7 +276,8 @@ class RandUniformOp(TlirOp):
 
 @irdl_op_definition
 class BernoulliMaskOp(TlirOp):
-    """§3.8: {0,1} mask keyed by (seed, node_id), keep probability a scalar."""
+    """docs/ops.md#bernoulli_mask: {0,1} mask keyed by (seed, node_id), keep probability a
+    scalar."""
 
     name = "tlir.bernoulli_mask"
     input = operand_def(FloatTensor)
@@ -287,7 +293,7 @@ class BernoulliMaskOp(TlirOp):
         return _shape(self.result)
 
 
-# --- elementwise (§3.9-§3.16, §3.27-§3.35) ------------------------------------
+# --- elementwise (docs/ops.md#elementwise-ops) ---------------------------------
 
 
 @irdl_op_definition
@@ -372,7 +378,7 @@ class SoftplusOp(UnaryOp):
 
 @irdl_op_definition
 class SafeLogOp(TlirOp):
-    """§3.35: log(softplus(x) + eps) with a scalar eps operand."""
+    """docs/ops.md#safe_log: log(softplus(x) + eps) with a scalar eps operand."""
 
     name = "tlir.safe_log"
     input = operand_def(FloatTensor)
@@ -386,7 +392,7 @@ class SafeLogOp(TlirOp):
         return _shape(self.input)
 
 
-# --- data movement (§3.4, §3.5, §3.19, §3.39-§3.41) ---------------------------
+# --- data movement: permute, transpose, broadcast_to, reshape, flatten, concat (docs/ops.md)
 
 
 @irdl_op_definition
@@ -420,7 +426,7 @@ class TransposeOp(TlirOp):
 
 @irdl_op_definition
 class BroadcastToOp(TlirOp):
-    """§3.19: the source and target shapes are the operand and result types."""
+    """docs/ops.md#broadcast_to: the source and target shapes are the operand and result types."""
 
     name = "tlir.broadcast_to"
     input = operand_def(FloatTensor)
@@ -469,7 +475,7 @@ class ConcatOp(TlirOp):
         return shapes.concat([_shape(v) for v in self.inputs], self.axis.value.data)
 
 
-# --- reductions (§3.20-§3.22, §3.42) ------------------------------------------
+# --- reductions: reduce_sum, reduce_mean, sum, mse_loss (docs/ops.md) ---------
 
 
 class AxisReduceOp(TlirOp):
@@ -513,7 +519,7 @@ class MseLossOp(BinaryOp):
         return shapes.mse_loss(_shape(self.lhs), _shape(self.rhs))
 
 
-# --- linear algebra (§3.23-§3.25) --------------------------------------------
+# --- linear algebra: matmul, linear, conv (docs/ops.md) ------------------------
 
 
 @irdl_op_definition
@@ -526,7 +532,7 @@ class MatmulOp(BinaryOp):
 
 @irdl_op_definition
 class LinearOp(TlirOp):
-    """§3.24: y = x W^T + b with W `[out_dim, in_dim]`, b `[out_dim]`."""
+    """docs/ops.md#linear: y = x W^T + b with W `[out_dim, in_dim]`, b `[out_dim]`."""
 
     name = "tlir.linear"
     input = operand_def(FloatTensor)
@@ -570,7 +576,7 @@ class AvgPoolOp(WindowOp):
 
 @irdl_op_definition
 class ConvOp(TlirOp):
-    """§3.25: grouped, dilated convolution with dense block-diagonal weights."""
+    """docs/ops.md#conv: grouped, dilated convolution with dense block-diagonal weights."""
 
     name = "tlir.conv"
     input = operand_def(FloatTensor)
@@ -613,12 +619,12 @@ class ConvOp(TlirOp):
         return out
 
 
-# --- normalization and softmax (§3.26, §3.36-§3.38) ----------------------------
+# --- normalization and softmax: batch_norm_eval, softmax, hard_masked_softmax, layernorm
 
 
 @irdl_op_definition
 class BatchNormEvalOp(TlirOp):
-    """§3.26: eval-mode batch norm with per-channel gamma, beta, mean, var."""
+    """docs/ops.md#batch_norm_eval: eval-mode batch norm with per-channel gamma, beta, mean, var."""
 
     name = "tlir.batch_norm_eval"
     input = operand_def(FloatTensor)
@@ -660,7 +666,8 @@ class SoftmaxOp(TlirOp):
 
 @irdl_op_definition
 class HardMaskedSoftmaxOp(TlirOp):
-    """§3.37: softmax over the last axis restricted to `mask` (true = allowed)."""
+    """docs/ops.md#hard_masked_softmax: softmax over the last axis restricted to `mask`
+    (true = allowed)."""
 
     name = "tlir.hard_masked_softmax"
     input = operand_def(FloatTensor)
@@ -679,7 +686,8 @@ class HardMaskedSoftmaxOp(TlirOp):
 
 @irdl_op_definition
 class LayerNormOp(TlirOp):
-    """§3.38: normalizes over the axes from `axis` on; gamma/beta optional together."""
+    """docs/ops.md#layernorm: normalizes over the axes from `axis` on; gamma/beta optional
+    together."""
 
     name = "tlir.layernorm"
     input = operand_def(FloatTensor)
@@ -715,6 +723,6 @@ TLIR_OPS: tuple[type[TlirOp], ...] = (
     SigmoidOp, ExpOp, LogOp, SinOp, CosOp, SoftplusOp, SafeLogOp, SoftmaxOp,
     HardMaskedSoftmaxOp, LayerNormOp, ReshapeOp, FlattenOp, ConcatOp, MseLossOp,
 )  # fmt: skip
-"""The 41 op kinds that are ops (TorchLean's 42 less `input`), in spec §3 order."""
+"""The 41 op kinds that are ops (TorchLean's 42 less `input`), in the order of docs/ops.md."""
 
 Tlir = Dialect("tlir", list(TLIR_OPS), [])

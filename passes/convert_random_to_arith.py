@@ -1,4 +1,4 @@
-"""`convert-random-to-arith`: TorchLean's SplitMix64 stream (spec §6) in `i64` arith.
+"""`convert-random-to-arith`: TorchLean's SplitMix64 stream (docs/random.md) in `i64` arith.
 
 The key of a node is folded at compile time; a draw is `mix(key + index)` in
 wrapping `i64` arithmetic, truncated to its low 32 bits; the uniform is the

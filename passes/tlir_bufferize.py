@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, tensor
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
     DenseIntOrFPElementsAttr,
     FunctionType,
     IndexType,
@@ -46,14 +45,13 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.passes.linalg_copy import copy_generic
 from tlir.passes.tlir_form_kernels import is_kernel
 
 
@@ -106,19 +104,7 @@ class FunctionBufferizer:
 
     def copy(self, source: SSAValue, target: SSAValue) -> None:
         """target ← source, elementwise (a copying linalg.generic)."""
-        rank = len(source.type.get_shape())
-        identity = AffineMap.identity(rank)
-        block = Block(arg_types=[source.type.element_type, target.type.element_type])
-        block.add_op(YieldOp(block.args[0]))
-        self.emit(
-            GenericOp(
-                [source],
-                [target],
-                Region(block),
-                [_map(identity), _map(identity)],
-                [_parallel()] * rank,
-            )
-        )
+        self.emit(copy_generic(source, target))
 
     def writable_destination(self, value: SSAValue, reads_init: bool) -> Buffer:
         """The buffer an op may write `value`'s new contents into."""
@@ -366,14 +352,6 @@ def _empty(value: SSAValue) -> bool:
     return 0 in value.type.get_shape()
 
 
-def _map(m: AffineMap) -> AffineMapAttr:
-    return AffineMapAttr(m)
-
-
-def _parallel() -> IteratorTypeAttr:
-    return IteratorTypeAttr(IteratorType.PARALLEL)
-
-
 def _is_bufferized(function: func.FuncOp) -> bool:
     """Already on buffers (e.g. a contraction kernel generated at that level)."""
     types = (*function.function_type.inputs.data, *function.function_type.outputs.data)
@@ -394,7 +372,7 @@ class TlirBufferize(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         globals_: list[memref.GlobalOp] = []
-        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1]
         functions = [f for f in functions if not _is_bufferized(f)]
         callees: dict[str, func.FuncOp] = {}
         # kernels first: their callers need their bufferized signatures

@@ -82,6 +82,8 @@ def dedup_kernels(module: ModuleOp) -> dict[str, str]:
     renamed: dict[str, str] = {}
     names: dict[tuple, str] = {}
     for kernel in [op for op in module.ops if isinstance(op, func.FuncOp) and is_kernel(op)]:
+        if len(kernel.body.blocks) != 1:
+            continue  # a declaration, or a kernel already lowered to branches: left alone
         old = kernel.sym_name.data
         key = structure(kernel)
         name = names.get(key)

@@ -266,7 +266,9 @@ class TlirFormKernels(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [
-            f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks and not is_kernel(f)
+            f
+            for f in op.ops
+            if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1 and not is_kernel(f)
         ]
         kernels = [k for f in functions for k in form_kernels(op, f, self.fuse)]
         for kernel in kernels:

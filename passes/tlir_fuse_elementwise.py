@@ -206,7 +206,9 @@ class TlirFuseElementwise(ModulePass):
     name = "tlir-fuse-elementwise"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
+        for function in [
+            f for f in op.ops if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1
+        ]:
             while _try_fuse_one(function):
                 pass
             region_dce(function.body)  # the destinations of fused producers

@@ -1,4 +1,4 @@
-"""`tlir-jvp`: forward mode as TorchLean's dual-valued execution (D2).
+"""`tlir-jvp`: forward mode as TorchLean's dual-valued execution (docs/autodiff.md#d2-forward-mode).
 
 For `@main(x…) -> (y…)` it adds `@main_jvp(x…, dx…) -> (y…, dy…)`: the forward
 ops, each followed by its tangent program from `JVP_RULES` (the op's forward

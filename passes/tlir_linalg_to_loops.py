@@ -142,12 +142,64 @@ def parallel_extent(function: func.FuncOp, ops: Sequence[Linalg]) -> int:
                 written.add(root)
             accesses.append((root, amap, intact))
     for root, amap, intact in accesses:
-        if root in readonly or isinstance(root.owner, memref.GetGlobalOp):
+        # Buffers no iteration writes (inputs, constants, a window's shape-only
+        # operand) are read alike by every split.
+        if root in readonly or root not in written or isinstance(root.owner, memref.GetGlobalOp):
             continue
         first = amap.results[0] if amap.results else None
         if not intact or not (isinstance(first, AffineDimExpr) and first.position == 0):
             return 1
     return extent if extent is not None and extent > 1 and written else 1
+
+
+INTERLEAVE = 8
+"""Outputs of a reduction whose terms are folded side by side (see `_interleaved_dim`)."""
+
+
+def _interleaved_dim(op: Linalg, maps: list[AffineMap], extents: list[int]) -> int | None:
+    """The parallel dimension whose outputs fold their terms side by side, or None.
+
+    A reduction nest in dimension order ends in its reduction loops, so each
+    output's fold is one chain of dependent adds: latency-bound (an add every 3
+    cycles or so), whatever the CPU could do in parallel. When the innermost
+    parallel dimension q comes right before the reduction dimensions, the nest
+    instead runs INTERLEAVE consecutive outputs of q together: for a strip of
+    them, the reduction loops, and inside, the body once per output of the
+    strip. Every output still sees its own terms in ascending order, one
+    operation at a time (its fold is unchanged, bit for bit); only the folds of
+    different outputs interleave, which gives the CPU independent chains to
+    overlap. Requires every output map to be made of parallel dimensions
+    including q, so that the outputs of a strip are distinct elements, and
+    inputs indexed by plain dimensions (row reductions, not sliding windows).
+    """
+    if not isinstance(op, GenericOp):
+        return None
+    kinds = [str(t.data) for t in op.iterator_types.data]
+    parallel = [i for i, kind in enumerate(kinds) if kind == "parallel"]
+    if not parallel or parallel[-1] == len(kinds) - 1:
+        return None
+    q = parallel[-1]
+    if extents[q] < INTERLEAVE:
+        return None
+    # Windows (pooling: `oh·s + kh`) keep their order: their few terms per output
+    # already overlap across the unrolled window, and strips of them run slower.
+    for amap in maps[: len(op.inputs)]:
+        if any(isinstance(e, AffineBinaryOpExpr) for e in amap.results):
+            return None
+    for amap in maps[len(op.inputs) :]:
+        dims = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
+        if len(dims) != len(amap.results) or q not in dims:
+            return None
+        if any(kinds[d] != "parallel" for d in dims):
+            return None
+    return q
+
+
+def _for(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Block:
+    """Append `scf.for %i = lb to ub step step` to `block`; its body block."""
+    body = Block(arg_types=[IndexType()])
+    block.add_op(scf.ForOp(lb, ub, step, [], body))
+    return body
 
 
 def lower_linalg(op: Linalg, bounds: tuple[SSAValue, SSAValue] | None) -> list[Operation]:
@@ -156,26 +208,54 @@ def lower_linalg(op: Linalg, bounds: tuple[SSAValue, SSAValue] | None) -> list[O
     if 0 in extents:
         return []
     outer = Block()
-    prefix = IndexEmitter(outer)
-    ivs: list[SSAValue] = []
-    block = outer
-    nest: list[Operation] = []
-    step = prefix.const(1)
-    for position, extent in enumerate(extents):
+    one = IndexEmitter(outer).const(1)
+    interleaved = _interleaved_dim(op, maps, extents)
+    bodies: list[Block] = []
+
+    def nest(block: Block, position: int, ivs: list[SSAValue]) -> None:
+        emitter = IndexEmitter(block)
+        if position == len(extents):
+            _emit_body(op, values, maps, ivs, emitter)
+            return
         if position == 0 and bounds is not None:
             lb, ub = bounds
         else:
-            lb, ub = prefix.const(0), prefix.const(extent)
-        body = Block(arg_types=[IndexType()])
-        loop = scf.ForOp(lb, ub, step, [], body)
-        block.add_op(loop)
-        nest.append(loop)
-        ivs.append(body.args[0])
-        block = body
-        prefix = IndexEmitter(block)
-    _emit_body(op, values, maps, ivs, prefix)
-    for loop in nest:
-        loop.body.block.add_op(scf.YieldOp())
+            lb, ub = emitter.const(0), emitter.const(extents[position])
+        if position != interleaved:
+            body = _for(block, lb, ub, one)
+            bodies.append(body)
+            nest(body, position + 1, [*ivs, body.args[0]])
+            return
+        # Strips of INTERLEAVE outputs over [lb, lb + whole strips), then the rest.
+        width = emitter.const(INTERLEAVE)
+        span = emitter.emit(arith.SubiOp(ub, lb))
+        whole = emitter.emit(arith.MuliOp(emitter.emit(arith.DivUIOp(span, width)), width))
+        split = emitter.emit(arith.AddiOp(lb, whole))
+        strip = _for(block, lb, split, width)
+        bodies.append(strip)
+        strip_nest(strip, position + 1, ivs, strip.args[0])
+        rest = _for(block, split, ub, one)
+        bodies.append(rest)
+        nest(rest, position + 1, [*ivs, rest.args[0]])
+
+    def strip_nest(block: Block, position: int, ivs: list[SSAValue], first: SSAValue) -> None:
+        """The reduction loops of a strip starting at output `first`, then one
+        body per output of the strip."""
+        emitter = IndexEmitter(block)
+        if position < len(extents):
+            body = _for(block, emitter.const(0), emitter.const(extents[position]), one)
+            bodies.append(body)
+            strip_nest(body, position + 1, [*ivs, body.args[0]], first)
+            return
+        for offset in range(INTERLEAVE):
+            index = emitter.emit(arith.AddiOp(first, emitter.const(offset))) if offset else first
+            output_ivs = [*ivs]
+            output_ivs.insert(interleaved, index)
+            _emit_body(op, values, maps, output_ivs, emitter)
+
+    nest(outer, 0, [])
+    for body in bodies:
+        body.add_op(scf.YieldOp())
     ops = list(outer.ops)
     for nested in ops:
         nested.detach()
@@ -242,7 +322,7 @@ class TlirLinalgToLoops(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.ops:
-            if isinstance(function, func.FuncOp) and function.body.blocks:
+            if isinstance(function, func.FuncOp) and len(function.body.blocks) == 1:
                 lower_function(function)
 
 

@@ -343,8 +343,11 @@ class FunctionLowering:
             raise ValueError("kernels may not allocate (tlir-bufferize makes scratch arguments)")
         typ = op.memref.type
         count = pymath.prod(typ.get_shape())
+        nbytes = max(count, 1) * element_size(typ.element_type)
+        if nbytes >= 1 << 63:
+            raise ValueError(f"the buffer {typ} takes {nbytes} bytes, beyond malloc's range")
         self.lowering.declare("malloc", [i64], PTR)
-        size = self.const_i64(max(count, 1) * element_size(typ.element_type))
+        size = self.const_i64(nbytes)
         pointer = self.emit(llvm.CallOp("malloc", size, return_type=PTR))
         address = self.emit(llvm.PtrToIntOp(pointer, i64))
         failed = self.emit(llvm.ICmpOp(address, self.const_i64(0), IntegerAttr(0, i64)))  # eq

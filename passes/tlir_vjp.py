@@ -1,4 +1,5 @@
-"""`tlir-vjp`: reverse mode (§3, D3–D10).
+"""`tlir-vjp`: reverse mode (docs/autodiff.md#reverse-mode; D3–D10 of
+docs/autodiff.md#choices-beyond-torchlean).
 
 For `@main(x…) -> (y…)` it adds `@main_vjp(x…, dy…) -> (y…, dx…, dparams…)`:
 the forward ops (their values are kept for the backward sweep: stored, not

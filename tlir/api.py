@@ -21,6 +21,8 @@ def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) 
     from tlir.diagnostics import TlirError, read_text_file, verify_module
     from tlir.torchlean import import_file
 
+    if dtype not in (None, "f32", "f64"):
+        raise TlirError(path, f"dtype must be 'f32' or 'f64', got {dtype!r}")
     if path.endswith(".json"):
         return import_file(path, dtype or "f64")
     if not path.endswith(".mlir"):
@@ -36,12 +38,14 @@ def parse_module_checked(text: str, filename: str, ctx: Context | None = None) -
     """`parse_module`, with parse errors as one-line `TlirError`s."""
     from xdsl.utils.exceptions import ParseError
 
-    from tlir.diagnostics import parse_error
+    from tlir.diagnostics import TlirError, parse_error
 
     try:
         return parse_module(text, filename, ctx)
     except ParseError as err:
         raise parse_error(err) from None
+    except RecursionError:
+        raise TlirError(filename, "the input is nested too deeply to parse") from None
 
 
 def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
@@ -54,3 +58,35 @@ def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
             for typ in op.function_type.inputs.data:
                 if str(typ.element_type) != dtype:
                     raise TlirError(path, f"@main takes {typ}, not {dtype} (--dtype {dtype})")
+
+
+def save(model, path: str) -> None:
+    """Write a compiled model as `torchlean.ir.v1` JSON holding its current
+    parameter values (what `model.parameters()` reads now). The model's function
+    must be exportable: one input, tlir ops only (no `tlir.custom`)."""
+    from tlir.compiler import CompiledModel
+    from tlir.diagnostics import TlirError
+    from tlir.tools.common import write_output
+    from tlir.torchlean.exporter import dumps, export_module
+
+    if not isinstance(model, CompiledModel):
+        raise TlirError("tlir.save", f"expected a compiled model, got {type(model).__name__}")
+    if not str(path).endswith(".json"):
+        raise TlirError(str(path), "tlir.save writes torchlean.ir.v1 JSON: use a .json path")
+    module = model.module()
+    if model.function != "main":
+        from xdsl.dialects.builtin import StringAttr
+
+        for op in module.ops:
+            if getattr(op, "sym_name", None) == StringAttr("main"):
+                op.detach()
+        function = _find(module, model.function)
+        function.sym_name = StringAttr("main")
+    text = dumps(export_module(module, model.where))
+    write_output(str(path), text)
+
+
+def _find(module: ModuleOp, name: str):
+    from tlir.interface import find_function
+
+    return find_function(module, name)

@@ -8,8 +8,10 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
+    FloatAttr,
     TensorType,
 )
+from xdsl.ir import Attribute
 
 
 def element_type(dtype: np.dtype) -> Float32Type | Float64Type:
@@ -34,3 +36,26 @@ def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     if raw.size == 1 and count != 1:  # a splat
         raw = np.full(count, raw[0], dtype)
     return raw.astype(dtype.newbyteorder("="), copy=True).reshape(shape)
+
+
+def round_to(value: float, typ: Attribute) -> float:
+    """`value` rounded once to `typ` (f32: IEEE round-to-nearest-even, so a finite
+    f64 beyond binary32's range becomes ±inf, as everywhere a constant meets the
+    float32 carrier — see docs/numerics.md)."""
+    if isinstance(typ, Float32Type):
+        with np.errstate(over="ignore"):
+            return float(np.float32(value))
+    return float(value)
+
+
+def float_attr(value: float, typ: Attribute) -> FloatAttr:
+    """A float constant of type `typ`, rounded to it first (xDSL refuses to
+    store a finite f64 beyond binary32's range in an f32 attribute)."""
+    return FloatAttr(round_to(value, typ), typ)
+
+
+def to_carrier(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """float64 values in the carrier `dtype`: rounded once, overflow to ±inf
+    being the intended IEEE rounding (so NumPy's warning about it is silenced)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(dtype)

@@ -34,12 +34,12 @@ class TlirError(Exception):
 
 
 def read_text_file(path: str) -> str:
-    """The file's text; an unreadable or non-UTF-8 file is a one-line error."""
+    """The file's text; an unreadable, non-UTF-8 or too large file (more than
+    `tlir.limits.MAX_INPUT_BYTES`, or endless like /dev/zero) is a one-line error."""
+    from tlir.limits import read_limited
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError as err:
-        raise TlirError(path, f"cannot read the file: {err.strerror}") from None
+        return read_limited(path).decode("utf-8")
     except UnicodeDecodeError:
         raise TlirError(path, "the file is not UTF-8 text") from None
 

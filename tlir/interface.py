@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, TensorType
 
 from tlir.diagnostics import TlirError
 
@@ -21,10 +21,34 @@ def numpy_dtype(typ: TensorType) -> np.dtype:
 
 
 def find_function(module: ModuleOp, name: str = "main") -> func.FuncOp:
+    """`@name`, checked to be a model's entry: a body, and float tensors of static
+    shape (the arrays it is called with) for every argument and result."""
+    from tlir.diagnostics import describe_location
+
     for op in module.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            where = describe_location(op.location, "module")
+            if not op.body.blocks:
+                raise TlirError(where, f"@{name} is only declared: a model needs its body")
+            signature = op.function_type
+            for what, types in (("argument", signature.inputs), ("result", signature.outputs)):
+                for index, typ in enumerate(types.data):
+                    if not _is_float_tensor(typ):
+                        raise TlirError(
+                            where,
+                            f"@{name} {what} {index} is {typ}: a model takes and returns "
+                            "tensors of f32 or f64 with static shapes",
+                        )
             return op
     raise TlirError("module", f"no function @{name} in the module")
+
+
+def _is_float_tensor(typ: object) -> bool:
+    return (
+        isinstance(typ, TensorType)
+        and isinstance(typ.element_type, Float32Type | Float64Type)
+        and all(d >= 0 for d in typ.get_shape())
+    )
 
 
 def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str) -> list:

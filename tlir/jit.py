@@ -13,9 +13,11 @@ the OpenMP runtime (`libgomp`) is loaded once, if present, for threaded steps.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import ctypes.util
 import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,8 +84,72 @@ def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: in
     builder.getModulePassManager().run(module, builder)
 
 
-def compile_object(llvm_ir: str, opt_level: int, where: str = "module") -> bytes:
-    """Object code for the host CPU from LLVM IR text."""
+LIBRARY_FUNCTIONS = frozenset(
+    name + suffix
+    for name in ("exp", "log", "tanh", "sin", "cos", "sqrt", "fabs")
+    for suffix in ("", "f")
+)
+"""The C math functions compiled code may call (both back ends lower `math` ops to them)."""
+
+RUNTIME_FUNCTIONS = frozenset({"GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads"})
+"""The OpenMP runtime entries of the entry function. Not `malloc`: compiled code never
+allocates (the caller passes one checked workspace), so an allocation that slipped into a
+kernel — which MLIR's lowering would not check for failure — is refused, not run."""
+
+
+def check_external_symbols(
+    module: llvm.ModuleRef, where: str, provided: frozenset[str] = frozenset()
+) -> None:
+    """Compiled code calls only what tlir emits: its kernels (`provided`), LLVM
+    intrinsics, the C math functions and the runtime above. Anything else (a
+    model declaring `@exit`, `@system`, an external global, ...) is refused."""
+    allowed = LIBRARY_FUNCTIONS | RUNTIME_FUNCTIONS | provided
+    for function in module.functions:
+        name = function.name
+        if function.is_declaration and not name.startswith("llvm.") and name not in allowed:
+            raise TlirError(
+                where,
+                f"the compiled code would call the external function @{name}; a model may "
+                "call only functions it defines",
+            )
+    for variable in module.global_variables:
+        if variable.is_declaration:
+            raise TlirError(
+                where, f"the compiled code would read the external variable @{variable.name}"
+            )
+
+
+_OBJECTS: collections.OrderedDict[tuple[str, int, frozenset[str]], bytes] = (
+    collections.OrderedDict()
+)
+"""The last `_OBJECTS_KEPT` objects compiled in this process, by (IR digest, level,
+provided). Running LLVM's optimizer through llvmlite 0.50 leaks about 100 KB per
+run — `LLVMPY_CreatePassBuilder` allocates a `PassInstrumentationCallbacks` that
+nothing frees, and every run registers more callbacks in it — so a process that
+compiles the same kernels again (a model recompiled with `cache=False`, a test
+suite) takes them from here instead of leaking again. Compilation is a pure
+function of the key (the host is fixed for the process), so this changes no bits."""
+
+_OBJECTS_KEPT = 256
+
+
+def compile_object(
+    llvm_ir: str, opt_level: int, where: str = "module", provided: frozenset[str] = frozenset()
+) -> bytes:
+    """Object code for the host CPU from LLVM IR text; `provided`: the functions
+    it may call that other objects of the model define (see `check_external_symbols`)."""
+    key = (hashlib.sha256(llvm_ir.encode()).hexdigest(), opt_level, provided)
+    if key in _OBJECTS:
+        _OBJECTS.move_to_end(key)
+        return _OBJECTS[key]
+    data = _compile_object(llvm_ir, opt_level, where, provided)
+    _OBJECTS[key] = data
+    if len(_OBJECTS) > _OBJECTS_KEPT:
+        _OBJECTS.popitem(last=False)
+    return data
+
+
+def _compile_object(llvm_ir: str, opt_level: int, where: str, provided: frozenset[str]) -> bytes:
     machine = target_machine(opt_level)
     try:
         module = llvm.parse_assembly(llvm_ir)
@@ -91,6 +157,7 @@ def compile_object(llvm_ir: str, opt_level: int, where: str = "module") -> bytes
     except RuntimeError as err:
         message = " ".join(str(err).split())
         raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
+    check_external_symbols(module, where, provided)
     _optimize(module, machine, opt_level)
     return machine.emit_object(module)
 

@@ -20,9 +20,11 @@ that into buffers and steps:
     i32 @tlir_main(ptr inputs, ptr outputs, ptr constants, ptr workspace, i32 threads)
 
 (the first three are arrays of buffer pointers) with a small OpenMP runtime:
-`GOMP_parallel` runs a worker on each thread, and thread t of T takes the
-iterations `[N·t/T, N·(t+1)/T)`, so each output is computed by exactly one
-thread, in the same order as with one thread.
+`GOMP_parallel` runs a worker on each thread, and the workers take chunks of
+about N/(4T) iterations from a shared atomic counter until none are left
+(a thread the OS delays takes fewer; the others do not wait for its share).
+Each iteration runs whole on one thread, in the same order as with one
+thread, so the results do not depend on T or on who took which chunk.
 """
 
 from __future__ import annotations
@@ -252,33 +254,32 @@ def _copy_outputs(ret: func.ReturnOp, storage: dict[SSAValue, Storage], plan: Pl
 ENTRY = "tlir_main"
 
 RUNTIME = """
-%tlir.closure = type { ptr, ptr, i64 }
+%tlir.closure = type { ptr, ptr, i64, i64, i64 }
 declare void @GOMP_parallel(ptr, ptr, i32, i32)
-declare i32 @omp_get_thread_num()
-declare i32 @omp_get_num_threads()
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
 define internal void @tlir.worker(ptr %closure) {
+entry:
   %fp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 0
   %f = load ptr, ptr %fp
   %ap = getelementptr %tlir.closure, ptr %closure, i32 0, i32 1
   %args = load ptr, ptr %ap
   %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
   %n = load i64, ptr %np
-  %t32 = call i32 @omp_get_thread_num()
-  %nt32 = call i32 @omp_get_num_threads()
-  %t = sext i32 %t32 to i64
-  %nt = sext i32 %nt32 to i64
-  %lo.n = mul i64 %n, %t
-  %lo = udiv i64 %lo.n, %nt
-  %t1 = add i64 %t, 1
-  %hi.n = mul i64 %n, %t1
-  %hi = udiv i64 %hi.n, %nt
-  %some = icmp ult i64 %lo, %hi
-  br i1 %some, label %run, label %done
+  %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
+  %cp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
+  %chunk = load i64, ptr %cp
+  br label %grab
+grab:
+  %lo = atomicrmw add ptr %next, i64 %chunk monotonic
+  %more = icmp ult i64 %lo, %n
+  br i1 %more, label %run, label %done
 run:
+  %end = add i64 %lo, %chunk
+  %over = icmp ugt i64 %end, %n
+  %hi = select i1 %over, i64 %n, i64 %end
   call void %f(ptr %args, i64 %lo, i64 %hi)
-  br label %done
+  br label %grab
 done:
   ret void
 }
@@ -297,6 +298,16 @@ parallel:
   store ptr %args, ptr %ap
   %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
   store i64 %n, ptr %np
+  %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
+  store i64 0, ptr %next
+  ; chunks of about a quarter of an even share: ceil(n / (4 threads))
+  %t64 = sext i32 %threads to i64
+  %ways = mul i64 %t64, 4
+  %ways1 = sub i64 %ways, 1
+  %up = add i64 %n, %ways1
+  %chunk = udiv i64 %up, %ways
+  %cp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
+  store i64 %chunk, ptr %cp
   call void @GOMP_parallel(ptr @tlir.worker, ptr %closure, i32 %threads, i32 0)
   ret void
 }

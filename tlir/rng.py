@@ -1,4 +1,4 @@
-"""TorchLean's counter-based random numbers (spec §6), on NumPy uint64 arrays.
+"""TorchLean's counter-based random numbers (docs/random.md), on NumPy uint64 arrays.
 
 SplitMix64's output function keyed by (seed + node id); draw `k` of a node is
 `mix(key + k)` truncated to its low 32 bits. All arithmetic wraps modulo 2^64.
@@ -25,7 +25,7 @@ def mix_int(x: int) -> int:
 
 
 def key_of(seed: int, node_id: int) -> int:
-    """§6.2: `mix((seed mod 2^64) + (i mod 2^64))`."""
+    """docs/random.md#key: `mix((seed mod 2^64) + (i mod 2^64))`."""
     return mix_int(((seed & MASK64) + (node_id & MASK64)) & MASK64)
 
 
@@ -47,7 +47,8 @@ def draws(seed: int, node_id: int, count: int) -> np.ndarray:
 
 
 def uniform(seed: int, node_id: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """§6.4: `u_k` cast to the carrier (RNE for float32), then divided by 2^32."""
+    """docs/random.md#uniform-values: `u_k` cast to the carrier (RNE for float32), then divided
+    by 2^32."""
     count = int(np.prod(shape, dtype=np.int64))
     values = draws(seed, node_id, count).astype(dtype) / dtype.type(TWO_POW_32)
     return values.reshape(shape)
@@ -56,7 +57,8 @@ def uniform(seed: int, node_id: int, shape: tuple[int, ...], dtype: np.dtype) ->
 def bernoulli(
     seed: int, node_id: int, keep: np.ndarray, shape: tuple[int, ...], dtype: np.dtype
 ) -> np.ndarray:
-    """§6.5: 0 unless p > 0; 1 if p >= 1; else 1 where p > uniform_k."""
+    """docs/random.md#bernoulli-keep-rule: 0 unless p > 0; 1 if p >= 1; else 1 where
+    p > uniform_k."""
     p = dtype.type(keep)
     if not p > 0:
         return np.zeros(shape, dtype)

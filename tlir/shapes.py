@@ -1,4 +1,4 @@
-"""TorchLean's shape rules (spec §3), as plain functions on tuples of extents.
+"""TorchLean's shape rules (docs/ops.md), as plain functions on tuples of extents.
 
 One function per rule family. Each returns the inferred output shape or raises
 `ShapeError` with a message that states the rule that failed; the caller adds
@@ -36,7 +36,8 @@ def _check_axis(name: str, axis: int, rank: int) -> None:
 
 
 def same_shape(lhs: Shape, rhs: Shape) -> Shape:
-    """add, sub, mul_elem, max_elem, min_elem: no implicit broadcasting (§2)."""
+    """add, sub, mul_elem, max_elem, min_elem: no implicit broadcasting
+    (docs/ops.md#no-implicit-broadcasting)."""
     if lhs != rhs:
         raise ShapeError(
             f"operand shapes {fmt(lhs)} and {fmt(rhs)} differ "
@@ -52,7 +53,7 @@ def scalar_operand(shape: Shape, what: str) -> None:
 
 
 def permute(shape: Shape, perm: Sequence[int]) -> Shape:
-    """§3.4: `perm` must be a permutation of `0..rank-1`; out[i] = in[perm[i]]."""
+    """docs/ops.md#permute: `perm` must be a permutation of `0..rank-1`; out[i] = in[perm[i]]."""
     rank = len(shape)
     if len(perm) != rank:
         raise ShapeError(f"perm has {len(perm)} entries but the operand has rank {rank}")
@@ -66,7 +67,7 @@ def permute(shape: Shape, perm: Sequence[int]) -> Shape:
 
 
 def transpose(shape: Shape, axis1: int, axis2: int) -> Shape:
-    """§3.5: swap two axes, both in range."""
+    """docs/ops.md#transpose: swap two axes, both in range."""
     _check_axis("axis1", axis1, len(shape))
     _check_axis("axis2", axis2, len(shape))
     out = list(shape)
@@ -75,7 +76,8 @@ def transpose(shape: Shape, axis1: int, axis2: int) -> Shape:
 
 
 def pool_out_dim(extent: int, kernel: int, stride: int, padding: int) -> int:
-    """§3.17 `poolOutDim`: a window that does not fit gives an empty axis, not an error."""
+    """docs/ops.md#max_pool `poolOutDim`: a window that does not fit gives an empty axis,
+    not an error."""
     if (
         extent == 0
         or kernel == 0
@@ -93,12 +95,23 @@ def _check_lengths(spatial_rank: int, **lists: Sequence[int]) -> None:
             raise ShapeError(f"{name} has {len(values)} entries but spatial_rank is {spatial_rank}")
 
 
+def _check_natural(**lists: Sequence[int]) -> None:
+    """Entries of Nat-valued lists (kernel, stride, padding, …): never negative
+    (an i64 property from MLIR text can be; JSON input is checked on reading)."""
+    for name, values in lists.items():
+        for axis, value in enumerate(values):
+            if value < 0:
+                raise ShapeError(f"{name} is {value} at spatial axis {axis}, not a natural number")
+
+
 def pool(
     shape: Shape, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int]
 ) -> Shape:
-    """§3.17/§3.18 `planPool`: the last `len(kernel)` axes are spatial."""
+    """docs/ops.md#max_pool, docs/ops.md#avg_pool `planPool`: the last `len(kernel)` axes
+    are spatial."""
     spatial_rank = len(kernel)
     _check_lengths(spatial_rank, stride=stride, padding=padding)
+    _check_natural(kernel=kernel, stride=stride, padding=padding)
     if spatial_rank == 0:
         raise ShapeError("spatial_rank must be positive")
     if spatial_rank > len(shape):
@@ -118,7 +131,7 @@ def pool(
 
 
 def broadcast_to(source: Shape, target: Shape) -> Shape:
-    """§3.19: NumPy's right-aligned rule; a 1 expands to anything, 0 included."""
+    """docs/ops.md#broadcast_to: NumPy's right-aligned rule; a 1 expands to anything, 0 included."""
     if len(source) > len(target):
         raise ShapeError(
             f"cannot broadcast {fmt(source)} to {fmt(target)}: source rank "
@@ -136,7 +149,8 @@ def broadcast_to(source: Shape, target: Shape) -> Shape:
 
 
 def reduce_axis(shape: Shape, axis: int) -> Shape:
-    """§3.20/§3.21: the axis must exist and be non-empty; it is removed."""
+    """docs/ops.md#reduce_sum, docs/ops.md#reduce_mean: the axis must exist and be non-empty;
+    it is removed."""
     _check_axis("axis", axis, len(shape))
     if shape[axis] == 0:
         raise ShapeError(f"reduction axis {axis} has extent 0")
@@ -144,7 +158,7 @@ def reduce_axis(shape: Shape, axis: int) -> Shape:
 
 
 def broadcast_batch(lhs: Shape, rhs: Shape) -> Shape:
-    """NumPy broadcast of two batch shapes (matmul §3.23 case 1)."""
+    """NumPy broadcast of two batch shapes (docs/ops.md#matmul, case 1)."""
     if lhs == rhs:
         return lhs
     rank = max(len(lhs), len(rhs))
@@ -162,7 +176,7 @@ def broadcast_batch(lhs: Shape, rhs: Shape) -> Shape:
 
 
 def matmul(lhs: Shape, rhs: Shape) -> Shape:
-    """§3.23: the four rank cases of torch.matmul, scalars rejected."""
+    """docs/ops.md#matmul: the four rank cases of torch.matmul, scalars rejected."""
     if not lhs or not rhs:
         raise ShapeError("matmul operands must have rank at least 1")
     if len(lhs) == 1 and len(rhs) == 1:
@@ -184,7 +198,7 @@ def _contract(lhs_extent: int, rhs_extent: int) -> None:
 
 
 def linear(x: Shape, weight: Shape, bias: Shape) -> Shape:
-    """§3.24 with the payload as operands: y = x W^T + b over the last axis."""
+    """docs/ops.md#linear with the payload as operands: y = x W^T + b over the last axis."""
     if not x:
         raise ShapeError("the input must have rank at least 1")
     if len(weight) != 2:
@@ -198,7 +212,7 @@ def linear(x: Shape, weight: Shape, bias: Shape) -> Shape:
 
 
 def linear_declared(x: Shape, declared: Shape) -> None:
-    """§3.24's payload-free rule: both rank >= 1 with identical leading axes."""
+    """docs/ops.md#linear, payload-free rule: both rank >= 1 with identical leading axes."""
     if not x or not declared:
         raise ShapeError("linear input and output must have rank at least 1")
     if x[:-1] != declared[:-1]:
@@ -207,7 +221,7 @@ def linear_declared(x: Shape, declared: Shape) -> None:
 
 @dataclass(frozen=True)
 class ConvConfig:
-    """TorchLean's `ConvConfig` (§3.25); `spatial_rank` is `len(kernel)`."""
+    """TorchLean's `ConvConfig` (docs/ops.md#conv); `spatial_rank` is `len(kernel)`."""
 
     kernel: tuple[int, ...]
     stride: tuple[int, ...]
@@ -225,7 +239,7 @@ class ConvConfig:
 
 
 def conv(shape: Shape, cfg: ConvConfig) -> Shape:
-    """§3.25: the checks in TorchLean's order, then the output extents."""
+    """docs/ops.md#conv: the checks in TorchLean's order, then the output extents."""
     _check_lengths(
         cfg.spatial_rank,
         stride=cfg.stride,
@@ -233,11 +247,18 @@ def conv(shape: Shape, cfg: ConvConfig) -> Shape:
         padding_after=cfg.padding_after,
         dilation=cfg.dilation,
     )
-    if cfg.in_channels == 0:
+    _check_natural(
+        kernel=cfg.kernel,
+        stride=cfg.stride,
+        padding=cfg.padding,
+        padding_after=cfg.padding_after,
+        dilation=cfg.dilation,
+    )
+    if cfg.in_channels <= 0:
         raise ShapeError("in_channels must be positive")
-    if cfg.out_channels == 0:
+    if cfg.out_channels <= 0:
         raise ShapeError("out_channels must be positive")
-    if cfg.groups == 0:
+    if cfg.groups <= 0:
         raise ShapeError("groups must be positive")
     if cfg.in_channels % cfg.groups:
         raise ShapeError(
@@ -292,7 +313,7 @@ def conv_params(cfg: ConvConfig, weight: Shape, bias: Shape) -> None:
 
 
 def batch_norm(shape: Shape, channel_axis: int, channels: int) -> Shape:
-    """§3.26: channels > 0, axis in range, extent equal to `channels`."""
+    """docs/ops.md#batch_norm_eval: channels > 0, axis in range, extent equal to `channels`."""
     if channels == 0:
         raise ShapeError("channels must be positive")
     _check_axis("channel_axis", channel_axis, len(shape))
@@ -310,20 +331,20 @@ def per_channel_param(name: str, shape: Shape, channels: int) -> None:
 
 
 def softmax(shape: Shape, axis: int) -> Shape:
-    """§3.36: the axis must exist (so rank >= 1)."""
+    """docs/ops.md#softmax: the axis must exist (so rank >= 1)."""
     _check_axis("axis", axis, len(shape))
     return shape
 
 
 def hard_mask(shape: Shape, mask_shape: Shape) -> Shape:
-    """§3.37: the mask has exactly the operand's shape."""
+    """docs/ops.md#hard_masked_softmax: the mask has exactly the operand's shape."""
     if mask_shape != shape:
         raise ShapeError(f"mask shape {fmt(mask_shape)} does not match operand shape {fmt(shape)}")
     return shape
 
 
 def layernorm(shape: Shape, axis: int) -> Shape:
-    """§3.38: axis in range and a non-empty normalized block."""
+    """docs/ops.md#layernorm: axis in range and a non-empty normalized block."""
     _check_axis("axis", axis, len(shape))
     if size(shape[axis:]) == 0:
         raise ShapeError(f"normalized shape {fmt(shape[axis:])} has no elements")
@@ -338,7 +359,7 @@ def layernorm_param(name: str, param: Shape, shape: Shape, axis: int) -> None:
 
 
 def reshape(shape: Shape, out: Shape) -> Shape:
-    """§3.39: row-major reinterpretation keeping the element count."""
+    """docs/ops.md#reshape: row-major reinterpretation keeping the element count."""
     if size(shape) != size(out):
         raise ShapeError(
             f"cannot reshape {fmt(shape)} ({size(shape)} elements) to "
@@ -348,12 +369,12 @@ def reshape(shape: Shape, out: Shape) -> Shape:
 
 
 def flatten(shape: Shape) -> Shape:
-    """§3.40: everything, batch axis included, into one axis."""
+    """docs/ops.md#flatten: everything, batch axis included, into one axis."""
     return (size(shape),)
 
 
 def concat(shapes: Sequence[Shape], axis: int) -> Shape:
-    """§3.41: at least two parents of one rank, equal off the concat axis."""
+    """docs/ops.md#concat: at least two parents of one rank, equal off the concat axis."""
     if len(shapes) < 2:
         raise ShapeError(f"concat needs at least 2 operands, got {len(shapes)}")
     first = shapes[0]
@@ -374,6 +395,6 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
 
 
 def mse_loss(prediction: Shape, target: Shape) -> Shape:
-    """§3.42: identical shapes, scalar result."""
+    """docs/ops.md#mse_loss: identical shapes, scalar result."""
     same_shape(prediction, target)
     return ()

@@ -1,9 +1,10 @@
 """Emitting derivative programs: tlir ops, `tlir_ad` ops and scalar bodies.
 
 A `Builder` appends ops to a block, every one at the location of the op being
-differentiated. `Scalar` extends the lowering's `Body` with the §2.1 `Dual`
+differentiated. `Scalar` extends the lowering's `Body` with the `Dual`
 instances on (primal, tangent) pairs of scalars, each in TorchLean's order of
-native operations, so that a rule reads like the spec's tangent program.
+native operations, so that a rule reads like the spec's tangent program
+(docs/autodiff.md#forward-mode-dual-valued-execution).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class Scalar(Body):
             result = self.select(condition, value, result)
         return result
 
-    # --- Dual instances (§2.1), tangent programs in TorchLean's order --------
+    # --- Dual instances (docs/autodiff.md), tangent programs in TorchLean's order
 
     def quotient(self, a: Pair, b: Pair) -> Pair:
         """D1: q = a/b, den = b·b, n1 = da·b, n2 = a·db, dq = (n1 − n2)/den."""

@@ -1,10 +1,12 @@
-"""JVP rules of the elementwise and data-movement ops (D2: dual-valued execution).
+"""JVP rules of the elementwise and data-movement ops (dual-valued execution:
+docs/autodiff.md#d2-forward-mode).
 
-Each rule emits the tangent half of the op's forward spec run on
-(primal, tangent) pairs with TorchLean's `Dual` instances (§2.1, §2.4):
-branches test primals only, and every native operation of an instance is
-emitted in its order, zero terms included (a `0·x` with an infinite `x` is NaN
-in TorchLean too). Pure index moves apply the forward op to the tangent.
+Each rule emits the tangent half of the op's forward spec run on (primal,
+tangent) pairs with TorchLean's `Dual` instances
+(docs/autodiff.md#forward-mode-dual-valued-execution): branches test primals
+only, and every native operation of an instance is emitted in its order, zero
+terms included (a `0·x` with an infinite `x` is NaN in TorchLean too). Pure
+index moves apply the forward op to the tangent.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Pair, Scalar, shape_of
 from tlir.passes.autodiff.tables import jvp_rule
 
-# --- no tangent: constants, random numbers, detach (D9, §2.2) ----------------
+# --- no tangent: constants, random numbers, detach (D9) --------------------
 
 
 @jvp_rule(T.ConstOp, T.RandUniformOp, T.BernoulliMaskOp, T.DetachOp)

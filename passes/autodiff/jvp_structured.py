@@ -1,9 +1,9 @@
 """JVP rules of the folding ops: reductions, contractions, windows, softmax and
-normalization (D2). Each fold keeps its forward order and runs on duals: a
-contraction's term is `(da·b) + (a·db)`, a mean divides by `(n, 0)` with the
-quotient rule (D1), softmax's max splits ties ½/½ and starts from element 0
-(whose max with itself is a tie), max pools and the hard-masked max take the
-tangent of the first maximum."""
+normalization (docs/autodiff.md#d2-forward-mode). Each fold keeps its forward
+order and runs on duals: a contraction's term is `(da·b) + (a·db)`, a mean
+divides by `(n, 0)` with the quotient rule (D1), softmax's max splits ties ½/½
+and starts from element 0 (whose max with itself is a tie), max pools and the
+hard-masked max take the tangent of the first maximum."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from xdsl.ir import SSAValue
 
 from tlir import shapes
 from tlir.dialects import tlir as T
+from tlir.passes.autodiff import contractions
 from tlir.passes.autodiff.builder import Scalar, d, dims, element_of, shape_of
 from tlir.passes.autodiff.geometry import Window, batch_exprs
 from tlir.passes.autodiff.tables import jvp_rule
@@ -87,6 +88,9 @@ def _bias_add(j, acc: SSAValue, dbias: SSAValue, bias_index: list) -> SSAValue:
 @jvp_rule(T.LinearOp)
 def linear(j, op: T.LinearOp, dots: list[SSAValue]) -> SSAValue:
     """Per output: fold over i of ((dW·x) + (W·dx)) from +0, then + db."""
+    fast = contractions.linear_jvp(j.b, op, dots)
+    if fast is not None:
+        return fast
     x, out = shape_of(op.input), shape_of(op.result)
     lead = len(x) - 1
     o, i = d(lead), d(lead + 1)
@@ -108,9 +112,12 @@ def _spatial_padding(window: Window) -> tuple[list[int], list[int]]:
 
 @jvp_rule(T.ConvOp)
 def conv(j, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue:
-    """§3.25 on duals: per output, fold over the group's input channels l, then
+    """docs/ops.md#conv on duals: per output, fold over the group's input channels l, then
     kernel cells (row-major), of ((dx·w) + (x·dw)) from +0; then + db. Dims
     (lead…, g, m, o…, l, k…): channel g·cin + l in, g·cout + m out."""
+    fast = contractions.conv_jvp(j.b, op, dots)
+    if fast is not None:
+        return fast
     cfg, window = op.config, Window.of_conv(op)
     lead, rank, groups = window.lead, window.rank, cfg.groups
     cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
@@ -268,7 +275,7 @@ def batch_norm_eval(j, op: T.BatchNormEvalOp, dots: list[SSAValue]) -> SSAValue:
 
 @jvp_rule(T.LayerNormOp)
 def layernorm(j, op: T.LayerNormOp, dots: list[SSAValue]) -> SSAValue:
-    """§3.38 on duals: μ = Σx/N, c = x − μ, μ₂ = Σc/N, v = Σ(c − μ₂)²/N (each sum a
+    """docs/ops.md#layernorm on duals: μ = Σx/N, c = x − μ, μ₂ = Σc/N, v = Σ(c − μ₂)²/N (each sum a
     dual fold, each /N the quotient rule), σ = sqrt(max(max(v, 0) + eps, 0)),
     y = (c/σ)·γ + β."""
     x, dx = op.input, dots[0]

@@ -4,7 +4,8 @@ A JVP rule gets the context (`Jvp`, with the builder), the op as cloned into the
 derivative function and its operands' tangents, and returns the result's
 tangent. A VJP rule gets the context, the op and its result's cotangent `g`,
 and returns one contribution per operand (None: no contribution), in operand
-order; `stops` lists the operands no gradient flows to (D8, D9, D4).
+order; `stops` lists the operands no gradient flows to (D8, D9, D4 of
+docs/autodiff.md#choices-beyond-torchlean).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""VJP rules of the elementwise ops and of index moves (§3.2, D8, D9).
+"""VJP rules of the elementwise ops and of index moves (docs/autodiff.md#reverse-mode; D8, D9).
 
 `g` is the result's cotangent. A rule returns one contribution per operand in
 operand order (None: nothing flows there); `wants[i]` says whether operand i

@@ -1,6 +1,7 @@
-"""VJP rules of batch_norm_eval (D4) and layernorm (§3.2, TorchLean's
-`layerNormBackward`): the forward statistics recomputed exactly as the forward
-computes them, then the closed forms, every sum a fold from +0."""
+"""VJP rules of batch_norm_eval (docs/autodiff.md#d4-batch-norm-vjp) and
+layernorm (docs/autodiff.md#reverse-mode, TorchLean's `layerNormBackward`): the
+forward statistics recomputed exactly as the forward computes them, then the
+closed forms, every sum a fold from +0."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """VJP rules of index moves, reductions, contractions, windows, softmax and
-normalization (§3.2, D3–D6). Every sum is a `tlir_ad.fold` from +0 in the
-order the rule states; the backward passes of windows read the cotangent
+normalization (docs/autodiff.md#reverse-mode; D3–D6 of
+docs/autodiff.md#choices-beyond-torchlean). Every sum is a `tlir_ad.fold` from
++0 in the order the rule states; the backward passes of windows read the cotangent
 spread onto the input grid (`Window.spread`), so each input position folds its
 contributions without a scatter."""
 
@@ -12,6 +13,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir as T
+from tlir.passes.autodiff import contractions
 from tlir.passes.autodiff.builder import Scalar, d, dims, element_of, shape_of
 from tlir.passes.autodiff.geometry import Window, batch_exprs
 from tlir.passes.autodiff.tables import vjp_rule
@@ -139,6 +141,9 @@ def matmul(v, op: T.MatmulOp, g: SSAValue, wants: list[bool]) -> list:
     batch = out[:nb]
     m, n, p = (a[-2] if has_i else 1), a[-1], (b[-1] if has_j else 1)
     beta = dims(range(nb))
+    fast = contractions.matmul_vjp(v.b, op, g, wants)
+    if fast is not None:
+        return list(fast)
     da = db = None
     if wants[0]:
         i, k, j = d(nb), d(nb + 1), d(nb + 2)
@@ -166,6 +171,10 @@ def linear(v, op: T.LinearOp, g: SSAValue, wants: list[bool]) -> list:
     rows = dims(range(lead))
     out_dim, in_dim = shape_of(op.weight)
     gx = gw = gb = None
+    fast = contractions.linear_vjp(v.b, op, g, wants)
+    if fast is not None:
+        gx, gw = fast
+        wants = [False, False, wants[2]]
     if wants[0]:
         i, o = d(lead), d(lead + 1)
         gx = v.b.fold([g, op.weight], [[*rows, o], [o, i]], [*x, out_dim], [lead + 1], [0.0],
@@ -198,8 +207,16 @@ def conv(v, op: T.ConvOp, g: SSAValue, wants: list[bool]) -> list:
     cfg, window = op.config, Window.of_conv(op)
     groups = cfg.groups
     cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
-    gx = _conv_input_grad(v, op, g, window, groups, cin, cout) if wants[0] else None
-    gw = _conv_kernel_grad(v, op, g, window, groups, cin, cout) if wants[1] else None
+    gx = None
+    if wants[0]:
+        gx = contractions.conv_input_vjp(v.b, op, g)
+        if gx is None:
+            gx = _conv_input_grad(v, op, g, window, groups, cin, cout)
+    gw = None
+    if wants[1]:
+        gw = contractions.conv_kernel_vjp(v.b, op, g)
+        if gw is None:
+            gw = _conv_kernel_grad(v, op, g, window, groups, cin, cout)
     gb = None
     if wants[2]:
         lead, rank = window.lead, window.rank

@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from tlir.dense import round_to
+
 Index = int | SSAValue
 """An index that is either known now (a Python int) or computed at run time."""
 
@@ -203,6 +205,7 @@ class KernelBuilder:
 
     def constant(self, value: float, typ: Attribute) -> SSAValue:
         """A float constant, or a splat vector constant."""
+        value = round_to(value, typ.element_type if isinstance(typ, VectorType) else typ)
 
         def make() -> Operation:
             if isinstance(typ, VectorType):

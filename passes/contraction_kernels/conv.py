@@ -1,4 +1,4 @@
-"""`tlir.conv` (§3.25) as an implicit GEMM, one per (sample, group):
+"""`tlir.conv` (docs/ops.md#conv) as an implicit GEMM, one per (sample, group):
 
     C(i, j) = fold over k of W[g·cout + i, g·cin·kvol + k] · X(k, j)     (+ bias[g·cout + i])
 
@@ -26,7 +26,6 @@ from xdsl.ir import SSAValue
 from tlir.dialects import tlir as T
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
-from tlir.passes.contraction_kernels.target import TargetInfo
 
 
 def _unravel(kb: KernelBuilder, flat: Index, extents: Sequence[int]) -> list[Index]:
@@ -59,7 +58,6 @@ class Im2colPacker:
 
     def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
         element = self.buffer.type.element_type
-        vt = VectorType(element, [tiling.lanes])
         lanes, ldp = tiling.lanes, tiling.ldp
         d = len(self.kernel)
         kvol = math.prod(self.kernel)
@@ -113,18 +111,22 @@ class Im2colPacker:
                     return []
 
                 kb.loop(a_, lo, 1, [], fill)
-                if s == 1:
-                    count = kb.div(kb.sub(hi, lo), lanes)
-                    vector_end = kb.add(lo, kb.mul(count, lanes))
+                vector_end = lo
+                # Stride 1: full vectors, then at most one each of half and a
+                # quarter of a vector (a 28-wide row in f32: 16 + 8 + 4 lanes).
+                widths = [w for w in (lanes, lanes // 2, lanes // 4) if w >= 2] if s == 1 else []
+                for chunk in widths:
+                    start = vector_end
+                    count = kb.div(kb.sub(hi, start), chunk)
+                    vector_end = kb.add(start, kb.mul(count, chunk))
+                    chunk_type = VectorType(element, [chunk])
 
-                    def vcopy(o: Index, carried: list) -> list:
-                        value = kb.vload(self.buffer, kb.add(src_col, o), vt)
+                    def vcopy(o: Index, carried: list, chunk_type=chunk_type) -> list:
+                        value = kb.vload(self.buffer, kb.add(src_col, o), chunk_type)
                         kb.vstore(value, dst, kb.add(out, o))
                         return []
 
-                    kb.loop(lo, vector_end, lanes, [], vcopy)
-                else:
-                    vector_end = lo
+                    kb.loop(start, vector_end, chunk, [], vcopy)
 
                 def copy(o: Index, carried: list) -> list:
                     value = kb.load(self.buffer, kb.add(src_col, kb.mul(o, s)))
@@ -142,9 +144,7 @@ class Im2colPacker:
         _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
 
 
-def conv_spec(
-    op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue], target: TargetInfo
-) -> GemmSpec:
+def conv_spec(op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> GemmSpec:
     cfg = op.config
     x_shape = tuple(op.input.type.get_shape())
     out_shape = tuple(op.result.type.get_shape())

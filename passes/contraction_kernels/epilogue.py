@@ -21,7 +21,6 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import Float64Type, VectorType
 from xdsl.ir import Block, Operation, SSAValue
 
-from tlir.dialects import tlir as T
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES
 from tlir.passes.convert_tlir_to_linalg.emit import Body
@@ -117,10 +116,6 @@ class BoundEpilogue:
     plan: EpiloguePlan
     buffers: list[SSAValue]
 
-    @property
-    def has_scalar_steps(self) -> bool:
-        return self.plan.vector_steps < len(self.plan.steps)
-
     def _operand(self, kb: KernelBuilder, step: Step, running, at: Index, typ) -> list:
         values = []
         for position in step.operands:
@@ -152,7 +147,3 @@ class BoundEpilogue:
             args = self._operand(kb, step, value, at, value.type)
             value = SCALAR_BODIES[step.op_class](Body(kb.block, value.type), *args)
         return value
-
-
-def is_elementwise(op: Operation) -> bool:
-    return type(op) in SCALAR_BODIES and isinstance(op, T.TlirOp)

@@ -75,7 +75,7 @@ def assembly(llvm_ir: str, name: str, opt_level: int = 2) -> str:
 
 def instruction_counts(asm: str) -> Counter:
     """Mnemonic + register width of the arithmetic that matters here:
-    `vmulpd ymm`, `vaddps zmm`, any `vfmadd…`."""
+    `vmulpd ymm`, `vaddps zmm`, any `vfmadd…`, and how A is broadcast."""
     counts: Counter = Counter()
     for line in asm.splitlines():
         parts = line.split()
@@ -84,6 +84,10 @@ def instruction_counts(asm: str) -> Counter:
         mnemonic = parts[0]
         if mnemonic.startswith(("vfmadd", "vfmsub", "vfnmadd", "vfnmsub")):
             counts["fma"] += 1
+        if mnemonic.startswith("vbroadcasts"):  # a shuffle-unit broadcast of A
+            counts["broadcast " + ("zmm" if "zmm" in line else "ymm/xmm")] += 1
+        if "{1to" in line:  # an embedded broadcast, done by the load unit
+            counts["embedded broadcast"] += 1
         if mnemonic in ("vmulpd", "vaddpd", "vmulps", "vaddps", "mulpd", "addpd", "mulps",
                         "addps", "vmulsd", "vaddsd", "vmulss", "vaddss"):  # fmt: skip
             width = "zmm" if "zmm" in line else "ymm" if "ymm" in line else "xmm"

@@ -1,5 +1,5 @@
-"""`tlir.matmul` (§3.23, all four rank cases, batch broadcasting) and
-`tlir.linear` (§3.24, any leading dims) as GEMMs.
+"""`tlir.matmul` (docs/ops.md#matmul, all four rank cases, batch broadcasting) and
+`tlir.linear` (docs/ops.md#linear, any leading dims) as GEMMs.
 
 matmul, both operands of rank ≥ 2: C = A·B per output batch entry, the batch
 index projected onto each operand (index 0 on broadcast axes). A vector operand
@@ -22,7 +22,6 @@ from xdsl.ir import SSAValue
 from tlir.dialects import tlir as T
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, StridedPacker
-from tlir.passes.contraction_kernels.target import TargetInfo
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -58,9 +57,7 @@ def _batch_offsets(
     return offsets
 
 
-def matmul_spec(
-    op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue], target: TargetInfo
-) -> GemmSpec:
+def matmul_spec(op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> GemmSpec:
     a_shape, b_shape, out = _shape(op.lhs), _shape(op.rhs), _shape(op.result)
     a, b, c = buffers[0], buffers[1], buffers[2]
     element = op.result.type.element_type
@@ -112,9 +109,7 @@ def matmul_spec(
     )
 
 
-def linear_spec(
-    op: T.LinearOp, kb: KernelBuilder, buffers: Sequence[SSAValue], target: TargetInfo
-) -> GemmSpec:
+def linear_spec(op: T.LinearOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> GemmSpec:
     x_shape = _shape(op.input)
     n, k = _shape(op.weight)
     m = math.prod(x_shape[:-1])

@@ -4,7 +4,7 @@ math / random / func on tensors, one small lowering function per op.
 `LOWERINGS` is the dispatch table, filled by each family module with
 `@lowers(T.SomeOp)`; `LowerTlirOp` only dispatches: it gives the op's lowering
 an `Emitter`, then replaces the op with the emitted ops. After the pass no
-tlir op is left. The semantics are the spec's, exactly: see the
+tlir op is left. The semantics are docs/ops.md's, exactly: see the
 modules of this package for each family.
 """
 
@@ -51,7 +51,7 @@ class LowerTlirOp(RewritePattern):
         shapes = [r.type.get_shape() for r in op.results]
         if all(0 in shape for shape in shapes) and not isinstance(op, T.DetachOp):
             # A result without elements needs no computation (and a window
-            # that does not fit, spec §3.17, must not be indexed).
+            # that does not fit, docs/ops.md#max_pool, must not be indexed).
             results = [emitter.empty(shape) for shape in shapes]
         else:
             lowered = lowering(op, emitter)

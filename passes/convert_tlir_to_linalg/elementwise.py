@@ -1,4 +1,5 @@
-"""Elementwise ops: one shared builder and a table of scalar bodies (spec §3),
+"""Elementwise ops: one shared builder and a table of scalar bodies
+(docs/ops.md#elementwise-ops),
 as MLIR's TOSA-to-linalg does; the random ops, whose bodies draw numbers."""
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -26,6 +25,9 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
+
+from tlir.dense import float_attr
+from tlir.passes.linalg_copy import copy_generic
 
 Expr = AffineExpr | int
 
@@ -67,7 +69,7 @@ class Body:
         return self.builder.insert(op).results[0]
 
     def const(self, value: float) -> SSAValue:
-        return self(arith.ConstantOp(FloatAttr(value, self.element_type)))
+        return self(arith.ConstantOp(float_attr(value, self.element_type)))
 
     def bool(self, value: bool) -> SSAValue:
         return self(arith.ConstantOp(IntegerAttr(int(value), IntegerType(1))))
@@ -149,7 +151,7 @@ class Emitter:
         typ = element_type or self.element_type
         if isinstance(typ, IntegerType):
             return self.add(arith.ConstantOp(IntegerAttr(int(value), typ)))
-        return self.add(arith.ConstantOp(FloatAttr(float(value), typ)))
+        return self.add(arith.ConstantOp(float_attr(float(value), typ)))
 
     def filled(
         self, shape: Sequence[int], value: float | bool, element_type: Attribute | None = None
@@ -209,13 +211,7 @@ def copy_into(e: Emitter, part: SSAValue, dest: SSAValue, offsets: Sequence[int]
     sizes = list(shape_of(part))
     window = e.add(tensor.ExtractSliceOp.from_static_parameters(dest, list(offsets), sizes))
     rank = len(sizes)
-    copied = e.generic(
-        [part],
-        [window],
-        [identity(rank), identity(rank)],
-        [PARALLEL] * rank,
-        lambda b, args: [args[0]],
-    )[0]
+    copied = e.add(copy_generic(part, window))
     insert = tensor.InsertSliceOp.get(copied, dest, sizes, list(offsets), [1] * rank)
     return e.add(insert)
 

@@ -1,5 +1,6 @@
-"""Normalization and softmax (spec §3.26, §3.36-§3.38), step by step as the
-spec states them: each statistic a fold from +0 along the normalized axes."""
+"""Normalization and softmax (docs/ops.md: batch_norm_eval, softmax,
+hard_masked_softmax, layernorm), step by step as the docs state them: each
+statistic a fold from +0 along the normalized axes."""
 
 from __future__ import annotations
 
@@ -154,7 +155,8 @@ def lower_hard_masked_softmax(op: T.HardMaskedSoftmaxOp, e: Emitter) -> SSAValue
 
 @lowers(T.LayerNormOp)
 def lower_layernorm(op: T.LayerNormOp, e: Emitter) -> SSAValue:
-    """§3.38: μ = Σx/N; c = x − μ; μ₂ = Σc/N; v = Σ(c − μ₂)²/N; σ = sqrt(max(max(v,0)+ε, 0));
+    """docs/ops.md#layernorm:
+    μ = Σx/N; c = x − μ; μ₂ = Σc/N; v = Σ(c − μ₂)²/N; σ = sqrt(max(max(v,0)+ε, 0));
     y = (c/σ)·γ + β; every Σ a fold from +0 over the axes from `axis` on, row-major."""
     x = op.input
     shape = shape_of(x)

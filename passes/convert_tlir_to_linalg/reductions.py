@@ -115,7 +115,7 @@ def _batch_exprs(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list
 
 @lowers(T.MatmulOp)
 def lower_matmul(op: T.MatmulOp, e: Emitter) -> SSAValue:
-    """§3.23: Y[β,i,j] = fold over k of A·B from +0. Dims (batch…, i?, k, j?): the
+    """docs/ops.md#matmul: Y[β,i,j] = fold over k of A·B from +0. Dims (batch…, i?, k, j?): the
     reduction k sits outside j, so the innermost loop runs along rows of B and Y
     (contiguous, independent lanes) while each output still adds its terms in
     ascending k."""
@@ -141,7 +141,7 @@ def lower_matmul(op: T.MatmulOp, e: Emitter) -> SSAValue:
 
 @lowers(T.LinearOp)
 def lower_linear(op: T.LinearOp, e: Emitter) -> SSAValue:
-    """§3.24: y[o] = (fold over i of W[o,i]·x[i] from +0) + b[o]. W is first copied
+    """docs/ops.md#linear: y[o] = (fold over i of W[o,i]·x[i] from +0) + b[o]. W is first copied
     to Wᵀ [in, out]; dims (lead…, i, o) put the reduction i outside o, so the
     innermost loop runs along rows of Wᵀ and y (contiguous, independent lanes)
     while each output still adds its terms in ascending i; the bias is added

@@ -143,7 +143,7 @@ def _inside_input(b: Body, g: PoolGeometry) -> SSAValue | None:
 
 @lowers(T.ConvOp)
 def lower_conv(op: T.ConvOp, e: Emitter) -> SSAValue:
-    """§3.25 with the channels split into groups: dims (lead…, g, oc, l, k…, o…);
+    """docs/ops.md#conv with the channels split into groups: dims (lead…, g, oc, l, k…, o…);
     input [lead, G, inC/G, padded…], weight [G, outC/G, G, inC/G, k…] read on its
     block diagonal (g, oc, g, l, k…), so off-block weights are never read."""
     cfg = op.config

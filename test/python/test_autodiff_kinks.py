@@ -1,5 +1,6 @@
 """Kink, tie and zero conventions, bit for bit, with values derived by hand from
-the spec (§2.1, §2.4, §3.2, D1–D9): relu'(0) = 0, abs'(0) = 0, sqrt'(x ≤ 0) = 0,
+docs/autodiff.md (docs/autodiff.md#forward-mode-dual-valued-execution,
+docs/autodiff.md#reverse-mode, D1–D9 of docs/autodiff.md#choices-beyond-torchlean): relu'(0) = 0, abs'(0) = 0, sqrt'(x ≤ 0) = 0,
 max/min ties ½ each, max_pool's first maximum, zero derivatives of detach and
 random ops, the quotient rule's signed zeros, the `0·x` terms dual execution
 keeps, and softmax's ½/½ max tie. Each expectation is checked against the
@@ -154,7 +155,7 @@ SOFTMAX = """func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
 
 
 def _softmax_dual(x: list[float], dx: list[float], split_ties: bool) -> list[float]:
-    """§2.4's softmax tangent, scalar by scalar: m folds the Dual max over every
+    """Dual execution's softmax tangent, scalar by scalar: m folds the Dual max over every
     element from (x0, dx0) (ties: ½·dm + ½·dx, or the first wins); de = e·(dx −
     dm); S and dS fold from 0; dy by the quotient rule (D1)."""
     m, dm = x[0], dx[0]

@@ -17,7 +17,7 @@ from tlir.parameters import parameters
 from tlir.reference import evaluate, jvp, vjp
 
 NOT_DIFFERENTIABLE = {"rand_uniform", "bernoulli_mask", "detach", "const"}
-"""Zero derivatives by definition (D9); their kink tests are in test_autodiff_kinks."""
+"""Zero derivatives by definition (docs/autodiff.md#d9-zero-derivatives); their kink tests are in test_autodiff_kinks."""
 
 SMOOTH = [
     c
@@ -58,7 +58,7 @@ ADJOINT = [c for c in CASES if not c.special or c.op == "safe_log"]
 def test_vjp_is_the_adjoint_of_the_jvp(case):
     """Inputs and parameters perturbed together: ⟨dy, J·(dx, dp)⟩ = ⟨(gx, gp), (dx, dp)⟩.
     safe_log's eps is held still: its tangent flows in forward mode, but the VJP
-    gives it no gradient (D8)."""
+    gives it no gradient (docs/autodiff.md#d8-safe_log-epsilon)."""
     module = tlir.parse_module(case.text("f64"))
     xs = case.inputs("f64", seed=3)
     params = parameters(find_function(module))

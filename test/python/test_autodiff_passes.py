@@ -1,5 +1,5 @@
 """`tlir-jvp` and `tlir-vjp` as passes: signatures and options, accumulation
-(D7), parameters (D10) of the bundled models, `tlir.custom` differentiated
+(docs/autodiff.md#d7-accumulation), parameters (docs/autodiff.md#d10-parameters) of the bundled models, `tlir.custom` differentiated
 through its callee, located errors, and locations of emitted ops."""
 
 from __future__ import annotations

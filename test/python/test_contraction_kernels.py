@@ -311,6 +311,21 @@ def test_machine_code_is_vector_mul_and_add_without_fma():
     assert counts["fma"] == 0, counts
 
 
+def test_avx512_tile_takes_a_as_embedded_broadcasts():
+    """With 512-bit vectors the register tile is one vector wide, so each broadcast
+    of A feeds one multiply and LLVM folds it into that multiply's memory operand
+    (`{1to8}`): no `vbroadcastsd zmm`, which would take a multiply-pipe slot."""
+    if HOST.vector_bytes != 64:
+        pytest.skip("the host has no AVX-512")
+    text = _module(*matmul((64, 96), (96, 64))[:1], [(64, 96), (96, 64)], (64, 64), "f64")
+    import tlir
+
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
+    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
+    assert counts["embedded broadcast"] >= 16, counts
+    assert counts["broadcast zmm"] == 0, counts
+
+
 def test_kernel_signature_and_parallel_extent():
     from xdsl.dialects import memref
 

@@ -1,4 +1,4 @@
-"""Importing torchlean.ir.v1 graphs: every importable op, both dialects, §7.4."""
+"""Importing torchlean.ir.v1 graphs: every importable op, both dialects, docs/json-format.md#import-time-expansions."""
 
 from __future__ import annotations
 

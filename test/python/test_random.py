@@ -1,4 +1,4 @@
-"""TorchLean's random numbers (spec §6): the §6.1 test vectors, through the ops."""
+"""TorchLean's random numbers (docs/random.md): the docs/random.md#test-vectors, through the ops."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reference evaluator, elementwise ops: values worked out by hand from spec §3."""
+"""Reference evaluator, elementwise ops: values worked out by hand from docs/ops.md."""
 
 from __future__ import annotations
 

@@ -115,7 +115,7 @@ def test_linear():
 
 
 def conv_reference(x, w, b, stride, pad, pad_after, dilation, groups):
-    """Spec §3.25 on one batch of NC(spatial) input, by scalar loops."""
+    """docs/ops.md#conv on one batch of NC(spatial) input, by scalar loops."""
     n, cin = x.shape[:2]
     spatial = x.shape[2:]
     cout, kernel = w.shape[0], w.shape[2:]

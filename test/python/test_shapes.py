@@ -1,4 +1,4 @@
-"""TorchLean's shape rules (spec §3) on hand-worked cases."""
+"""TorchLean's shape rules (docs/ops.md) on hand-worked cases."""
 
 import pytest
 

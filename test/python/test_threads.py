@@ -52,3 +52,53 @@ def test_large_kernels_are_threaded():
 def test_threads_must_be_a_positive_integer(bad):
     with pytest.raises(tlir.compiler.TlirError, match="threads must be a positive integer"):
         tlir.compile(MODEL, threads=bad)
+
+
+@pytest.mark.parametrize("rows", [7, 8, 13, 37])
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_row_reductions_in_strips_keep_every_fold(rows, dtype):
+    """Row reductions run strips of 8 rows side by side (tlir-linalg-to-loops);
+    row counts below, at and past a strip, split across threads at ranges that
+    are not multiples of 8, give the reference's bits."""
+    from tlir.reference import evaluate
+
+    cols = 19
+    t, r = f"tensor<{rows}x{cols}x{dtype}>", f"tensor<{rows}x{dtype}>"
+    text = f"""func.func @main(%x: {t}) -> ({t}, {t}, {r}, {r}) {{
+  %0 = tlir.softmax %x axis = 1 : ({t}) -> {t}
+  %1 = tlir.layernorm %x {{axis = 1 : i64, eps = 1.0e-05 : f64}} : ({t}) -> {t}
+  %2 = tlir.reduce_sum %x axis = 1 : ({t}) -> {r}
+  %3 = tlir.reduce_mean %0 axis = 1 : ({t}) -> {r}
+  func.return %0, %1, %2, %3 : {t}, {t}, {r}, {r}
+}}"""
+    numpy_type = np.float64 if dtype == "f64" else np.float32
+    x = np.random.default_rng(rows).normal(size=(rows, cols)).astype(numpy_type) * 1e3
+    x[rows // 2, 3] = -0.0
+    reference = [np.asarray(a).tobytes() for a in evaluate(tlir.parse_module(text), [x])]
+    for threads in (1, 3):
+        outputs = tlir.compile(text, threads=threads, cache=False)(x)
+        assert [o.tobytes() for o in outputs] == reference, threads
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_pooling_splits_over_samples_with_the_same_bits(dtype):
+    """Pooling kernels split over samples (their window-shape operand is never
+    written), with the reference's bits for any thread count."""
+    from tlir.reference import evaluate
+
+    t, r = f"tensor<4x16x64x64x{dtype}>", f"tensor<4x16x32x32x{dtype}>"
+    window = "kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>"
+    text = f"""func.func @main(%x: {t}) -> ({r}, {r}) {{
+  %0 = tlir.max_pool %x {{{window}}} : ({t}) -> {r}
+  %1 = tlir.avg_pool %x {{{window}}} : ({t}) -> {r}
+  func.return %0, %1 : {r}, {r}
+}}"""
+    numpy_type = np.float64 if dtype == "f64" else np.float32
+    x = np.random.default_rng(3).normal(size=(4, 16, 64, 64)).astype(numpy_type)
+    x[1, 2, 3, 4] = np.nan
+    reference = [np.asarray(a).tobytes() for a in evaluate(tlir.parse_module(text), [x])]
+    for threads in (1, 3):
+        model = tlir.compile(text, threads=threads, cache=False)
+        if threads > 1:
+            assert all(step.threaded for step in model.plan.steps), model.plan.steps
+        assert [o.tobytes() for o in model(x)] == reference, threads

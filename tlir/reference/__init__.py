@@ -28,8 +28,12 @@ __all__ = ["EvaluationError", "evaluate", "jvp", "run_function", "vjp"]
 def evaluate(
     module: ModuleOp, inputs: Sequence[np.ndarray], function: str = "main", where: str = "input"
 ) -> list[np.ndarray]:
-    """Evaluate `@function` on `inputs`; returns its results in order."""
+    """Evaluate `@function` on `inputs`; returns its results in order. Every
+    tensor of the module must be within `tlir.limits.max_tensor_bytes()`."""
+    from tlir.limits import check_tensor_sizes
+
     target = find_function(module, function)
+    check_tensor_sizes(module, where)
     return run_function(target, check_inputs(target, inputs, where), where)
 
 

@@ -1,8 +1,10 @@
-"""TorchLean's `Dual` scalar (§2.1) on NumPy arrays: the reference of forward mode.
+"""TorchLean's `Dual` scalar on NumPy arrays: the reference of forward mode
+(docs/autodiff.md#forward-mode-dual-valued-execution).
 
 A `Dual` holds a primal and a tangent array of one carrier dtype. Its operators
 are the spec's instances, each native operation in TorchLean's order:
-products `(da·b) + (a·db)`, the quotient rule of D1, Max/Min that return the
+products `(da·b) + (a·db)`, the quotient rule of D1
+(docs/autodiff.md#d1-quotient-rule), Max/Min that return the
 strict winner and split ties (and NaN) ½/½, the guarded sqrt and abs, `log`
 dividing plainly. Comparisons look at primals only.
 """

@@ -1,4 +1,5 @@
-"""Reference forward mode: every op's forward spec run on `Dual` arrays (D2).
+"""Reference forward mode: every op's forward spec run on `Dual` arrays
+(docs/autodiff.md#d2-forward-mode).
 
 `jvp(module, inputs, tangents, param_tangents=None)` returns `[y…, dy…]`, what
 `tlir-jvp`'s `@main_jvp` returns. Each evaluator below restates the op's forward

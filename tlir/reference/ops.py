@@ -1,4 +1,4 @@
-"""One small evaluator per tlir op, exactly as spec §3 states its numerics.
+"""One small evaluator per tlir op, exactly as docs/ops.md states its numerics.
 
 Each takes the op and its operand values (NumPy arrays in the carrier dtype)
 and returns the result. `EVALUATORS` maps op classes to them; the interpreter in
@@ -205,7 +205,7 @@ def _linear(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
 
 @evaluates(T.ConvOp)
 def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
-    """§3.25: one fold per output, input channel of the group outermost, then
+    """docs/ops.md#conv: one fold per output, input channel of the group outermost, then
     kernel offsets in row-major order; padded cells read as 0."""
     x, weight, bias = args
     cfg = op.config
@@ -319,7 +319,7 @@ def _hard_masked_softmax(op: T.HardMaskedSoftmaxOp, args: Sequence[np.ndarray]) 
 
 @evaluates(T.LayerNormOp)
 def _layernorm(op: T.LayerNormOp, args: Sequence[np.ndarray]) -> np.ndarray:
-    """§3.38: mean, re-centred population variance, then the affine part."""
+    """docs/ops.md#layernorm: mean, re-centred population variance, then the affine part."""
     x = args[0]
     axis = op.axis.value.data
     rows = x.reshape(

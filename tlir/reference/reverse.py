@@ -1,11 +1,13 @@
-"""Reference reverse mode (§3.2, D3–D10) in NumPy.
+"""Reference reverse mode (docs/autodiff.md#reverse-mode; D3–D10 of
+docs/autodiff.md#choices-beyond-torchlean) in NumPy.
 
 `vjp(module, inputs, cotangents, wrt="all")` returns `[y…, dx…, dparams…]`, what
 `tlir-vjp`'s `@main_vjp` returns. The forward values come from the forward
 evaluators; the sweep visits ops last to first and runs a rule only for an op
 whose result a cotangent reached; contributions arrive in operand order, the
 first one stored as is and later ones added as existing + new (D7); leaves no
-cotangent reaches get +0. The rules (here and in `vjp_rules`) restate §3.2 and
+cotangent reaches get +0. The rules (here and in `vjp_rules`) restate the rules of
+docs/autodiff.md#reverse-mode and
 share no code with the pass's.
 """
 

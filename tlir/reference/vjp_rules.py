@@ -1,4 +1,5 @@
-"""Reference VJP rules, one per tlir op (§3.2, D3–D9), in NumPy.
+"""Reference VJP rules, one per tlir op (docs/autodiff.md#reverse-mode; D3–D9
+of docs/autodiff.md#choices-beyond-torchlean), in NumPy.
 
 A rule gets the op, its operand values, its result and the result's cotangent
 `g`, and returns one contribution per operand (None: nothing flows there).

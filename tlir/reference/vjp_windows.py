@@ -1,5 +1,6 @@
-"""Reference VJP rules of the contractions and windows: matmul, linear (D5),
-conv (D6), max and average pooling, written as the loops the spec states."""
+"""Reference VJP rules of the contractions and windows: matmul, linear
+(docs/autodiff.md#d5-linear-vjp), conv (docs/autodiff.md#d6-conv-vjp), max and
+average pooling, written as the loops the spec states."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def _matmul(ctx: Context) -> list:
 
 @rule(T.LinearOp)
 def _linear(ctx: Context) -> list:
-    """D5 on N = the leading positions in row-major order."""
+    """docs/autodiff.md#d5-linear-vjp on N = the leading positions in row-major order."""
     x, weight, _bias = ctx.args
     out_dim, in_dim = weight.shape
     count = int(np.prod(x.shape[:-1], dtype=np.int64))

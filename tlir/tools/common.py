@@ -1,13 +1,25 @@
-"""What every tlir tool shares: one-line errors, exit codes, atomic output."""
+"""What every tlir tool shares: one-line errors, exit codes, safe output files."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
+from typing import NoReturn
 
 from tlir.diagnostics import TlirError
+
+
+class ToolArgumentParser(argparse.ArgumentParser):
+    """argparse whose errors are tlir errors: one line `tool: error: …`, exit 1
+    (argparse's own prints the usage and exits 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise TlirError(self.prog, " ".join(message.split()))
 
 
 def run_tool(tool: str, body: Callable[[], object]) -> int:
@@ -25,23 +37,80 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
         return exit_.code if isinstance(exit_.code, int) else 1
     except BrokenPipeError:
         return 1
+    except RecursionError:
+        # a pathologically deep input (nesting, chains) that slipped past the readers' checks
+        print(f"{tool}: error: the input is nested too deeply to process", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print(f"{tool}: error: out of memory", file=sys.stderr)
+        return 1
     except Exception as err:  # noqa: BLE001 - the contract is: never a traceback
         if os.environ.get("TLIR_DEBUG"):
             raise
-        print(f"{tool}: error: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        message = " ".join(f"{type(err).__name__}: {err}".split())
+        print(f"{tool}: error: internal error: {message}", file=sys.stderr)
+        return 1
+    except BaseException as err:  # xDSL raises some of its errors as BaseException
+        if os.environ.get("TLIR_DEBUG"):
+            raise
+        message = " ".join(f"{type(err).__name__}: {err}".split())
+        print(f"{tool}: error: internal error: {message}", file=sys.stderr)
         return 1
     return 0
 
 
-def atomic_write(path: str, data: str | bytes) -> None:
-    """Write `path` whole or not at all: a temporary file renamed into place."""
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = "wb" if isinstance(data, bytes) else "w"
+def write_output(path: str, data: str | bytes) -> None:
+    """Write a tool's output file whole or not at all, as the user means it:
+
+    * a symbolic link is followed: its target is written (and a missing target created);
+    * a regular file is replaced atomically (a temporary file in its directory renamed
+      over it) and keeps its permission bits;
+    * anything else that exists (a device such as /dev/null, a pipe, /dev/stdout) is
+      written in place, never replaced;
+    * a new file gets the mode the umask allows (0666 & ~umask), as `open` would.
+
+    Any failure is one line naming `path` as the user gave it.
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        try:
+            info: os.stat_result | None = os.stat(path)  # follows symbolic links
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise TlirError(path, "cannot write the output file: it is a directory")
+        if info is not None and (not stat.S_ISREG(info.st_mode) or _is_special(path)):
+            # a device, pipe, terminal or /dev/stdout: write through, never replace
+            with open(path, "wb") as handle:
+                handle.write(raw)
+            return
+        mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
+        _replace_atomically(os.path.realpath(path), raw, mode)
+    except OSError as err:
+        raise TlirError(path, f"cannot write the output file: {err.strerror or err}") from None
+
+
+def _is_special(path: str) -> bool:
+    """/dev/stdout, /proc/self/fd/N and the like name an open file: never replaced."""
+    absolute = os.path.abspath(path)
+    return absolute.startswith(("/dev/", "/proc/"))
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _replace_atomically(target: str, data: bytes, mode: int) -> None:
+    directory = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tlir-", suffix=".tmp")
     try:
-        with os.fdopen(fd, mode) as handle:
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(tmp, path)
+            os.fchmod(handle.fileno(), mode)
+        os.replace(tmp, target)
     except BaseException:
-        os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         raise

@@ -3,12 +3,21 @@
   tlir-run MODEL (.json | .mlir) --input X.npy [--input Y.npy ...]
            [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
+           [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
 `--output`, each output's shape and first values are printed. `--reference`
 evaluates with the reference evaluator instead of compiling; `--compare` does
 both and reports, per output, the largest difference and whether the results
 are bit-identical.
+
+Derivatives: `--jvp DX.npy` (one per input, in order; `--param-tangents P.npz`
+adds parameter tangents keyed by parameter name, missing ones +0) runs forward
+mode and writes `output_tangent0`, …; `--vjp DY.npz` (one cotangent per output,
+keyed `output0`, … or `dy0`, …; a .npy for a single output) runs reverse mode
+and writes `input_grad0`, … and `param_grad:NAME` per parameter (e.g.
+`param_grad:node3.weight`). The outputs `output0`, … are written too;
+`--compare` checks every array against the reference JVP/VJP.
 """
 
 from __future__ import annotations
@@ -21,11 +30,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from tlir.diagnostics import TlirError
-from tlir.tools.common import atomic_write, run_tool
+from tlir.tools.common import ToolArgumentParser, run_tool, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
+    parser = ToolArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
     parser.add_argument("model", help="a torchlean.ir.v1 .json graph or a tlir .mlir module")
     parser.add_argument(
         "--input",
@@ -79,6 +88,24 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar during a long compile"
     )
+    parser.add_argument(
+        "--jvp",
+        action="append",
+        default=[],
+        metavar="DX.npy",
+        help="forward mode: a tangent per input, in argument order (repeatable)",
+    )
+    parser.add_argument(
+        "--param-tangents",
+        metavar="P.npz",
+        help="with --jvp: parameter tangents keyed by parameter name (others +0)",
+    )
+    parser.add_argument(
+        "--vjp",
+        metavar="DY.npz",
+        help="reverse mode: one cotangent per output (.npz keyed output0, … or dy0, …; "
+        ".npy for one output)",
+    )
     return parser
 
 
@@ -90,7 +117,9 @@ def load_inputs(paths: Sequence[str]) -> list[np.ndarray]:
         except FileNotFoundError:
             raise TlirError(path, "no such input file") from None
         except (OSError, ValueError) as err:
-            raise TlirError(path, f"not a .npy array: {err}") from None
+            raise TlirError(path, f"not a .npy array: {' '.join(str(err).split())}") from None
+        except EOFError:
+            raise TlirError(path, "not a .npy array: the file is empty or cut short") from None
         if not isinstance(arrays[-1], np.ndarray):
             raise TlirError(path, "expected a .npy array, not an .npz archive")
     return arrays
@@ -109,7 +138,7 @@ def describe(outputs: Sequence[np.ndarray]) -> str:
 def write_npz(path: str, outputs: Sequence[np.ndarray]) -> None:
     buffer = io.BytesIO()
     np.savez(buffer, **{f"output{i}": v for i, v in enumerate(outputs)})
-    atomic_write(path, buffer.getvalue())
+    write_output(path, buffer.getvalue())
 
 
 def compare(compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> str:
@@ -130,6 +159,33 @@ def compare(compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> 
     return "\n".join(lines) + "\n"
 
 
+def describe_named(results: dict[str, np.ndarray]) -> str:
+    """`describe`, for named arrays (derivatives)."""
+    lines = []
+    for name, value in results.items():
+        flat = value.reshape(-1)[:6]
+        more = " ..." if value.size > 6 else ""
+        values = " ".join(repr(float(v)) for v in flat)
+        lines.append(f"{name}: shape {list(value.shape)} {value.dtype}: {values}{more}")
+    return "\n".join(lines) + "\n"
+
+
+def compare_named(compiled: dict[str, np.ndarray], reference: dict[str, np.ndarray]) -> str:
+    """`compare`, for named arrays; ends with a count of the arrays that differ."""
+    names = list(compiled)
+    text = compare([compiled[n] for n in names], [reference[n] for n in names])
+    lines = [
+        f"{name}:{line.split(':', 1)[1]}"
+        for name, line in zip(names, text.splitlines(), strict=True)
+    ]
+    differing = sum("bit-identical" not in line for line in lines)
+    if differing:
+        lines.append(f"{differing} of {len(names)} arrays differ from the reference")
+    else:
+        lines.append(f"all {len(names)} arrays bit-identical to the reference")
+    return "\n".join(lines) + "\n"
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     from tlir.api import load_model
@@ -141,6 +197,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     inputs = load_inputs(args.input)
     where = args.input[0] if len(args.input) == 1 else args.model
     check_inputs(find_function(module), inputs, where)  # before the compile, to fail fast
+    if args.jvp or args.vjp or args.param_tangents:
+        from tlir.tools.derivatives import run_derivatives
+
+        run_derivatives(args, module, inputs, where)
+        return
     if args.reference:
         outputs = evaluate(module, inputs, where=where)
     else:

@@ -15,11 +15,11 @@ from xdsl.printer import Printer
 
 from tlir.api import parse_module_checked
 from tlir.diagnostics import TlirError, read_text_file, verify_module
-from tlir.tools.common import atomic_write, run_tool
+from tlir.tools.common import ToolArgumentParser, run_tool, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tlir-translate", description=__doc__.split("\n")[0])
+    parser = ToolArgumentParser(prog="tlir-translate", description=__doc__.split("\n")[0])
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument(
         "--import-torchlean",
@@ -54,7 +54,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _read_text(path: str | None) -> tuple[str, str]:
     if path is None:
-        return sys.stdin.read(), "stdin"
+        from tlir.limits import read_stdin_limited
+
+        try:
+            return read_stdin_limited().decode("utf-8"), "stdin"
+        except UnicodeDecodeError:
+            raise TlirError("stdin", "the input is not UTF-8 text") from None
     return read_text_file(path), path
 
 
@@ -101,7 +106,7 @@ def translate(argv: Sequence[str] | None = None) -> None:
     else:
         text = _export(args)
     if args.output_file:
-        atomic_write(args.output_file, text)
+        write_output(args.output_file, text)
     else:
         sys.stdout.write(text)
 

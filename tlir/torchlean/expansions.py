@@ -1,4 +1,5 @@
-"""Import-time expansions of spec §7.4: multi-axis reductions and attention.
+"""Import-time expansions: multi-axis reductions and attention
+(docs/json-format.md#import-time-expansions).
 
 Both create several tensor nodes from one raw node, and so shift the tensor
 ids of every later node (which key the random ops).
@@ -106,7 +107,7 @@ def multihead_attention(b: GraphBuilder, node: RawNode, args: list[SSAValue]) ->
     if not math.isfinite(scale):
         raise node.error("field 'scale' must be finite")
     b.take_tensor_id()
-    scale_node = b.constant(np.full((batch, seq, seq), scale), "scale")
+    scale_node = b.splat(scale, (batch, seq, seq), "scale")  # O(1) in the IR
     scaled = b.emit(T.MulElemOp, [scores, scale_node], (batch, seq, seq))
     weights = b.emit(T.SoftmaxOp, [scaled], (batch, seq, seq), {"axis": i64_attr(2)})
     mixed = b.emit(T.MatmulOp, [weights, v], xs)

@@ -1,4 +1,4 @@
-"""A tlir module back to current-dialect `torchlean.ir.v1` JSON (spec §7.1).
+"""A tlir module back to current-dialect `torchlean.ir.v1` JSON (docs/json-format.md#root-fields).
 
 `@main` must take one argument (the input node). Each tlir op becomes one node,
 numbered in op order; `tlir.const` operands that only feed parameters

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from tlir.dense import element_type, numpy_to_dense
+from tlir.dense import element_type, numpy_to_dense, to_carrier
 from tlir.diagnostics import file_location, node_location
 from tlir.dialects import tlir as T
 from tlir.parameters import NAME_ATTRIBUTE
@@ -54,9 +54,16 @@ class GraphBuilder:
         """A payload tensor as a `tlir.const` operand (no tensor id of its own),
         named `node{ID}.{field}` (JSON node id, payload field) for the parameter
         API (`tlir.parameters`)."""
-        with np.errstate(over="ignore"):  # f32: a value beyond its range rounds to ±inf
-            array = np.asarray(values, dtype=np.float64).astype(self.dtype)
-        dense = numpy_to_dense(array)
+        return self._constant(numpy_to_dense(to_carrier(values, self.dtype)), field)
+
+    def splat(self, value: float, shape: Shape, field: str) -> SSAValue:
+        """`constant` of a tensor whose entries are all `value`, stored once (a
+        splat): its size in the IR does not grow with `shape`."""
+        one = numpy_to_dense(to_carrier(np.array([value]), self.dtype))
+        typ = self.tensor_type(shape)
+        return self._constant(DenseIntOrFPElementsAttr(typ, one.data), field)
+
+    def _constant(self, dense: DenseIntOrFPElementsAttr, field: str) -> SSAValue:
         op = T.ConstOp.build(properties={"value": dense}, result_types=[dense.type])
         assert self.node is not None
         op.attributes[NAME_ATTRIBUTE] = StringAttr(f"node{self.node.id}.{field}")

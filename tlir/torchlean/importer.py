@@ -1,11 +1,12 @@
-"""`torchlean.ir.v1` JSON to a tlir module (spec §7): current and legacy files.
+"""`torchlean.ir.v1` JSON to a tlir module (docs/json-format.md): current and legacy files.
 
 Each TorchLean kind has its own small handler, registered by op class in
 `READERS` (with the kind's parent count); `import_graph` only dispatches.
 Handlers read the node's fields, turn payloads into `tlir.const` operands and
 emit ops through `GraphBuilder`, whose verifier applies TorchLean's shape rules.
-Legacy kinds are rewritten to current ones (§4) in `tlir.torchlean.legacy`;
-the §7.4 expansions (`reduce_*` with `axes`, single-head attention) live in
+Legacy kinds are rewritten to current ones (docs/json-format.md#legacy-dialect)
+in `tlir.torchlean.legacy`; the import-time expansions (`reduce_*` with `axes`,
+single-head attention; docs/json-format.md#import-time-expansions) live in
 `tlir.torchlean.expansions`.
 """
 
@@ -26,6 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from tlir import shapes
+from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr, seed_attr
 from tlir.optable import OpTable
@@ -43,7 +45,7 @@ def shape_of(value: SSAValue) -> Shape:
 
 
 Arity = tuple[int, int | None]
-"""The allowed parent count: (min, max); None = no maximum (§3 arity column)."""
+"""The allowed parent count: (min, max); None = no maximum (docs/ops.md#arity)."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def _transpose(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> SSAValue
 
 
 def _random_props(b: GraphBuilder, node: RawNode) -> dict:
-    return {"seed": seed_attr(node.nat("seed")), "node_id": i64_attr(b.next_tensor_id)}
+    return {"seed": seed_attr(node.seed()), "node_id": i64_attr(b.next_tensor_id)}
 
 
 @reads(T.RandUniformOp, arity=(0, 0))
@@ -365,7 +367,8 @@ KINDS: dict[str, type[T.TlirOp]] = {T.wire_tag(op_class): op_class for op_class 
 
 
 def _raw_kinds() -> dict[str, Reader]:
-    """Kinds of the raw value graph that are not tlir ops (spec §7.4)."""
+    """Kinds of the raw value graph that are not tlir ops
+    (docs/json-format.md#import-time-expansions)."""
     from tlir.torchlean import expansions
 
     return {
@@ -397,6 +400,8 @@ def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
     """Lower a parsed graph to a module with `func.func @main`."""
     from tlir.torchlean import legacy
 
+    if dtype not in ("f32", "f64"):
+        raise TlirError(graph.file, f"dtype must be 'f32' or 'f64', got {dtype!r}")
     numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
     input_node = graph.nodes[graph.input_id]
     b = GraphBuilder(graph.file, numpy_dtype, input_node.shape or ())

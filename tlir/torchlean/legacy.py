@@ -1,4 +1,4 @@
-"""Legacy `torchlean.ir.v1` kinds (spec §4) rewritten to current ones.
+"""Legacy `torchlean.ir.v1` kinds (docs/json-format.md#legacy-dialect) rewritten to current ones.
 
 Legacy files carry a single `output_id` and rank-restricted 2-D kinds. Each
 rewrite checks the legacy shape contract (stricter than the current one: a

@@ -1,4 +1,5 @@
-"""Reading `torchlean.ir.v1` JSON (spec §7.1, §7.3): structure and typed fields.
+"""Reading `torchlean.ir.v1` JSON (docs/json-format.md#root-fields,
+docs/json-format.md#legacy-dialect): structure and typed fields.
 
 Every failure is a `TlirError` naming the file and, where there is one, the
 raw JSON node: `model.json: error: node 7 (conv): field 'kernel' ...`.
@@ -7,6 +8,7 @@ raw JSON node: `model.json: error: node 7 (conv): field 'kernel' ...`.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +19,10 @@ from tlir.diagnostics import TlirError, read_text_file
 from tlir.shapes import Shape, fmt
 
 FORMAT = "torchlean.ir.v1"
+
+I64_LIMIT = 1 << 63
+"""Natural numbers (shapes, axes, ids, kernel sizes, …) become i64 values: each
+must be below 2^63. Only a seed may be larger (TorchLean reduces it mod 2^64)."""
 
 
 @dataclass
@@ -47,6 +53,10 @@ class RawNode:
             return default
         return _nat(self._get(name), self, f"field '{name}'")
 
+    def seed(self, name: str = "seed") -> int:
+        """A natural number of any size (a random op's seed, taken mod 2^64)."""
+        return _nat(self._get(name), self, f"field '{name}'", limit=None)
+
     def nats(self, name: str, length: int | None = None, default: Sequence[int] | None = None):
         if default is not None and name not in self.fields:
             return tuple(default)
@@ -70,10 +80,11 @@ class RawNode:
         value = self._get(name)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(f"field '{name}' must be a number")
-        return float(value)
+        return json_float(value)
 
     def tensor(self, name: str, shape: Shape) -> np.ndarray:
-        """A payload tensor: nested lists matching `shape` exactly (§7.1)."""
+        """A payload tensor: nested lists matching `shape` exactly
+        (docs/json-format.md#numbers-and-payloads)."""
         value = self._get(name)
         try:
             array = _nested(value, shape)
@@ -92,11 +103,21 @@ class RawNode:
             raise self.error(f"field '{name}': {err}") from None
 
 
-def _nat(value: Any, node: RawNode | None, what: str, file: str = "") -> int:
+def _nat(
+    value: Any, node: RawNode | None, what: str, file: str = "", limit: int | None = I64_LIMIT
+) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        message = f"{what} must be a natural number, got {json.dumps(value)}"
+        message = f"{what} must be a natural number, got {_brief(value)}"
+        raise node.error(message) if node else TlirError(file, message)
+    if limit is not None and value >= limit:
+        message = f"{what} is {_brief(value)}, out of range (at most 2^63 - 1)"
         raise node.error(message) if node else TlirError(file, message)
     return value
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 _IS_NUMBER = np.frompyfunc(lambda v: type(v) is float or type(v) is int, 1, 1)
@@ -115,8 +136,8 @@ def _nested(value: Any, shape: Shape) -> np.ndarray:
     if well_formed and (objects.size == 0 or bool(np.all(_IS_NUMBER(objects)))):
         try:
             return objects.astype(np.float64)
-        except OverflowError:
-            raise ValueError("a number is beyond the range of binary64") from None
+        except OverflowError:  # an integer literal beyond binary64: entry by entry
+            pass
     return _nested_checked(value, shape)
 
 
@@ -125,15 +146,22 @@ def _nested_checked(value: Any, shape: Shape) -> np.ndarray:
     if not shape:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"expected a number, got {json.dumps(value)[:40]}")
-        try:
-            return np.array(float(value))
-        except OverflowError:
-            raise ValueError(f"{value} is beyond the range of binary64") from None
+        return np.array(json_float(value))
     if not isinstance(value, list) or len(value) != shape[0]:
         got = f"a list of {len(value)}" if isinstance(value, list) else json.dumps(value)[:40]
         raise ValueError(f"expected a list of {shape[0]} at this level, got {got}")
     parts = [_nested_checked(v, shape[1:]) for v in value]
     return np.stack(parts) if parts else np.zeros(shape)
+
+
+def json_float(value: int | float) -> float:
+    """A JSON number as binary64, an integer literal exactly as the same digits
+    written as a float literal: rounded to nearest, ±inf beyond binary64's range
+    (as `1e400` parses), never an error (docs/json-format.md)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _reject_constant(name: str) -> float:
@@ -145,11 +173,12 @@ def load_json(path: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
-        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}") from None
-    except RecursionError:
-        raise TlirError(path, "invalid JSON: lists or objects nested too deeply") from None
+        message = err.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {message}") from None
     except ValueError as err:
         raise TlirError(path, f"invalid JSON: {err}") from None
+    except RecursionError:
+        raise TlirError(path, "invalid JSON: nested too deeply") from None
 
 
 @dataclass

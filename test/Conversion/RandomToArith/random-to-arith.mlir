@@ -1,4 +1,4 @@
-// convert-random-to-arith: keys fold to constants (spec §6.1: seed 0, node 1 ->
+// convert-random-to-arith: keys fold to constants (docs/random.md#test-vectors: seed 0, node 1 ->
 // 0x910A2DEC89025CC1; seed 42, node 3 -> 0xF7E9F3F88CC04AD6, printed as signed i64);
 // a draw is SplitMix64's mix of key + index in wrapping i64 arithmetic, low 32 bits;
 // the uniform is extui + sitofp (= uitofp) divided by 2^32; the keep test is

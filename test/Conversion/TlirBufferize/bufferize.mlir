@@ -1,6 +1,7 @@
 // tlir-bufferize: destination-passing style on buffers, results as
-// out-parameters, arguments never written, temporaries freed.
-// RUN: tlir-opt %s --split-input-file -p convert-tlir-to-linalg,tlir-bufferize | filecheck %s
+// out-parameters, arguments never written, temporaries freed. The input is
+// linalg on tensors (as convert-tlir-to-linalg emits it), never tlir ops.
+// RUN: tlir-opt %s --split-input-file -p tlir-bufferize | filecheck %s
 
 // The result is computed straight into the out-parameter: no alloc, no copy.
 // CHECK-LABEL: func.func @computed_into_out_param
@@ -61,14 +62,39 @@ func.func @constant_and_argument_results(%x: tensor<2xf32>) -> (tensor<2xf32>, t
 // CHECK:         memref.dealloc %[[P]] : memref<7xf32>
 // CHECK:         func.return
 func.func @pad_in_place(%x: tensor<5xf32>) -> tensor<3xf32> {
-  %0 = tlir.avg_pool %x {kernel = array<i64: 3>, stride = array<i64: 2>, padding = array<i64: 1>} : (tensor<5xf32>) -> tensor<3xf32>
-  func.return %0 : tensor<3xf32>
+  // avg_pool, kernel 3, stride 2, padding 1, as convert-tlir-to-linalg lowers it
+  %shape = tensor.empty() : tensor<3xf32>
+  %e7 = tensor.empty() : tensor<7xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %zeros = linalg.fill ins(%zero : f32) outs(%e7 : tensor<7xf32>) -> tensor<7xf32>
+  %inner = tensor.extract_slice %zeros[1] [5] [1] : tensor<7xf32> to tensor<5xf32>
+  %copied = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<5xf32>) outs(%inner : tensor<5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<5xf32>
+  %padded = tensor.insert_slice %copied into %zeros[1] [5] [1] : tensor<5xf32> into tensor<7xf32>
+  %e3 = tensor.empty() : tensor<3xf32>
+  %zero3 = arith.constant 0.000000e+00 : f32
+  %init = linalg.fill ins(%zero3 : f32) outs(%e3 : tensor<3xf32>) -> tensor<3xf32>
+  %sums = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (((d0 * 2) + d1))>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%padded, %shape : tensor<7xf32>, tensor<3xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%v: f32, %unused: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  %e4 = tensor.empty() : tensor<3xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%sums : tensor<3xf32>) outs(%e4 : tensor<3xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %three = arith.constant 3.000000e+00 : f32
+    %q = arith.divf %v, %three : f32
+    linalg.yield %q : f32
+  } -> tensor<3xf32>
+  func.return %mean : tensor<3xf32>
 }
 
 // -----
 
-// A custom call gets its result buffer as an extra argument; returned at once,
-// that buffer is the caller's own out-parameter.
+// A call (a lowered tlir.custom) gets its result buffer as an extra argument;
+// returned at once, that buffer is the caller's own out-parameter.
 // CHECK-LABEL: func.func @call_with_out_param
 // CHECK-SAME:    (%[[X:.*]]: memref<3xf64>, %[[OUT:.*]]: memref<3xf64>)
 // CHECK-NEXT:    func.call @kernel(%[[X]], %[[OUT]]) : (memref<3xf64>, memref<3xf64>) -> ()
@@ -76,12 +102,17 @@ func.func @pad_in_place(%x: tensor<5xf32>) -> tensor<3xf32> {
 // CHECK-LABEL: func.func @kernel
 // CHECK-SAME:    (%{{.*}}: memref<3xf64>, %{{.*}}: memref<3xf64>)
 func.func @call_with_out_param(%x: tensor<3xf64>) -> tensor<3xf64> {
-  %0 = tlir.custom @kernel(%x) {name = "k"} : (tensor<3xf64>) -> tensor<3xf64>
+  %0 = func.call @kernel(%x) : (tensor<3xf64>) -> tensor<3xf64>
   func.return %0 : tensor<3xf64>
 }
 func.func @kernel(%x: tensor<3xf64>) -> tensor<3xf64> {
-  %0 = tlir.relu %x : (tensor<3xf64>) -> tensor<3xf64>
-  func.return %0 : tensor<3xf64>
+  %e = tensor.empty() : tensor<3xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<3xf64>) outs(%e : tensor<3xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    %n = arith.negf %a : f64
+    linalg.yield %n : f64
+  } -> tensor<3xf64>
+  func.return %r : tensor<3xf64>
 }
 
 // -----

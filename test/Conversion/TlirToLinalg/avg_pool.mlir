@@ -47,7 +47,7 @@ func.func @avg_pool_3d(%x: tensor<2x3x3x3xf32>) -> tensor<2x2x2x2xf32> {
 
 // -----
 
-// The zero-extent quirk (spec §3.17): an empty result, nothing computed.
+// The zero-extent quirk (docs/ops.md#max_pool): an empty result, nothing computed.
 // CHECK-LABEL: func.func @avg_pool_window_does_not_fit
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<0xf32>
 // CHECK-NEXT:    func.return %[[E]] : tensor<0xf32>

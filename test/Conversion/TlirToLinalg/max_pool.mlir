@@ -67,7 +67,7 @@ func.func @max_pool_1d(%x: tensor<7xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Padding larger than half the kernel: an empty axis (spec §3.17), nothing computed.
+// Padding larger than half the kernel: an empty axis (docs/ops.md#max_pool), nothing computed.
 // CHECK-LABEL: func.func @max_pool_zero_extent
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<0xf32>
 // CHECK-NEXT:    func.return %[[E]] : tensor<0xf32>

@@ -1,5 +1,5 @@
 // rand_uniform: a generic over the output whose body forms the row-major index
-// from linalg.index and draws with the node's key (spec §6).
+// from linalg.index and draws with the node's key (docs/random.md#draws).
 // RUN: tlir-opt %s --split-input-file -p convert-tlir-to-linalg | filecheck %s
 
 // CHECK-LABEL: func.func @rand_2x3_f32

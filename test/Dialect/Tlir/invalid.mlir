@@ -1,4 +1,4 @@
-// Every rejection rule of spec §3, each with its message and the line of the failing op.
+// Every rejection rule of docs/ops.md, each with its message and the line of the failing op.
 // RUN: tlir-opt %s --split-input-file --verify-diagnostics | filecheck %s
 // RUN: not tlir-opt %s --split-input-file 2>&1 | filecheck %s --check-prefix=FIRST
 // FIRST: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'tlir.abs' op Expected 1 operand, but got 0

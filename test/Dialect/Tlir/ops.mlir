@@ -147,7 +147,7 @@ func.func @reductions(%x: tensor<2x3xf64>, %z: tensor<3x0xf64>, %e: tensor<0xf64
   func.return %5 : tensor<f64>
 }
 
-// Every rank case of matmul (spec 3.23), batch broadcasting included.
+// Every rank case of matmul (docs/ops.md#matmul), batch broadcasting included.
 // CHECK-LABEL: func.func @matmul
 // CHECK: tlir.matmul %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 // CHECK: tlir.matmul %{{.*}}, %{{.*}} : (tensor<5x1x2x3xf32>, tensor<7x3x4xf32>) -> tensor<5x7x2x4xf32>

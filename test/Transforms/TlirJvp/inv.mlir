@@ -1,4 +1,4 @@
-// inv: (1, 0) / (x, dx) by the quotient rule (D1): q = 1/x, den = x·x, num = (0·x) - (1·dx),
+// inv: (1, 0) / (x, dx) by the quotient rule (docs/autodiff.md#d1-quotient-rule): q = 1/x, den = x·x, num = (0·x) - (1·dx),
 // num/den.
 // RUN: tlir-opt %s -p tlir-jvp | filecheck %s
 

@@ -1,5 +1,5 @@
 // safe_log: log(softplus(x) + eps) on duals: (d softplus + deps) / (softplus + eps); eps's tangent
-// flows (D8).
+// flows (docs/autodiff.md#d8-safe_log-epsilon).
 // RUN: tlir-opt %s -p tlir-jvp | filecheck %s
 
 // CHECK-LABEL: func.func @main_jvp

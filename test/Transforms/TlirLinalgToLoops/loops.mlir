@@ -67,3 +67,55 @@ func.func @strided(%x: memref<8xf64>, %y: memref<4xf64>, %z: memref<4xi64>) {
   }
   func.return
 }
+
+// -----
+
+// Rows folded side by side: with at least 8 rows before the reduction loop,
+// strips of 8 rows run the reduction loop once, and inside it each row's own
+// load, add and store in turn (every row's fold unchanged: its terms in
+// ascending k, one add each); the rows past the last whole strip, here 2 of
+// the range [lo, min(hi, 10)), take the plain nest.
+// CHECK-LABEL: func.func @row_strips
+// CHECK:         %[[UB:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK:         %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[SPAN:.*]] = arith.subi %[[UB]], %[[LO:.*]] : index
+// CHECK-NEXT:    %[[STRIPS:.*]] = arith.divui %[[SPAN]], %[[EIGHT]] : index
+// CHECK-NEXT:    %[[WHOLE:.*]] = arith.muli %[[STRIPS]], %[[EIGHT]] : index
+// CHECK-NEXT:    %[[SPLIT:.*]] = arith.addi %[[LO]], %[[WHOLE]] : index
+// CHECK-NEXT:    scf.for %[[R:.*]] = %[[LO]] to %[[SPLIT]] step %[[EIGHT]] {
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[A0:.*]] = memref.load %{{.*}}[%[[R]], %[[K]]] : memref<10x3xf64>
+// CHECK-NEXT:        %[[ACC0:.*]] = memref.load %{{.*}}[%[[R]]] : memref<10xf64>
+// CHECK-NEXT:        %[[S0:.*]] = arith.addf %[[ACC0]], %[[A0]] : f64
+// CHECK-NEXT:        memref.store %[[S0]], %{{.*}}[%[[R]]] : memref<10xf64>
+// CHECK-NEXT:        %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:        %[[R1:.*]] = arith.addi %[[R]], %[[ONE]] : index
+// CHECK-NEXT:        %[[A1:.*]] = memref.load %{{.*}}[%[[R1]], %[[K]]] : memref<10x3xf64>
+// CHECK-COUNT-6:     arith.addi %[[R]], %{{.*}} : index
+// CHECK-NOT:         arith.addi %[[R]]
+// CHECK:         scf.for %[[REST:.*]] = %[[SPLIT]] to %[[UB]] step %{{.*}} {
+// CHECK:           memref.load %{{.*}}[%[[REST]], %{{.*}}] : memref<10x3xf64>
+func.func @row_strips(%x: memref<10x3xf64>, %y: memref<10xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<10x3xf64>) outs(%y : memref<10xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// A window's shape-only operand (indexed by the window dimensions, never
+// written) does not stop the split: every split reads it alike.
+// CHECK-LABEL: func.func @window
+// CHECK-SAME:    tlir.parallel_extent = 4 : i64
+// CHECK:         arith.minsi
+func.func @window(%x: memref<4x6xf64>, %y: memref<4x3xf64>, %w: memref<2xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1 * 2 + d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<4x6xf64>, memref<2xf64>) outs(%y : memref<4x3xf64>) {
+  ^bb0(%a: f64, %s: f64, %acc: f64):
+    %m = arith.maximumf %acc, %a : f64
+    linalg.yield %m : f64
+  }
+  func.return
+}

@@ -1,4 +1,4 @@
-// batch_norm_eval: D4: dx = (g·gamma)/std; dgamma = fold of g·((x - mean)/std), dbeta = fold of g
+// batch_norm_eval: docs/autodiff.md#d4-batch-norm-vjp: dx = (g·gamma)/std; dgamma = fold of g·((x - mean)/std), dbeta = fold of g
 // over the non-channel positions; mean and var get nothing.
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 // RUN: tlir-opt %s -p 'tlir-vjp{wrt=inputs}' | filecheck %s --check-prefix=INPUTS

@@ -1,4 +1,4 @@
-// bernoulli_mask: the keep probability gets nothing (D9): its gradient is +0.
+// bernoulli_mask: the keep probability gets nothing (docs/autodiff.md#d9-zero-derivatives): its gradient is +0.
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 // RUN: tlir-opt %s -p 'tlir-vjp{wrt=inputs}' | filecheck %s --check-prefix=INPUTS
 

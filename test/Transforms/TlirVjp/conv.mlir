@@ -1,4 +1,4 @@
-// conv: D6: dx at i = fold over the group's output channels, then kernel cells, of g·K where
+// conv: docs/autodiff.md#d6-conv-vjp: dx at i = fold over the group's output channels, then kernel cells, of g·K where
 // o·stride + k·dilation - pad = i (g spread onto the input grid); dK = fold over leading then
 // output positions of x_pad·g (+0 off the group blocks); db = fold of g.
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s

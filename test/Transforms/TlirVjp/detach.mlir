@@ -1,4 +1,4 @@
-// detach: nothing flows to the operand (D9): an unreached input gets +0.
+// detach: nothing flows to the operand (docs/autodiff.md#d9-zero-derivatives): an unreached input gets +0.
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 
 // CHECK-LABEL: func.func @main_vjp

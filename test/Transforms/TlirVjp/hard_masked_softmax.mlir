@@ -1,4 +1,4 @@
-// hard_masked_softmax: D3: s = fold of g·w over the row; dx = w·(g - s) where allowed, +0 where
+// hard_masked_softmax: docs/autodiff.md#d3-masked-softmax-vjp: s = fold of g·w over the row; dx = w·(g - s) where allowed, +0 where
 // blocked (w the forward weights).
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 

@@ -1,4 +1,4 @@
-// safe_log: (sigmoid(x) / (softplus(x) + eps))·g; eps gets nothing (D8).
+// safe_log: (sigmoid(x) / (softplus(x) + eps))·g; eps gets nothing (docs/autodiff.md#d8-safe_log-epsilon).
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 
 // CHECK-LABEL: func.func @main_vjp

@@ -1,0 +1,314 @@
+"""Derivative contractions as plain tlir contractions, where that is exact.
+
+The spec's folds of a derivative (§2.4, D5, D6) run from +0 in ascending index
+order, one product per term: when such a fold reads its operands in the order a
+`tlir.matmul`/`tlir.linear`/`tlir.conv` folds, it *is* that op, so the rule
+emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
+
+* VJP, D5: dx = matmul(g, W), dW = matmul(gᵀ, x) (rows flattened); matmul:
+  dA = matmul(g, Bᵀ), dB = matmul(Aᵀ, g) on an unbroadcast batch.
+* VJP, D6 (one group): dK = matmul(gᵀ, columns), the columns the padded input
+  cells meet (fold over leading then output positions, padded cells included);
+  dX (stride 1) = convs over regions of input positions with the same valid
+  kernel cells, each on the region reversed so that the cells are visited in
+  ascending order (`conv_input_vjp`): only valid terms, as D6 says, so
+  non-finite kernels stay exact.
+* JVP with parameter tangents +0 (unseeded): each term is (+0·x) + (W·dx). An
+  accumulator from +0 is never −0, so a ±0 term leaves it unchanged and the
+  sum equals the fold of W·dx, except that +0·x is NaN where x is infinite or
+  NaN. The tangent is therefore linear(dx, W, +0) (conv(dx, W, +0)) plus a
+  term that is NaN exactly where a non-finite x enters the fold, else +0
+  (adding +0 to a sum that is never −0 changes nothing): a fold of +0·x over
+  the row (for conv: over the channels, then a conv with a kernel of ones).
+
+Anything else (zero-size operands, broadcast batches, groups, strides in dX,
+seeded parameter tangents) keeps the `tlir_ad.fold` of the rule.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from tlir.dense import dense_to_numpy
+from tlir.dialects import tlir as T
+from tlir.passes.autodiff.builder import Builder, Scalar, d, dims, element_of, shape_of
+
+
+def is_positive_zero(value: SSAValue) -> bool:
+    """A `tlir.const` holding +0 everywhere (an unseeded tangent)."""
+    owner = value.owner
+    if not isinstance(owner, T.ConstOp):
+        return False
+    array = dense_to_numpy(owner.value)
+    return not array.any() and not np.signbit(array).any()
+
+
+def _nonempty(*values: SSAValue) -> bool:
+    return all(math.prod(shape_of(v)) > 0 for v in values)
+
+
+def _transpose(b: Builder, value: SSAValue, axis1: int, axis2: int) -> SSAValue:
+    shape = list(shape_of(value))
+    shape[axis1], shape[axis2] = shape[axis2], shape[axis1]
+    return b.tlir(T.TransposeOp, [value], shape, axis1=T.i64_attr(axis1), axis2=T.i64_attr(axis2))
+
+
+def _matmul(b: Builder, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    shape = [*shape_of(lhs)[:-1], shape_of(rhs)[-1]]
+    return b.tlir(T.MatmulOp, [lhs, rhs], shape)
+
+
+# --- VJP ---------------------------------------------------------------------
+
+
+def linear_vjp(b: Builder, op: T.LinearOp, g: SSAValue, wants: list[bool]):
+    """(dx, dW) of D5 as matmuls, or None where the fold stays."""
+    if not _nonempty(op.input, op.weight, g):
+        return None
+    x = shape_of(op.input)
+    out_dim, in_dim = shape_of(op.weight)
+    rows = math.prod(x[:-1])
+    g2 = b.reshape(g, [rows, out_dim])
+    gx = gw = None
+    if wants[0]:
+        gx = b.reshape(_matmul(b, g2, op.weight), x)
+    if wants[1]:
+        x2 = b.reshape(op.input, [rows, in_dim])
+        gw = _matmul(b, _transpose(b, g2, 0, 1), x2)
+    return gx, gw
+
+
+def matmul_vjp(b: Builder, op: T.MatmulOp, g: SSAValue, wants: list[bool]):
+    """(dA, dB) as matmuls when both operands are matrices with the same batch."""
+    a, c = shape_of(op.lhs), shape_of(op.rhs)
+    if len(a) < 2 or len(c) < 2 or a[:-2] != c[:-2] or not _nonempty(op.lhs, op.rhs, g):
+        return None
+    last = len(a) - 1
+    da = _matmul(b, g, _transpose(b, op.rhs, last - 1, last)) if wants[0] else None
+    db = _matmul(b, _transpose(b, op.lhs, last - 1, last), g) if wants[1] else None
+    return da, db
+
+
+def conv_kernel_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue | None:
+    """dK of D6 as one matmul, for one group: dK[oc, (c, k)] = fold over the rows
+    (leading positions, then output positions, row-major) of gᵀ[oc, row] ·
+    columns[row, (c, k)], the columns the padded input cells each kernel cell
+    meets (padded cells included, as in D6)."""
+    cfg = op.config
+    if cfg.groups != 1 or not _nonempty(op.input, op.weight, g):
+        return None
+    lead, rank = cfg.channel_axis, len(cfg.kernel)
+    x, out = shape_of(op.input), shape_of(g)
+    out_spatial = out[lead + 1 :]
+    channels, out_channels = cfg.in_channels, cfg.out_channels
+    zeros = [0] * (lead + 1)
+    x_pad = b.pad(op.input, zeros + list(cfg.padding), zeros + list(cfg.padding_after))
+    c_dim = lead + rank
+    reads = [
+        d(lead + a) * stride + d(c_dim + 1 + a) * dil
+        for a, (stride, dil) in enumerate(zip(cfg.stride, cfg.dilation, strict=True))
+    ]
+    bounds = [*x[:lead], *out_spatial, channels, *cfg.kernel]
+    columns = b.fold([x_pad], [[*dims(range(lead)), d(c_dim), *reads]], bounds, [], [0.0], _copy)
+    rows = math.prod(x[:lead]) * math.prod(out_spatial)
+    width = channels * math.prod(cfg.kernel)
+    moved = [*dims(range(1, lead + 1)), d(0), *dims(range(lead + 1, lead + 1 + rank))]
+    g_first = b.fold([g], [moved], [out_channels, *x[:lead], *out_spatial], [], [0.0], _copy)
+    dk = _matmul(
+        b, b.reshape(g_first[0], [out_channels, rows]), b.reshape(columns[0], [rows, width])
+    )
+    return b.reshape(dk, shape_of(op.weight))
+
+
+# --- JVP ---------------------------------------------------------------------
+
+
+def _zero_times(s: Scalar, value: SSAValue) -> SSAValue:
+    return s.mul(s.const(0.0), value)
+
+
+def _add_nan_mask(b: Builder, value: SSAValue, mask: SSAValue, mask_read: list) -> SSAValue:
+    """value + mask (mask read at `mask_read`): NaN where the mask is NaN, else value."""
+    shape = shape_of(value)
+    maps = [dims(range(len(shape))), mask_read]
+    return b.fold([value, mask], maps, shape, [], [0.0], lambda s, v: [s.add(v[0], v[1])])[0]
+
+
+def linear_jvp(b: Builder, op: T.LinearOp, dots: list[SSAValue]) -> SSAValue | None:
+    """The tangent of linear with +0 weight and bias tangents, or None."""
+    if not (is_positive_zero(dots[1]) and is_positive_zero(dots[2])):
+        return None
+    if not _nonempty(op.input, op.weight):
+        return None
+    x = shape_of(op.input)
+    lead = len(x) - 1
+    plain = b.tlir(T.LinearOp, [dots[0], op.weight, dots[2]], shape_of(op.result))
+    rows = dims(range(lead))
+    bad = b.fold(
+        [op.input],
+        [dims(range(lead + 1))],
+        x,
+        [lead],
+        [0.0],
+        lambda s, v: [s.add(v[1], _zero_times(s, v[0]))],
+    )[0]
+    return _add_nan_mask(b, plain, bad, rows)
+
+
+def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
+    """The tangent of conv with +0 kernel and bias tangents (one group), or None."""
+    cfg = op.config
+    if cfg.groups != 1 or not (is_positive_zero(dots[1]) and is_positive_zero(dots[2])):
+        return None
+    if not _nonempty(op.input, op.weight):
+        return None
+    element = element_of(op.input)
+    props = dict(
+        kernel=op.kernel,
+        stride=op.stride,
+        padding=op.padding,
+        padding_after=op.padding_after,
+        dilation=op.dilation,
+        groups=op.groups,
+        channel_axis=op.channel_axis,
+        in_channels=op.in_channels,
+    )
+    out = shape_of(op.result)
+    plain = b.tlir(
+        T.ConvOp, [dots[0], op.weight, dots[2]], out, out_channels=op.out_channels, **props
+    )
+    # +0·x summed over the channels (+0, or NaN where a channel is not finite; the
+    # order of a sum of zeros and NaNs does not matter), then over each window.
+    x = shape_of(op.input)
+    axis = cfg.channel_axis
+    zeroed = b.fold(
+        [op.input],
+        [dims(range(len(x)))],
+        x,
+        [axis],
+        [0.0],
+        lambda s, v: [s.add(v[1], _zero_times(s, v[0]))],
+    )[0]
+    zeroed = b.reshape(zeroed, [*x[:axis], 1, *x[axis + 1 :]])
+    ones = b.const(1.0, [1, 1, *cfg.kernel], element)
+    mask_shape = [*out[:axis], 1, *out[axis + 1 :]]
+    mask = b.tlir(
+        T.ConvOp,
+        [zeroed, ones, b.const(0.0, [1], element)],
+        mask_shape,
+        out_channels=T.i64_attr(1),
+        **{**props, "in_channels": T.i64_attr(1)},
+    )
+    read = [*dims(range(axis)), 0, *dims(range(axis + 1, len(out)))]
+    return _add_nan_mask(b, plain, mask, read)
+
+
+def _segments(extent: int, out: int, kernel: int, dil: int, pad: int) -> list[tuple]:
+    """Runs (i0, i1, k0, k1) of input positions whose valid kernel cells (those
+    with 0 ≤ i + pad − k·dil < out) are the same interval [k0, k1] (empty: k0 > k1)."""
+    runs: list[tuple] = []
+    for i in range(extent):
+        k0 = max(0, -((out - 1 - i - pad) // dil))  # ceil((i + pad − out + 1)/dil)
+        k1 = min(kernel - 1, (i + pad) // dil)
+        if runs and runs[-1][2:] == (k0, k1) and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1, k0, k1)
+        else:
+            runs.append((i, i + 1, k0, k1))
+    return runs
+
+
+MAX_REGIONS = 64
+"""Beyond this many regions the input gradient keeps its fold (compile time)."""
+
+
+def conv_input_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue | None:
+    """dX of D6 as convs, for one group and stride 1.
+
+    For input position i the valid kernel cells (o = i + pad − k·dil in range)
+    form an interval per axis; the input positions split into runs with the
+    same intervals, and each region (a run per axis) is a conv without padding:
+    on the region reversed, u = i1 − 1 − i, the term of cell k0 + t reads
+    g[(i1 − 1 + pad − k0·dil) − (u + t·dil)], a correlation over t in ascending
+    order with dilation dil, input channels m (the output channels) outer — D6's
+    order, only valid terms, from +0. A region with no valid cell is +0. The
+    regions, each reversed, are concatenated last to first (the whole input
+    reversed) and reversed once more."""
+    cfg = op.config
+    if cfg.groups != 1 or any(s != 1 for s in cfg.stride):
+        return None
+    if not _nonempty(op.input, op.weight, g):
+        return None
+    lead, rank = cfg.channel_axis, len(cfg.kernel)
+    x, out = shape_of(op.input), shape_of(g)
+    spatial_in, spatial_out = x[lead + 1 :], out[lead + 1 :]
+    runs = [
+        _segments(n, o, k, dl, pb)
+        for n, o, k, dl, pb in zip(
+            spatial_in, spatial_out, cfg.kernel, cfg.dilation, cfg.padding, strict=True
+        )
+    ]
+    if math.prod(len(r) for r in runs) > MAX_REGIONS:
+        return None
+    element = element_of(g)
+    channels, out_channels = cfg.in_channels, cfg.out_channels
+    zero_bias = b.const(0.0, [channels], element)
+
+    def region(chosen: tuple) -> SSAValue:
+        sizes = [i1 - i0 for i0, i1, _, _ in chosen]
+        if any(k0 > k1 for _, _, k0, k1 in chosen):
+            return b.const(0.0, [*x[:lead], channels, *sizes], element)
+        cells = [k1 - k0 + 1 for _, _, k0, k1 in chosen]
+        spans = [n + (c - 1) * dl for n, c, dl in zip(sizes, cells, cfg.dilation, strict=True)]
+        reads = [
+            d(lead + 1 + a) * -1 + (i1 - 1 + pb - k0 * dl)
+            for a, ((_, i1, k0, _), dl, pb) in enumerate(
+                zip(chosen, cfg.dilation, cfg.padding, strict=True)
+            )
+        ]
+        source_shape = [*out[: lead + 1], *spans]
+        source = b.fold([g], [[*dims(range(lead + 1)), *reads]], source_shape, [], [0.0], _copy)[0]
+        offsets = [d(2 + a) + k0 for a, (_, _, k0, _) in enumerate(chosen)]
+        kernel = b.fold(
+            [op.weight],
+            [[d(1), d(0), *offsets]],
+            [channels, out_channels, *cells],
+            [],
+            [0.0],
+            _copy,
+        )[0]
+        return b.tlir(
+            T.ConvOp,
+            [source, kernel, zero_bias],
+            [*x[:lead], channels, *sizes],
+            kernel=T.i64_array(cells),
+            stride=T.i64_array([1] * rank),
+            padding=T.i64_array([0] * rank),
+            padding_after=T.i64_array([0] * rank),
+            dilation=T.i64_array(cfg.dilation),
+            groups=T.i64_attr(1),
+            channel_axis=T.i64_attr(lead),
+            in_channels=T.i64_attr(out_channels),
+            out_channels=T.i64_attr(channels),
+        )
+
+    def assemble(axis: int, chosen: tuple) -> SSAValue:
+        if axis == rank:
+            return region(chosen)
+        pieces = [assemble(axis + 1, (*chosen, run)) for run in reversed(runs[axis])]
+        if len(pieces) == 1:
+            return pieces[0]
+        shape = list(shape_of(pieces[0]))
+        shape[lead + 1 + axis] = sum(shape_of(p)[lead + 1 + axis] for p in pieces)
+        axis_attr = T.i64_attr(lead + 1 + axis)
+        return b.tlir(T.ConcatOp, [pieces], shape, element, axis=axis_attr)
+
+    reversed_grad = assemble(0, ())
+    back = [d(lead + 1 + a) * -1 + (n - 1) for a, n in enumerate(spatial_in)]
+    return b.fold([reversed_grad], [[*dims(range(lead + 1)), *back]], x, [], [0.0], _copy)[0]
+
+
+def _copy(s: Scalar, v: list[SSAValue]) -> list[SSAValue]:
+    return [v[0]]

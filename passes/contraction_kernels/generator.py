@@ -1,0 +1,83 @@
+"""`contraction_kernel`: one contraction op (with its epilogue) as a kernel function
+(see the package docstring for the kernel's form)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+
+from tlir.dialects import tlir as T
+from tlir.passes.contraction_kernels.builder import KernelBuilder
+from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
+from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec, Tiling, choose_tiling
+from tlir.passes.contraction_kernels.target import TargetInfo, host_target
+
+__all__ = ["contraction_kernel", "kernel_tiling"]
+
+
+def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
+    from tlir.passes.contraction_kernels.conv import conv_spec
+    from tlir.passes.contraction_kernels.linalg_ops import linear_spec, matmul_spec
+
+    builders = {T.MatmulOp: matmul_spec, T.LinearOp: linear_spec, T.ConvOp: conv_spec}
+    if type(op) not in builders:
+        raise ValueError(f"{op.name} is not a contraction (matmul, linear, conv)")
+    return builders[type(op)](op, kb, buffers)
+
+
+def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
+    return choose_tiling(
+        target,
+        spec.element.bitwidth // 8,
+        spec.m,
+        spec.n,
+        spec.k,
+        spec.batch,
+        getattr(spec.packer, "columns_multiple", 1),
+    )
+
+
+def contraction_kernel(
+    op: Operation,
+    name: str,
+    target: TargetInfo | None = None,
+    epilogue: Sequence[Operation] = (),
+) -> func.FuncOp:
+    """The kernel of `op` (MatmulOp, LinearOp or ConvOp), with the elementwise ops
+    `epilogue` (a chain: each uses the previous result) applied to each output
+    tile right after it is computed."""
+    target = target or host_target()
+    plan = EpiloguePlan.build(op, epilogue) if epilogue else None
+    values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
+    result = plan.result if plan else op.results[0]
+    memrefs = [MemRefType(v.type.element_type, v.type.get_shape()) for v in (*values, result)]
+    inputs = [*memrefs, IndexType(), IndexType()]
+    noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
+    arg_attrs = ArrayAttr([noalias] * len(memrefs) + [DictionaryAttr({})] * 2)
+    function = func.FuncOp(name, (inputs, []), arg_attrs=arg_attrs)
+    block = function.body.block
+    kb = KernelBuilder(block)
+    flat = [kb.flat(arg) for arg in block.args[: len(memrefs)]]
+    lo, hi = block.args[-2], block.args[-1]
+    count = len(op.operands)
+    spec = _spec(op, kb, [*flat[:count], flat[-1]])
+    if plan is not None:
+        spec.epilogue = BoundEpilogue(plan, flat[count:-1])
+    tiling = kernel_tiling(spec, target)
+    GemmEmitter(kb, spec, tiling).emit(lo, hi)
+    kb.emit(func.ReturnOp())
+    empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
+    extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)
+    function.attributes["tlir.parallel_extent"] = IntegerAttr(extent, i64)
+    return function

@@ -1,0 +1,63 @@
+// Derivative folds that are contractions become contractions (passes/autodiff/contractions.py):
+// the JVP of linear with +0 parameter tangents is linear(dx, W, +0) plus a NaN mask (the fold
+// of +0·x over each row, added last); the VJP of an unbroadcast matmul is two matmuls with
+// transposes; the VJP of a stride-1 conv has its kernel gradient as one matmul over the input
+// columns and its input gradient as one conv per region of positions with the same valid kernel
+// cells (3×3 with padding 1: 9 regions), each on the region reversed, concatenated and reversed.
+// RUN: tlir-opt %s -p 'tlir-jvp{function=lin}' | filecheck %s --check-prefix=LIN
+// RUN: tlir-opt %s -p 'tlir-vjp{function=mm}' | filecheck %s --check-prefix=MM
+// RUN: tlir-opt %s -p 'tlir-vjp{function=cv}' | filecheck %s --check-prefix=CV
+// RUN: tlir-opt %s -p 'tlir-jvp{function=lin params=true}' | filecheck %s --check-prefix=SEEDED
+
+// LIN-LABEL: func.func @lin_jvp(%x: tensor<2x3xf64>, %dx: tensor<2x3xf64>)
+// LIN:         %y = tlir.linear %x, %w, %b
+// LIN-NEXT:    [[T:%.+]] = tlir.linear %dx, %w, [[DB:%.+]] : (tensor<2x3xf64>, tensor<4x3xf64>, tensor<4xf64>) -> tensor<2x4xf64>
+// LIN:         [[MASK:%.+]] = tlir_ad.fold ins(%x) init({{.*}}) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d0, d1)>], iterators = ["parallel", "reduction"]}
+// LIN:           [[Z:%.+]] = arith.constant 0.000000e+00 : f64
+// LIN-NEXT:      [[P:%.+]] = arith.mulf [[Z]], {{%.+}} : f64
+// LIN:         [[R:%.+]] = tlir_ad.fold ins([[T]], [[MASK]]) {{.*}} maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+// LIN:         func.return %y, [[R]]
+
+// MM-LABEL: func.func @mm_vjp
+// MM-NEXT:    %y = tlir.matmul %a, %b
+// MM-NEXT:    [[BT:%.+]] = tlir.transpose %b {axis1 = 1 : i64, axis2 = 2 : i64} : (tensor<2x4x5xf64>) -> tensor<2x5x4xf64>
+// MM-NEXT:    [[DA:%.+]] = tlir.matmul %dy0, [[BT]] : (tensor<2x3x5xf64>, tensor<2x5x4xf64>) -> tensor<2x3x4xf64>
+// MM-NEXT:    [[AT:%.+]] = tlir.transpose %a {axis1 = 1 : i64, axis2 = 2 : i64} : (tensor<2x3x4xf64>) -> tensor<2x4x3xf64>
+// MM-NEXT:    [[DB:%.+]] = tlir.matmul [[AT]], %dy0 : (tensor<2x4x3xf64>, tensor<2x3x5xf64>) -> tensor<2x4x5xf64>
+// MM-NEXT:    func.return %y, [[DA]], [[DB]]
+
+// CV-LABEL: func.func @cv_vjp
+// CV:         %y = tlir.conv %x, %w, %b
+// The corner region of the last row and column: cells 1…2 of each axis, read reversed.
+// CV:         [[S:%.+]] = tlir_ad.fold ins(%dy0) {{.*}} maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, ((d2 * -1) + 3), ((d3 * -1) + 3))>]
+// CV:         [[K:%.+]] = tlir_ad.fold ins(%w) {{.*}} maps = [affine_map<(d0, d1, d2, d3) -> (d1, d0, (d2 + 1), (d3 + 1))>]
+// CV:         tlir.conv [[S]], [[K]], {{%.+}} {kernel = array<i64: 2, 2>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, padding_after = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, channel_axis = 1 : i64, in_channels = 5 : i64, out_channels = 3 : i64}
+// CV-COUNT-8: tlir.conv {{%.+}}, {{%.+}}, {{%.+}} {kernel = array<i64: {{[23]}}, {{[23]}}>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0>
+// CV:         [[ROWS:%.+]] = tlir.concat {{.*}} axis = 2 : (tensor<2x3x1x4xf64>, tensor<2x3x2x4xf64>, tensor<2x3x1x4xf64>) -> tensor<2x3x4x4xf64>
+// CV:         [[DX:%.+]] = tlir_ad.fold ins([[ROWS]]) {{.*}} maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, ((d2 * -1) + 3), ((d3 * -1) + 3))>]
+// CV:         [[XP:%.+]] = tlir_ad.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
+// CV:         [[COLS:%.+]] = tlir_ad.fold ins([[XP]]) {{.*}} maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, (d1 + d4), (d2 + d5))>]
+// CV:         [[DK:%.+]] = tlir.matmul {{%.+}}, {{%.+}} : (tensor<5x32xf64>, tensor<32x27xf64>) -> tensor<5x27xf64>
+// CV:         func.return %y, [[DX]],
+
+// With seeded parameter tangents the fold of (dW·x) + (W·dx) stays.
+// SEEDED-LABEL: func.func @lin_jvp
+// SEEDED-NOT:   tlir.linear %dx
+// SEEDED:       tlir_ad.fold ins(%w, %dw, %x, %dx)
+
+func.func @lin(%x: tensor<2x3xf64>) -> tensor<2x4xf64> {
+  %w = tlir.const {value = dense<1.5> : tensor<4x3xf64>} : tensor<4x3xf64>
+  %b = tlir.const {value = dense<0.5> : tensor<4xf64>} : tensor<4xf64>
+  %y = tlir.linear %x, %w, %b : (tensor<2x3xf64>, tensor<4x3xf64>, tensor<4xf64>) -> tensor<2x4xf64>
+  func.return %y : tensor<2x4xf64>
+}
+func.func @mm(%a: tensor<2x3x4xf64>, %b: tensor<2x4x5xf64>) -> tensor<2x3x5xf64> {
+  %y = tlir.matmul %a, %b : (tensor<2x3x4xf64>, tensor<2x4x5xf64>) -> tensor<2x3x5xf64>
+  func.return %y : tensor<2x3x5xf64>
+}
+func.func @cv(%x: tensor<2x3x4x4xf64>) -> tensor<2x5x4x4xf64> {
+  %w = tlir.const {value = dense<0.25> : tensor<5x3x3x3xf64>} : tensor<5x3x3x3xf64>
+  %b = tlir.const {value = dense<0.0> : tensor<5xf64>} : tensor<5xf64>
+  %y = tlir.conv %x, %w, %b {kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, channel_axis = 1 : i64, in_channels = 3 : i64, out_channels = 5 : i64} : (tensor<2x3x4x4xf64>, tensor<5x3x3x3xf64>, tensor<5xf64>) -> tensor<2x5x4x4xf64>
+  func.return %y : tensor<2x5x4x4xf64>
+}

@@ -1,0 +1,79 @@
+"""TorchLean's optimizers (SGD, Adam) on NumPy arrays, updated in place.
+
+Every update is elementwise with TorchLean's exact operand order (spec §4.3),
+in the parameters' own precision (scalars are cast to it first), and the
+parameters are updated in the order given (TorchLean's list order):
+
+* SGD:  p ← p − (g·lr)
+* Adam: t ← t+1; β₁ᵗ ← β₁ᵗ⁻¹·β₁, β₂ᵗ ← β₂ᵗ⁻¹·β₂ (from 1); m ← (m·β₁) + (g·(1−β₁));
+  v ← (v·β₂) + ((g·g)·(1−β₂)); m̂ = m·(1/(1−β₁ᵗ)), v̂ = v·(1/(1−β₂ᵗ));
+  lrEff = lr/(sqrt(max(v̂, 0)) + ε); p ← p − (lrEff·m̂).
+
+`step(grads)` takes the gradients by parameter name (as `CompiledModel.vjp`
+returns them) and writes into the arrays of `params` (as
+`CompiledModel.parameters()` returns them), so the compiled model sees the
+new values at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+
+def _scalar(value: float, like: np.ndarray) -> np.generic:
+    return like.dtype.type(value)
+
+
+def max_zero(x: np.ndarray) -> np.ndarray:
+    """max(x, 0) as Lean's `maxOfLe`: if x ≤ 0 then 0 else x (so max(−0, 0) = +0
+    and max(NaN, 0) = NaN)."""
+    zero = x.dtype.type(0.0)
+    return np.where(x <= zero, zero, x)
+
+
+class SGD:
+    def __init__(self, params: Mapping[str, np.ndarray], lr: float):
+        self.params = params
+        self.lr = lr
+
+    def step(self, grads: Mapping[str, np.ndarray]) -> None:
+        for name, p in self.params.items():
+            g = grads[name]
+            np.subtract(p, g * _scalar(self.lr, p), out=p)
+
+
+class Adam:
+    def __init__(
+        self,
+        params: Mapping[str, np.ndarray],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ):
+        self.params = params
+        self.lr, self.betas, self.eps = lr, betas, eps
+        self.t = 0
+        self.m = {n: np.zeros_like(p) for n, p in params.items()}
+        self.v = {n: np.zeros_like(p) for n, p in params.items()}
+        self.power1: dict[str, np.generic] = {n: _scalar(1.0, p) for n, p in params.items()}
+        self.power2: dict[str, np.generic] = {n: _scalar(1.0, p) for n, p in params.items()}
+
+    def step(self, grads: Mapping[str, np.ndarray]) -> None:
+        self.t += 1
+        for name, p in self.params.items():
+            g = grads[name]
+            one = _scalar(1.0, p)
+            beta1, beta2 = _scalar(self.betas[0], p), _scalar(self.betas[1], p)
+            self.power1[name] = self.power1[name] * beta1
+            self.power2[name] = self.power2[name] * beta2
+            m = self.m[name] = (self.m[name] * beta1) + (g * (one - beta1))
+            v = self.v[name] = (self.v[name] * beta2) + ((g * g) * (one - beta2))
+            m_hat = m * (one / (one - self.power1[name]))
+            v_hat = v * (one / (one - self.power2[name]))
+            lr_eff = _scalar(self.lr, p) / (np.sqrt(max_zero(v_hat)) + _scalar(self.eps, p))
+            np.subtract(p, lr_eff * m_hat, out=p)
+
+
+__all__ = ["SGD", "Adam"]
