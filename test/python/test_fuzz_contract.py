@@ -30,7 +30,7 @@ def _stats(outcome: dict[str, str]) -> None:
         event(f"{stage}: {result}")
 
 
-@budget(ci=250, long=100_000)
+@budget(ci=1000, long=100_000)
 @given(text=fm.json_documents(), dtype=st.sampled_from(["f32", "f64"]), compile_it=st.booleans())
 def test_mutated_json_keeps_the_error_contract(tmp_path_factory, text, dtype, compile_it):
     from tlir.torchlean import import_file
@@ -40,7 +40,7 @@ def test_mutated_json_keeps_the_error_contract(tmp_path_factory, text, dtype, co
     _stats(fm.run_stages(lambda: import_file(str(path), dtype), text, compile_it))
 
 
-@budget(ci=250, long=100_000)
+@budget(ci=1000, long=100_000)
 @given(source=fm.mlir_texts(MLIR_SOURCES), compile_it=st.integers(0, 3))
 def test_mutated_mlir_keeps_the_error_contract(source, compile_it):
     from tlir.api import parse_module_checked
@@ -88,7 +88,7 @@ def _assert_tool_contract(proc: subprocess.CompletedProcess, source: str) -> Non
         assert len(lines) == 1 and fm.ERROR_LINE.match(lines[0]), (proc.stderr, source)
 
 
-@budget(ci=5, long=2000)
+@budget(ci=8, long=2000)
 @given(text=fm.json_documents(), source=fm.mlir_texts(MLIR_SOURCES))
 def test_tools_keep_the_error_contract_on_mutated_inputs(tmp_path_factory, text, source):
     """tlir-run on a mutated graph (with an input of the right shape when it

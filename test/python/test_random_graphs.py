@@ -105,7 +105,7 @@ def with_special_constants(draw, module, dtype: np.dtype) -> None:
             op.value = numpy_to_dense(fuzz_graphs.input_array(draw, shape, dtype))
 
 
-@budget(ci=100, long=10_000)
+@budget(ci=300, long=10_000)
 @given(data=st.data())
 def test_random_dag_over_all_kinds_compiled_matches_reference(tmp_path_factory, data):
     from tlir.diagnostics import TlirError
