@@ -59,6 +59,10 @@ KNOWN_EXCEPTIONS = {
     # An extent of 2^63 or more: `"test.op"() {a = dense<0.0> :
     # tensor<9223372036854775808xf32>} : () -> ()` (integer ranges).
     "extent beyond 64 bits": (OverflowError, re.compile("index-sized integer")),
+    # A use before its definition in the same block is not rejected by the
+    # verifier (no dominance check); the reference and the compiler then fail with
+    # KeyError: `%0 = tlir.relu %1 …` followed by `%1 = tlir.abs %x …`.
+    "use before definition": (KeyError, re.compile("OpResult")),
 }
 """Known exceptions other than `TlirError`, from the same error-path work."""
 
