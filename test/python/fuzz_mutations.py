@@ -188,7 +188,7 @@ def main_inputs(module, rng: np.random.Generator) -> list[np.ndarray] | None:
             dtype = numpy_dtype(typ)
         except Exception:  # noqa: BLE001 - not a float tensor: the stage reports it
             dtype = np.dtype(np.float64)
-        shape = tuple(typ.get_shape())
+        shape = tuple(max(e, 1) if e < 0 else e for e in typ.get_shape())  # `?` → 1
         values = rng.choice(np.array(fuzz_graphs.SPECIALS + [0.25, -1.75, 2.0]), size=shape)
         with np.errstate(over="ignore"):
             arrays.append(values.astype(dtype))
