@@ -223,6 +223,11 @@ class FunctionBufferizer:
             self.buffers[result] = buffer
 
     def extract_slice(self, op: tensor.ExtractSliceOp) -> None:
+        if _empty(op.result):
+            # No subview: MLIR rejects one whose offset is not inside the source
+            # even when it has no elements; an empty buffer is never read.
+            self.buffers[op.result] = self.allocate(op.result.type)
+            return
         source = self.buffers[op.source]
         offsets = tuple(op.static_offsets.get_values())
         sizes = tuple(op.static_sizes.get_values())
@@ -257,6 +262,9 @@ class FunctionBufferizer:
             self.buffers[op.result] = dest  # computed in place
             return
         target = self.writable_destination(op.dest, reads_init=True)
+        if _empty(op.source):  # nothing to copy (and no empty subview, see extract_slice)
+            self.buffers[op.result] = target
+            return
         sizes = tuple(op.static_sizes.get_values())
         view = self.emit(
             memref.SubviewOp.from_static_parameters(
@@ -314,22 +322,34 @@ class FunctionBufferizer:
             self.buffers[result] = buffer
 
     def ret(self, op: func.ReturnOp, out_params: list[SSAValue]) -> None:
-        taken: set[int] = set()
+        """Each result computed in a local allocation is computed straight into
+        its out-parameter (the first one, if the value is returned twice); every
+        other result (an argument, a constant, a view, a value returned again)
+        is copied into its out-parameter, after all the replacements, so that a
+        copy never reads an allocation that has been replaced."""
+        moved: dict[SSAValue, SSAValue] = {}  # an allocation → the out-parameter it became
+        copies: list[tuple[Buffer, SSAValue]] = []
         for value, out in zip(op.arguments, out_params, strict=True):
             buffer = self.buffers[value]
             alloc = buffer.alloc
-            if alloc is not None and id(alloc) not in taken and alloc in self.allocs:
-                # computed straight into the out-parameter
-                alloc.results[0].replace_all_uses_with(out)
-                alloc.detach()
+            if alloc is not None and buffer.value not in moved and alloc in self.allocs:
+                moved[buffer.value] = out
                 self.allocs.remove(alloc)
-                taken.add(id(alloc))
             else:
-                self.copy(buffer.value, out)
+                copies.append((buffer, out))
+        for local, out in moved.items():
+            local.replace_all_uses_with(out)
+            local.owner.detach()
+        for buffer, out in copies:
+            self.copy(moved.get(buffer.value, buffer.value), out)
         if not is_kernel(self.function):
             for alloc in self.allocs:
                 self.emit(memref.DeallocOp.get(alloc.results[0]))
         self.emit(func.ReturnOp())
+
+
+def _empty(value: SSAValue) -> bool:
+    return 0 in value.type.get_shape()
 
 
 def _is_bufferized(function: func.FuncOp) -> bool:

@@ -155,3 +155,23 @@ func.func private @twice(%x: tensor<4xf64>) -> tensor<4xf64> attributes {tlir.ke
   } -> tensor<4xf64>
   func.return %r : tensor<4xf64>
 }
+
+// -----
+
+// A value returned twice is computed into the first out-parameter and copied
+// from there into the second (never from the allocation it replaced).
+// CHECK-LABEL: func.func @returned_twice
+// CHECK-SAME:    (%[[X:.*]]: memref<2xf64>, %[[O0:.*]]: memref<2xf64>, %[[O1:.*]]: memref<2xf64>) {
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[X]] : memref<2xf64>) outs(%[[O0]] : memref<2xf64>)
+// CHECK:         linalg.generic {{.*}} ins(%[[O0]] : memref<2xf64>) outs(%[[O1]] : memref<2xf64>)
+// CHECK:         func.return
+// CHECK-NOT:     memref.alloc
+func.func @returned_twice(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) {
+  %e = tensor.empty() : tensor<2xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<2xf64>) outs(%e : tensor<2xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    %n = arith.negf %a : f64
+    linalg.yield %n : f64
+  } -> tensor<2xf64>
+  func.return %r, %r : tensor<2xf64>, tensor<2xf64>
+}

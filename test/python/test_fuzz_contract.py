@@ -1,0 +1,114 @@
+"""The error contract under fuzzing: mutated JSON graphs and mutated MLIR
+modules go through the importer (or parser), the verifier, the reference
+evaluator and the compiler in-process; each stage succeeds or raises a one-line
+`TlirError` that starts with a location — never another exception, never a
+hang. The command-line tools get a few of the same inputs: exit code 0 or 1,
+one line on stderr, no traceback, no internal error.
+
+CI runs a short budget; `pytest test/python/test_fuzz_contract.py --long` (or
+`TLIR_FUZZ_LONG=1`) runs for hours.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zlib
+
+import fuzz_mutations as fm
+import numpy as np
+from fuzz_graphs import budget
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+MLIR_SOURCES = fm.mlir_sources()
+
+
+def _stats(outcome: dict[str, str]) -> None:
+    for stage, result in outcome.items():
+        event(f"{stage}: {result}")
+
+
+@budget(ci=1000, long=100_000)
+@given(text=fm.json_documents(), dtype=st.sampled_from(["f32", "f64"]), compile_it=st.booleans())
+def test_mutated_json_keeps_the_error_contract(tmp_path_factory, text, dtype, compile_it):
+    from tlir.torchlean import import_file
+
+    path = tmp_path_factory.mktemp("json") / "model.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    _stats(fm.run_stages(lambda: import_file(str(path), dtype), text, compile_it))
+
+
+@budget(ci=1000, long=100_000)
+@given(source=fm.mlir_texts(MLIR_SOURCES), compile_it=st.integers(0, 3))
+def test_mutated_mlir_keeps_the_error_contract(source, compile_it):
+    from tlir.api import parse_module_checked
+    from tlir.diagnostics import verify_module
+
+    name, text = source
+
+    def load():
+        module = parse_module_checked(text, f"{name}.mlir")
+        verify_module(module, f"{name}.mlir")
+        return module
+
+    _stats(fm.run_stages(load, text, compile_it == 0, seed=zlib.crc32(text.encode())))
+
+
+def _tool(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONWARNINGS": "default"}
+    env.pop("TLIR_DEBUG", None)
+    script = f"import sys; from tlir.tools.{args[0]} import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", script, *args[1:]],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        preexec_fn=fm.limit_child_memory,
+    )
+
+
+def _assert_tool_contract(proc: subprocess.CompletedProcess, source: str) -> None:
+    assert proc.returncode in (0, 1), (proc.returncode, proc.stderr, source)
+    assert "Traceback" not in proc.stderr, (proc.stderr, source)
+    for name, pattern in fm.KNOWN.items():
+        if pattern.search(proc.stderr.rstrip("\n")):
+            event(f"known issue: {name} (tool)")
+            return
+    for name, (kind, pattern) in fm.KNOWN_EXCEPTIONS.items():
+        if f"internal error: {kind.__name__}" in proc.stderr and pattern.search(proc.stderr):
+            event(f"known issue: {name} (tool)")
+            return
+    assert "internal error" not in proc.stderr, (proc.stderr, source)
+    assert "Warning" not in proc.stderr, (proc.stderr, source)
+    if proc.returncode == 1:
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and fm.ERROR_LINE.match(lines[0]), (proc.stderr, source)
+
+
+@budget(ci=8, long=2000)
+@given(text=fm.json_documents(), source=fm.mlir_texts(MLIR_SOURCES))
+def test_tools_keep_the_error_contract_on_mutated_inputs(tmp_path_factory, text, source):
+    """tlir-run on a mutated graph (with an input of the right shape when it
+    imports), tlir-opt and tlir-translate on a mutated module."""
+    directory = tmp_path_factory.mktemp("tools")
+    model = directory / "model.json"
+    model.write_text(text, encoding="utf-8", errors="surrogatepass")
+    args = ["run", str(model), "-q", "--no-cache"]
+    try:
+        import json
+
+        shape = json.loads(text)["nodes"][0]["shape"]
+        array = np.linspace(-2, 2, int(np.prod(shape))).reshape(shape)
+        if array.size <= fm.MAX_ELEMENTS:
+            np.save(directory / "x.npy", array)
+            args += ["--input", str(directory / "x.npy")]
+    except Exception:  # noqa: BLE001 - a mutated graph may have no usable input shape
+        pass
+    _assert_tool_contract(_tool(*args), text)
+    module = directory / "module.mlir"
+    module.write_text(source[1])
+    _assert_tool_contract(_tool("opt", str(module), "-p", "convert-tlir-to-linalg"), source[1])
+    _assert_tool_contract(_tool("translate", "--export-torchlean", str(module)), source[1])
