@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
@@ -61,6 +61,11 @@ class LocatingParser(Parser):
             name = re.search(r'"?\b([a-z_]\w*\.[\w.]+)"?', parsed)
             prefix = f"{name.group(1)}: " if name else ""
             raise ParseError(start, prefix + " ".join(str(err).split())) from None
+        except OverflowError as err:
+            # xDSL packs float and integer attributes and extents without a range
+            # check (`1.0e10 : f16`, `0x1FFFFFFFF : f32`, `tensor<9223372036854775808xf32>`)
+            message = f"a value is out of range for its type ({err})"
+            raise ParseError(self._current_token.span, message) from None
         if isinstance(op.location, UnknownLoc):
             pos = start.get_location()
             op.location = FileLineColLoc(
@@ -99,16 +104,50 @@ def op_error(op: Operation, message: str, fallback: str) -> TlirError:
 
 def parse_error(err: ParseError, line_offset: int = 0) -> TlirError:
     pos = err.span.get_location()
-    return TlirError(f"{pos.file}:{pos.line + line_offset}:{pos.col}", err.msg)
+    message = " ".join(err.msg.split())
+    if not err.msg[:1].strip():  # xDSL gives some errors an empty head: " in block definition"
+        message = f"unexpected '{err.span.text}'" + (f" {message}" if message else "")
+    return TlirError(f"{pos.file}:{pos.line + line_offset}:{pos.col}", message)
 
 
 def verify_module(module: ModuleOp, fallback: str) -> None:
-    """Verify op by op, so the first failure is reported at its own op."""
+    """Verify op by op, so the first failure is reported at its own op; then
+    check that every operand is defined before its use."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except DiagnosticException as err:
             raise op_error(op, _first_line(err), fallback) from None
+    _check_dominance(module, set(), fallback)
+
+
+def _check_dominance(op: Operation, visible: set[SSAValue], fallback: str) -> None:
+    """Every operand is a value of an enclosing block defined before the op (the
+    single-block regions tlir reads; xDSL's verifier does not check this). A
+    value used before its definition would otherwise reach the evaluator and the
+    compiler as an internal error. One set, values added in order and removed
+    when their block is done: linear in the size of the module."""
+    for region in op.regions:
+        added: list[SSAValue] = []
+        if len(region.blocks) > 1:  # branches: any block's values, as a CFG allows
+            added += [a for b in region.blocks for a in b.args]
+            added += [r for b in region.blocks for o in b.ops for r in o.results]
+            visible.update(added)
+        for block in region.blocks:
+            local = [a for a in block.args if a not in visible]
+            visible.update(local)
+            added += local
+            for inner in block.ops:
+                for index, operand in enumerate(inner.operands):
+                    if operand not in visible:
+                        raise op_error(
+                            inner, f"operand #{index} is used before its definition", fallback
+                        )
+                _check_dominance(inner, visible, fallback)
+                fresh = [r for r in inner.results if r not in visible]
+                visible.update(fresh)
+                added += fresh
+        visible.difference_update(added)
 
 
 def _first_line(err: Exception) -> str:

@@ -113,3 +113,57 @@ def test_f32_import_of_a_value_beyond_f32_prints_no_warning(tmp_path):
     proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert "0x7f800000, 0xff800000" in proc.stdout
+
+
+USE_BEFORE_DEFINITION = """func.func @main(%x: tensor<2xf64>) -> tensor<2xf64> {
+  %0 = tlir.relu %1 : (tensor<2xf64>) -> tensor<2xf64>
+  %1 = tlir.abs %x : (tensor<2xf64>) -> tensor<2xf64>
+  func.return %0 : tensor<2xf64>
+}
+"""
+
+
+def test_use_before_definition_is_a_located_error(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(USE_BEFORE_DEFINITION)
+    with pytest.raises(TlirError) as err:
+        tlir.load_model(str(path))
+    assert (
+        str(err.value)
+        == f"{path}:2:3: error: 'tlir.relu' op operand #0 is used before its definition"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, column, detail",
+    [
+        ('"test.op"() {a = 1.0e10 : f16} : () -> ()', 30, "too large to pack"),
+        ('"test.op"() {a = 0x1FFFFFFFF : f32} : () -> ()', 35, "int too big"),
+        (
+            '"test.op"() {a = dense<0.0> : tensor<9223372036854775808xf32>} : () -> ()',
+            62,
+            "index-sized",
+        ),
+    ],
+)
+def test_attribute_value_out_of_range_is_a_located_parse_error(text, column, detail):
+    from tlir.api import parse_module_checked
+    from tlir.universe import context
+
+    ctx = context()
+    ctx.allow_unregistered = True
+    with pytest.raises(TlirError) as err:
+        parse_module_checked(text, "m.mlir", ctx)
+    message = str(err.value)
+    assert message.startswith(f"m.mlir:1:{column}: error: a value is out of range for its type"), (
+        message
+    )
+    assert detail in message and "\n" not in message
+
+
+def test_parse_error_without_a_message_names_the_token():
+    from tlir.api import parse_module_checked
+
+    with pytest.raises(TlirError) as err:
+        parse_module_checked("builtin.module { {\n", "m.mlir")
+    assert str(err.value) == "m.mlir:1:18: error: unexpected '{' in block definition"
