@@ -51,6 +51,34 @@ class LocatingParser(Parser):
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
 
+    # A type of more bytes than a model may hold is refused where it is written:
+    # a splat such as `dense<0.0> : tensor<4294967296xf32>` would otherwise be
+    # expanded to a list of every element while parsing (xDSL 0.74's
+    # `parse_dense_int_or_fp_elements_attr`) and exhaust memory.
+    def _parse_tensor_attrs(self):
+        return self._within_limit(super()._parse_tensor_attrs)
+
+    def _parse_memref_attrs(self):
+        return self._within_limit(super()._parse_memref_attrs)
+
+    def _parse_vector_attrs(self):
+        return self._within_limit(super()._parse_vector_attrs)
+
+    def _within_limit(self, parse):
+        from tlir.limits import ENV_MAX_TENSOR_BYTES, max_tensor_bytes, tensor_bytes
+
+        start = self._current_token.span
+        typ = parse()
+        size = tensor_bytes(typ)
+        limit = max_tensor_bytes()
+        if size is not None and size > limit:
+            raise ParseError(
+                start,
+                f"{typ} takes {size} bytes, more than the limit of {limit} "
+                f"(set {ENV_MAX_TENSOR_BYTES} to change it)",
+            )
+        return typ
+
     def parse_operation(self) -> Operation:
         start = self._current_token.span
         try:

@@ -46,8 +46,9 @@ use before its definition were found by this harness and fixed in
 tlir/diagnostics.py; `test_fuzz_regressions.py` keeps them)."""
 
 KNOWN_EXCEPTIONS = {
-    # A huge splat constant (`dense<0.0> : tensor<4294967296xf32>`) or a huge shape
-    # runs out of memory while parsing, importing or evaluating (memory limits).
+    # Out of memory under the harness's cap (3 GiB): a splat constant whose type is
+    # within TLIR_MAX_TENSOR_BYTES (half the machine's memory) but which xDSL's parser
+    # expands into a Python list of every element, or a shape the reference builds.
     "out of memory": (MemoryError, re.compile("")),
 }
 """Known exceptions other than `TlirError`, from the same error-path work."""
