@@ -38,7 +38,7 @@ from tlir.backend import BACKENDS, KernelABI
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import check_inputs, find_function, numpy_dtype
+from tlir.interface import check_arrays, check_inputs, find_function
 from tlir.parameters import constants, parameter_names, parameters
 from tlir.plan import Plan
 
@@ -355,18 +355,7 @@ def _check_arrays(types, arrays, what: str, plural: str, where: str) -> list[np.
     arrays = list(arrays)
     if len(arrays) != len(types):
         raise TlirError(where, f"expected {len(types)} {plural}, got {len(arrays)}")
-    checked = []
-    for index, (value, typ) in enumerate(zip(arrays, types, strict=True)):
-        value = np.asarray(value)
-        want_shape, want_dtype = tuple(typ.get_shape()), numpy_dtype(typ)
-        if value.shape != want_shape or value.dtype != want_dtype:
-            raise TlirError(
-                where,
-                f"{what} {index} has shape {list(value.shape)} and dtype {value.dtype}, "
-                f"expected shape {list(want_shape)} and dtype {want_dtype}",
-            )
-        checked.append(value if value.flags.c_contiguous else value.copy(order="C"))
-    return checked
+    return check_arrays(types, arrays, what, where)
 
 
 def tag_constants(module: ModuleOp, function: str) -> ModuleOp:

@@ -58,14 +58,20 @@ def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str
         raise TlirError(
             where, f"@{function.sym_name.data} takes {len(types)} inputs, got {len(inputs)}"
         )
+    return check_arrays(types, inputs, "input", where)
+
+
+def check_arrays(types: Sequence, arrays: Sequence, what: str, where: str) -> list[np.ndarray]:
+    """Each array of the exact shape and dtype of its type (as many of each; the
+    caller words the count error); C-contiguous copies where needed."""
     checked = []
-    for index, (value, typ) in enumerate(zip(inputs, types, strict=True)):
+    for index, (value, typ) in enumerate(zip(arrays, types, strict=True)):
         value = np.asarray(value)
         want_shape, want_dtype = tuple(typ.get_shape()), numpy_dtype(typ)
         if value.shape != want_shape or value.dtype != want_dtype:
             raise TlirError(
                 where,
-                f"input {index} has shape {list(value.shape)} and dtype {value.dtype}, "
+                f"{what} {index} has shape {list(value.shape)} and dtype {value.dtype}, "
                 f"expected shape {list(want_shape)} and dtype {want_dtype}",
             )
         checked.append(value if value.flags.c_contiguous else value.copy(order="C"))
