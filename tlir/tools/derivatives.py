@@ -130,18 +130,9 @@ def run_derivatives(
 
 
 def _compiled(args, module, inputs, tangents, param_tangents, cotangents) -> dict:
-    from tlir.compiler import CompiledModel
+    from tlir.tools.run import compile_from_args
 
-    model = CompiledModel(
-        module,
-        args.backend,
-        args.opt_level,
-        args.model,
-        threads=args.threads,
-        cache=not args.no_cache,
-        progress=not args.quiet,
-        fuse=not args.no_fuse,
-    )
+    model = compile_from_args(args, module)
     results: dict[str, np.ndarray] = {}
     if tangents:
         outputs, dys = model.jvp(inputs, tangents, param_tangents)

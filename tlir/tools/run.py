@@ -186,10 +186,25 @@ def compare_named(compiled: dict[str, np.ndarray], reference: dict[str, np.ndarr
     return "\n".join(lines) + "\n"
 
 
+def compile_from_args(args, module):
+    """The model compiled as the command line asks (back end, -O, threads, cache, …)."""
+    from tlir.compiler import CompiledModel
+
+    return CompiledModel(
+        module,
+        args.backend,
+        args.opt_level,
+        args.model,
+        threads=args.threads,
+        cache=not args.no_cache,
+        progress=not args.quiet,
+        fuse=not args.no_fuse,
+    )
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     from tlir.api import load_model
-    from tlir.compiler import CompiledModel
     from tlir.interface import check_inputs, find_function
     from tlir.reference import evaluate
 
@@ -205,17 +220,7 @@ def run(argv: Sequence[str] | None = None) -> None:
     if args.reference:
         outputs = evaluate(module, inputs, where=where)
     else:
-        model = CompiledModel(
-            module,
-            args.backend,
-            args.opt_level,
-            args.model,
-            threads=args.threads,
-            cache=not args.no_cache,
-            progress=not args.quiet,
-            fuse=not args.no_fuse,
-        )
-        outputs = model(*inputs)
+        outputs = compile_from_args(args, module)(*inputs)
     if args.output:
         write_npz(args.output, outputs)
     else:
