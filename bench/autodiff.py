@@ -61,11 +61,7 @@ def _write(name: str, graph: dict) -> str:
 
 def mlp_graph() -> tuple[str, str]:
     b = graphs.Builder([64, 784], seed=3)
-    h = b.linear(0, [64, 784], 512)
-    h = b.add("relu", [h], [64, 512])
-    h = b.linear(h, [64, 512], 512)
-    h = b.add("relu", [h], [64, 512])
-    out = b.linear(h, [64, 512], 10)
+    out = b.mlp(0, 64, [784, 512, 512, 10])
     return "MLP 784-512-512-10 b64", _write("mlp", b.graph(out))
 
 

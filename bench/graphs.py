@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 
@@ -30,6 +32,14 @@ class Builder:
             weight=weight,
             bias=bias,
         )
+
+    def mlp(self, x: int, batch: int, widths: list[int]) -> int:
+        """Linear layers from widths[0] to widths[-1], a relu between each two."""
+        for i, (fan_in, fan_out) in enumerate(itertools.pairwise(widths)):
+            if i:
+                x = self.add("relu", [x], [batch, fan_in])
+            x = self.linear(x, [batch, fan_in], fan_out)
+        return x
 
     def graph(self, output: int) -> dict:
         return {

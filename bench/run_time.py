@@ -77,11 +77,7 @@ def matmul_case(dtype: str) -> Case:
 
 def mlp_case(dtype: str) -> Case:
     b = graphs.Builder([128, 1024], seed=3)
-    h = b.linear(0, [128, 1024], 256)
-    h = b.add("relu", [h], [128, 256])
-    h = b.linear(h, [128, 256], 256)
-    h = b.add("relu", [h], [128, 256])
-    out = b.linear(h, [128, 256], 10)
+    out = b.mlp(0, 128, [1024, 256, 256, 10])
     graph = b.graph(out)
     path = Path(os.environ.get("TMPDIR", "/tmp")) / f"tlir-bench-mlp-{dtype}.json"
     path.write_text(json.dumps(graph))
