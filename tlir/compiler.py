@@ -23,7 +23,6 @@ import io
 import json
 import math
 import os
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,10 +34,11 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.printer import Printer
 
 from tlir.backend import BACKENDS, KernelABI
+from tlir.calling import ArraySpecs, EntryCall, pointer_array
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import check_arrays, check_inputs, find_function
+from tlir.interface import find_function
 from tlir.parameters import constants, parameter_names, parameters
 from tlir.plan import Plan
 
@@ -169,8 +169,6 @@ class CompiledModel:
         self._module, self.function = module, function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
-        self._workspace_lock = threading.Lock()
-        self._spare_workspace: np.ndarray | None = None
         build = _Build(module, function, backend, opt_level, where, fuse, progress)
         store = open_cache(cache)
         loaded = build.load(store) if store is not None else None
@@ -201,7 +199,17 @@ class CompiledModel:
         ]
         for c, slot in zip(plan.constants, slots, strict=True):
             assert slot is None or (c.shape == shared[slot].shape and c.dtype == shared[slot].dtype)
-        self._constant_pointers = _pointer_array(self._constants)
+        signature = self.function_op.function_type
+        self._inputs = ArraySpecs(signature.inputs.data)
+        self._results = ArraySpecs(signature.outputs.data)
+        self._call = EntryCall(
+            self._entry,
+            self._inputs,
+            plan.outputs,
+            plan.workspace_bytes,
+            pointer_array(self._constants),
+            where,
+        )
         self.plan.constants = self._constants  # the shared arrays, not copies
 
     def parameters(self) -> dict[str, np.ndarray]:
@@ -216,6 +224,11 @@ class CompiledModel:
                 for name, op in zip(parameter_names(source), parameters(source), strict=True)
             ]
         return {name: self._shared[slot] for name, slot in self._parameter_slots}
+
+    def _parameter_names(self) -> list[str]:
+        if self._parameter_slots is None:
+            self.parameters()
+        return [name for name, _ in self._parameter_slots]
 
     def constant_arrays(self) -> list[np.ndarray]:
         """Every constant array the compiled code reads, in plan order."""
@@ -258,14 +271,13 @@ class CompiledModel:
         if wrt not in WRT:
             raise TlirError(self.where, f"wrt must be one of {', '.join(WRT)}, got {wrt!r}")
         inputs = self._check(inputs, "input", "inputs")
-        types = self.function_op.function_type.outputs.data
         cotangents = _check_arrays(
-            types, cotangents, "cotangent", "cotangents (one per output)", self.where
+            self._results, cotangents, "cotangent", "cotangents (one per output)", self.where
         )
         results = self._derivative("vjp", wrt)(*inputs, *cotangents)
-        outputs = len(types)
+        outputs = len(self._results)
         inputs_count = len(inputs) if wrt != "params" else 0
-        names = list(self.parameters()) if wrt != "inputs" else []
+        names = self._parameter_names() if wrt != "inputs" else []
         grads = results[outputs + inputs_count :]
         return (
             results[:outputs],
@@ -274,8 +286,7 @@ class CompiledModel:
         )
 
     def _check(self, arrays, what: str, plural: str) -> list[np.ndarray]:
-        types = self.function_op.function_type.inputs.data
-        return _check_arrays(types, arrays, what, plural, self.where)
+        return _check_arrays(self._inputs, arrays, what, plural, self.where)
 
     def _param_arrays(self, given, what: str) -> list[np.ndarray]:
         params = self.parameters()
@@ -317,45 +328,23 @@ class CompiledModel:
             )
         return self._derivatives[key]
 
-    def _take_workspace(self) -> np.ndarray:
-        """The workspace of the last call if no call is using it, else a new one:
-        a fresh multi-megabyte buffer per call costs its page faults every time."""
-        with self._workspace_lock:
-            workspace, self._spare_workspace = self._spare_workspace, None
-        if workspace is not None:
-            return workspace
-        try:
-            return np.empty(max(self.plan.workspace_bytes, 1), np.uint8)
-        except MemoryError:
-            raise TlirError(
-                self.where, f"cannot allocate the {self.plan.workspace_bytes}-byte workspace"
-            ) from None
-
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        checked = check_inputs(self.function_op, inputs, self.where)
-        outputs = [np.empty(shape, dtype) for shape, dtype in self.plan.outputs]
-        workspace = self._take_workspace()
-        try:
-            status = self._entry(
-                _pointer_array(checked),
-                _pointer_array(outputs),
-                self._constant_pointers,
-                workspace.ctypes.data,
-                self.threads,
+        if len(inputs) != len(self._inputs):
+            raise TlirError(
+                self.where,
+                f"@{self.function} takes {len(self._inputs)} inputs, got {len(inputs)}",
             )
-        finally:
-            self._spare_workspace = workspace
-        if status:
-            raise TlirError(self.where, f"the compiled model failed with status {status}")
-        return outputs
+        return self._call(inputs, self.threads)
 
 
-def _check_arrays(types, arrays, what: str, plural: str, where: str) -> list[np.ndarray]:
-    """One array per type, of its exact shape and dtype (C-contiguous copies if needed)."""
+def _check_arrays(
+    specs: ArraySpecs, arrays, what: str, plural: str, where: str
+) -> list[np.ndarray]:
+    """One array per spec, of its exact shape and dtype (C-contiguous copies if needed)."""
     arrays = list(arrays)
-    if len(arrays) != len(types):
-        raise TlirError(where, f"expected {len(types)} {plural}, got {len(arrays)}")
-    return check_arrays(types, arrays, what, where)
+    if len(arrays) != len(specs):
+        raise TlirError(where, f"expected {len(specs)} {plural}, got {len(arrays)}")
+    return specs.check(arrays, what, where)
 
 
 def tag_constants(module: ModuleOp, function: str) -> ModuleOp:
@@ -612,15 +601,6 @@ def model_structure(module: ModuleOp) -> str:
         for result in op.results:
             numbers[result] = len(numbers)
     return "\n".join(lines)
-
-
-_EMPTY = np.empty(1, np.uint8)
-"""Zero-size arrays still need a valid pointer; nothing reads or writes it."""
-
-
-def _pointer_array(arrays) -> ctypes.Array:
-    pointers = [a.ctypes.data if a.size else _EMPTY.ctypes.data for a in arrays]
-    return (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
 
 
 def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:

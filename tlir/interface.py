@@ -64,15 +64,22 @@ def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray], where: str
 def check_arrays(types: Sequence, arrays: Sequence, what: str, where: str) -> list[np.ndarray]:
     """Each array of the exact shape and dtype of its type (as many of each; the
     caller words the count error); C-contiguous copies where needed."""
-    checked = []
-    for index, (value, typ) in enumerate(zip(arrays, types, strict=True)):
-        value = np.asarray(value)
-        want_shape, want_dtype = tuple(typ.get_shape()), numpy_dtype(typ)
-        if value.shape != want_shape or value.dtype != want_dtype:
-            raise TlirError(
-                where,
-                f"{what} {index} has shape {list(value.shape)} and dtype {value.dtype}, "
-                f"expected shape {list(want_shape)} and dtype {want_dtype}",
-            )
-        checked.append(value if value.flags.c_contiguous else value.copy(order="C"))
-    return checked
+    return [
+        check_array(value, tuple(typ.get_shape()), numpy_dtype(typ), f"{what} {index}", where)
+        for index, (value, typ) in enumerate(zip(arrays, types, strict=True))
+    ]
+
+
+def check_array(
+    value: object, shape: tuple[int, ...], dtype: np.dtype, name: str, where: str
+) -> np.ndarray:
+    """`value` as a C-contiguous array of exactly `shape` and `dtype` (a copy if
+    it is not contiguous); `name` ("input 0") words the error."""
+    value = np.asarray(value)
+    if value.shape != shape or value.dtype != dtype:
+        raise TlirError(
+            where,
+            f"{name} has shape {list(value.shape)} and dtype {value.dtype}, "
+            f"expected shape {list(shape)} and dtype {dtype}",
+        )
+    return value if value.flags.c_contiguous else value.copy(order="C")

@@ -1,0 +1,150 @@
+"""The NumPy side of a call into compiled code, with as little Python per call as
+possible: for a small model the native work takes a few microseconds, so the
+checks, allocations and pointer arrays around it are most of what a caller waits.
+
+* `ArraySpecs` checks arrays against a function's tensor types, precomputed
+  once (an xDSL type is slow to ask for its shape at every call).
+* `EntryCall` allocates all outputs of a call in one buffer, each a view at a
+  fixed 64-byte aligned offset (one allocation and one address lookup per call
+  instead of one each), and reuses the address arrays and the workspace of
+  earlier calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+
+import numpy as np
+
+from tlir.diagnostics import TlirError
+from tlir.interface import check_array, numpy_dtype
+
+_ALIGN = 64  # a cache line: outputs written by different threads share none
+_EMPTY = np.empty(1, np.uint8)  # the address passed for an empty array
+
+
+def address(array: np.ndarray) -> int:
+    """The address of `array`'s first element (`_EMPTY`'s for an empty array).
+
+    `c_char.from_buffer` takes a third of the time of `array.ctypes.data`; it
+    refuses read-only arrays, which take the slower path."""
+    if not array.size:
+        array = _EMPTY
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    except (TypeError, ValueError, BufferError):
+        return array.ctypes.data
+
+
+def pointer_array(arrays: Sequence[np.ndarray]) -> ctypes.Array:
+    """A C array of the arrays' addresses (one slot if there are none)."""
+    pointers = [address(a) for a in arrays]
+    return (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
+
+
+class ArraySpecs:
+    """The shapes and dtypes of a function's arguments (or results), in order."""
+
+    def __init__(self, types: Sequence) -> None:
+        self.specs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in types]
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+    def check(self, arrays: Sequence, what: str, where: str) -> list[np.ndarray]:
+        """Each array of its spec's exact shape and dtype, C-contiguous (copied if
+        not); the caller has checked the count."""
+        checked = []
+        for index, (value, (shape, dtype)) in enumerate(zip(arrays, self.specs, strict=True)):
+            if not (
+                type(value) is np.ndarray
+                and value.shape == shape
+                and value.dtype == dtype
+                and value.flags.c_contiguous
+            ):
+                value = check_array(value, shape, dtype, f"{what} {index}", where)
+            checked.append(value)
+        return checked
+
+
+class EntryCall:
+    """Calls a compiled entry function `(inputs**, outputs**, constants**,
+    workspace*, threads) -> status` with NumPy arrays.
+
+    Each call takes a frame from a pool (a workspace and the two address arrays);
+    a frame is used by one call at a time, so concurrent calls are safe, and the
+    pool keeps as many frames as calls ever ran at once: a fresh multi-megabyte
+    workspace per call would cost its page faults every time.
+    """
+
+    def __init__(
+        self,
+        entry,
+        inputs: ArraySpecs,
+        outputs: Sequence[tuple[Sequence[int], np.dtype]],
+        workspace_bytes: int,
+        constant_pointers: ctypes.Array,
+        where: str,
+    ) -> None:
+        self._entry, self._inputs, self.where = entry, inputs, where
+        self._views: list[tuple[tuple[int, ...], np.dtype, int]] = []
+        offset = 0
+        for shape, dtype in outputs:
+            self._views.append((tuple(shape), np.dtype(dtype), offset))
+            size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+            offset += -(-size // _ALIGN) * _ALIGN
+        self._output_bytes = offset
+        self._offsets = np.array([o for _, _, o in self._views], np.uint64)
+        self._workspace_bytes = max(workspace_bytes, 1)
+        self._constants = constant_pointers
+        self._frames: list[_Frame] = []
+
+    def __call__(self, inputs: Sequence, threads: int) -> list[np.ndarray]:
+        checked = self._inputs.check(inputs, "input", self.where)
+        buffer = self._allocate(self._output_bytes + _ALIGN, "outputs")
+        base = address(buffer)
+        skip = -base % _ALIGN
+        outputs = [
+            np.ndarray(shape, dtype, buffer, skip + offset) for shape, dtype, offset in self._views
+        ]
+        try:
+            frame = self._frames.pop()  # atomic: no lock needed
+        except IndexError:
+            workspace = self._allocate(self._workspace_bytes, "workspace")
+            frame = _Frame(workspace, len(checked), len(self._views))
+        try:
+            for slot, array in enumerate(checked):
+                frame.inputs[slot] = address(array)
+            np.add(self._offsets, base + skip, out=frame.outputs[: len(self._views)])
+            status = self._entry(
+                frame.inputs_address,
+                frame.outputs_address,
+                self._constants,
+                frame.workspace_address,
+                threads,
+            )
+        finally:
+            self._frames.append(frame)
+        if status:
+            raise TlirError(self.where, f"the compiled model failed with status {status}")
+        return outputs
+
+    def _allocate(self, nbytes: int, what: str) -> np.ndarray:
+        try:
+            return np.empty(nbytes, np.uint8)
+        except MemoryError:
+            raise TlirError(self.where, f"cannot allocate the {nbytes}-byte {what}") from None
+
+
+class _Frame:
+    """What one call writes besides its outputs: the workspace, and the address
+    arrays of the inputs and outputs (kept alive with their addresses)."""
+
+    def __init__(self, workspace: np.ndarray, input_count: int, output_count: int) -> None:
+        self.workspace = workspace
+        self.workspace_address = address(workspace)
+        self.inputs = np.zeros(max(input_count, 1), np.uint64)
+        self.inputs_address = address(self.inputs)
+        self.outputs = np.zeros(max(output_count, 1), np.uint64)
+        self.outputs_address = address(self.outputs)
