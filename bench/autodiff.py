@@ -165,7 +165,9 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--dtype", choices=("f64", "f32"), default="f64")
-    parser.add_argument("--cases", nargs="+", default=["mlp", "cnn", "bundled"])
+    parser.add_argument(
+        "--cases", nargs="+", default=["mlp", "cnn", "bundled"], choices=["mlp", "cnn", "bundled"]
+    )
     args = parser.parse_args(argv)
     cases = []
     if "mlp" in args.cases:
