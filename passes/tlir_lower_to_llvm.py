@@ -17,8 +17,9 @@ built in one walk with final types (no type-conversion patterns, no casts):
   `llvm.noalias` argument attributes are kept;
 * for the contraction kernels (`tlir.passes.contraction_kernels`): `vector.load`/`store`
   (one getelementptr, element alignment), `vector.broadcast` (insertelement +
-  shufflevector), vector constants, lane-wise compare/select (`tlir_llvm.fcmp`/`select`,
-  which xDSL's LLVM dialect lacks), vector `sqrt`/`fabs` intrinsics, and `memref.alloca`
+  shufflevector), `vector.shuffle` of 1-D vectors (one shufflevector), vector
+  constants, lane-wise compare/select (`tlir_llvm.fcmp`/`select`, which xDSL's
+  LLVM dialect lacks), vector `sqrt`/`fabs` intrinsics, and `memref.alloca`
   (an `llvm.alloca` of the static size; kernels put them in the entry block).
 """
 
@@ -250,6 +251,10 @@ class FunctionLowering:
                 return None
             case vector.BroadcastOp() if not isinstance(op.source.type, VectorType):
                 return self.broadcast(self.v(op.source), op.vector.type)
+            case vector.ShuffleOp() if len(op.result.type.get_shape()) == 1:
+                mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+                v1, v2 = self.v(op.v1), self.v(op.v2)
+                return self.emit(llvm.ShuffleVectorOp(v1, v2, mask, op.result.type))
             case memref.DeallocOp():
                 self.lowering.declare("free", [PTR], None)
                 self.emit(llvm.CallOp("free", self.v(op.memref)))

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -202,6 +203,14 @@ class KernelBuilder:
 
     def broadcast(self, scalar: SSAValue, typ: VectorType) -> SSAValue:
         return self.emit(vector.BroadcastOp(scalar, typ))
+
+    def shuffle(self, a: SSAValue, b: SSAValue, mask: Sequence[int]) -> SSAValue:
+        """Lane i of the result is lane mask[i] of a ‖ b (b's lanes numbered after a's)."""
+        typ = a.type
+        assert isinstance(typ, VectorType)
+        result = VectorType(typ.element_type, [len(mask)])
+        dense = DenseArrayBase.from_list(i64, list(mask))
+        return self.emit(vector.ShuffleOp(a, b, dense, result_type=result))
 
     def constant(self, value: float, typ: Attribute) -> SSAValue:
         """A float constant, or a splat vector constant."""

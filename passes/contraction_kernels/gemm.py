@@ -86,8 +86,10 @@ def _zero_pad(kb, dst, ldp, kc, c0, n, nr, at_end, element) -> None:
 
 @dataclass
 class StridedPacker:
-    """B(k, j) = buffer[base + k·sk + j·sj]: vector copies of rows when sj = 1,
-    otherwise element by element along k (e.g. a transposed weight)."""
+    """B(k, j) = buffer[base + k·sk + j·sj]: vector copies of rows when sj = 1;
+    when sk = 1 (a transposed weight: each column of B is a row in memory),
+    squares of lanes × lanes transposed in registers; otherwise, and for the
+    edges, element by element along k."""
 
     buffer: SSAValue
     sk: int
@@ -96,45 +98,108 @@ class StridedPacker:
 
     def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
         element = self.buffer.type.element_type
-        ldp, lanes = tiling.ldp, tiling.lanes
         if self.sj == 1:
-            vt = VectorType(element, [lanes])
-            n_vec = self.n - self.n % lanes
-
-            def row(k: Index, carried: list) -> list:
-                src = kb.add(bases.b, kb.mul(kb.add(k0, k), self.sk))
-                out = kb.sub(kb.mul(k, ldp), c0)
-
-                def vcopy(j: Index, carried: list) -> list:
-                    kb.vstore(kb.vload(self.buffer, kb.add(src, j), vt), dst, kb.add(out, j))
-                    return []
-
-                def copy(j: Index, carried: list) -> list:
-                    kb.store(kb.load(self.buffer, kb.add(src, j)), dst, kb.add(out, j))
-                    return []
-
-                kb.loop(c0, kb.min(c1, n_vec), lanes, [], vcopy)
-                if self.n % lanes:
-                    kb.loop(kb.max(c0, n_vec), c1, 1, [], copy)
-                return []
-
-            kb.loop(0, kc, 1, [], row)
+            self._pack_rows(kb, bases, dst, tiling, k0, kc, c0, c1)
+        elif self.sk == 1 and tiling.lanes > 1 and self.n >= tiling.lanes:
+            self._pack_transposed(kb, bases, dst, tiling, k0, kc, c0, c1)
         else:
+            self._pack_columns(kb, bases, dst, tiling.ldp, k0, kc, c0, c0, c1)
+        _zero_pad(kb, dst, tiling.ldp, kc, c0, self.n, tiling.nr, at_end, element)
 
-            def column(j: Index, carried: list) -> list:
-                src = kb.add(kb.add(bases.b, kb.mul(j, self.sj)), kb.mul(k0, self.sk))
-                out = kb.sub(j, c0)
+    def _pack_rows(self, kb, bases, dst, tiling, k0, kc, c0, c1) -> None:
+        ldp, lanes = tiling.ldp, tiling.lanes
+        vt = VectorType(self.buffer.type.element_type, [lanes])
+        n_vec = self.n - self.n % lanes
 
-                def copy(k: Index, carried: list) -> list:
-                    value = kb.load(self.buffer, kb.add(src, kb.mul(k, self.sk)))
-                    kb.store(value, dst, kb.add(kb.mul(k, ldp), out))
-                    return []
+        def row(k: Index, carried: list) -> list:
+            src = kb.add(bases.b, kb.mul(kb.add(k0, k), self.sk))
+            out = kb.sub(kb.mul(k, ldp), c0)
 
-                kb.loop(0, kc, 1, [], copy)
+            def vcopy(j: Index, carried: list) -> list:
+                kb.vstore(kb.vload(self.buffer, kb.add(src, j), vt), dst, kb.add(out, j))
                 return []
 
-            kb.loop(c0, c1, 1, [], column)
-        _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
+            def copy(j: Index, carried: list) -> list:
+                kb.store(kb.load(self.buffer, kb.add(src, j)), dst, kb.add(out, j))
+                return []
+
+            kb.loop(c0, kb.min(c1, n_vec), lanes, [], vcopy)
+            if self.n % lanes:
+                kb.loop(kb.max(c0, n_vec), c1, 1, [], copy)
+            return []
+
+        kb.loop(0, kc, 1, [], row)
+
+    def _pack_columns(self, kb, bases, dst, ldp, k0, kc, c0, first, c1) -> None:
+        """Columns first..c1 of the unit that starts at column c0."""
+
+        def column(j: Index, carried: list) -> list:
+            src = kb.add(kb.add(bases.b, kb.mul(j, self.sj)), kb.mul(k0, self.sk))
+            out = kb.sub(j, c0)
+
+            def copy(k: Index, carried: list) -> list:
+                value = kb.load(self.buffer, kb.add(src, kb.mul(k, self.sk)))
+                kb.store(value, dst, kb.add(kb.mul(k, ldp), out))
+                return []
+
+            kb.loop(0, kc, 1, [], copy)
+            return []
+
+        kb.loop(first, c1, 1, [], column)
+
+    def _pack_transposed(self, kb, bases, dst, tiling, k0, kc, c0, c1) -> None:
+        """Columns in groups of `lanes` (c0 and the unit's width are multiples of
+        it): each lanes × lanes square of the group is `lanes` vector loads along
+        k, a transpose in registers, `lanes` vector stores along j; the last
+        kc mod lanes rows of a group and the columns past the last full group go
+        element by element."""
+        ldp, lanes = tiling.ldp, tiling.lanes
+        vt = VectorType(self.buffer.type.element_type, [lanes])
+        n_vec = self.n - self.n % lanes
+        kc_vec = kc - kc % lanes
+
+        def group(j0: Index, carried: list) -> list:
+            src = kb.add(kb.add(bases.b, kb.mul(j0, self.sj)), k0)
+            out = kb.sub(j0, c0)
+
+            def square(k: Index, carried: list) -> list:
+                at = kb.add(src, k)
+                rows = [kb.vload(self.buffer, kb.add(at, t * self.sj), vt) for t in range(lanes)]
+                for u, column in enumerate(transpose(kb, rows)):
+                    kb.vstore(column, dst, kb.add(kb.mul(kb.add(k, u), ldp), out))
+                return []
+
+            def rest(k: Index, carried: list) -> list:
+                at, to = kb.add(src, k), kb.add(kb.mul(k, ldp), out)
+                for t in range(lanes):
+                    kb.store(kb.load(self.buffer, kb.add(at, t * self.sj)), dst, kb.add(to, t))
+                return []
+
+            kb.loop(0, kc_vec, lanes, [], square)
+            if kc % lanes:
+                kb.loop(kc_vec, kc, 1, [], rest)
+            return []
+
+        kb.loop(c0, kb.min(c1, n_vec), lanes, [], group)
+        if self.n % lanes:
+            self._pack_columns(kb, bases, dst, ldp, k0, kc, c0, kb.max(c0, n_vec), c1)
+
+
+def transpose(kb: KernelBuilder, rows: list[SSAValue]) -> list[SSAValue]:
+    """The columns of the square whose rows are `rows` (a power of two of them,
+    each that many lanes wide): log2(n) rounds of two-input shuffles, each round
+    swapping the off-diagonal blocks of width h = n/2, n/4, …, 1."""
+    n, h = len(rows), len(rows) // 2
+    while h >= 1:
+        swapped = list(rows)
+        for t in range(n):
+            if t & h:
+                continue
+            a, b = rows[t], rows[t + h]
+            swapped[t] = kb.shuffle(a, b, [i if not i & h else n + i - h for i in range(n)])
+            swapped[t + h] = kb.shuffle(a, b, [i + h if not i & h else n + i for i in range(n)])
+        rows, h = swapped, h // 2
+    return rows
 
 
 @dataclass
@@ -240,11 +305,16 @@ def choose_tiling(
         if nc >= step:
             nc = nc // step * step
     ldp = nc + line if (nc // line) % 2 == 0 else nc  # an odd number of cache lines
-    # mc: the unit's rows of A stay in half of L2: over all of k for several rows
-    # per tile (row tiles outside), over one k block for one row per tile (the
-    # rows stream past each panel, once per panel).
-    span = kc if mr == 1 else max(k, 1)
-    mc = max(mr, target.l2_bytes // 2 // (span * element_bytes) // mr * mr)
+    # mc: with several rows per tile, all rows: each unit packs its block of B
+    # once per k block and every row tile streams past it, so a unit of fewer
+    # rows only packs the same B again (measured 7-15 % on a 128-row linear);
+    # the tile's rows of A are packed per k block and need no cache budget.
+    # With one row per tile the unit's rows of one k block stay in half of L2
+    # (they stream past each panel, once per panel).
+    if mr > 1:
+        mc = -(-m // mr) * mr
+    else:
+        mc = max(mr, target.l2_bytes // 2 // (kc * element_bytes) // mr * mr)
     mc = max(mr, min(mc, -(-m // mr) * mr))
     tiling = Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp)
     # Enough units for a few threads: split rows further when there are few.

@@ -75,7 +75,8 @@ def assembly(llvm_ir: str, name: str, opt_level: int = 2) -> str:
 
 def instruction_counts(asm: str) -> Counter:
     """Mnemonic + register width of the arithmetic that matters here:
-    `vmulpd ymm`, `vaddps zmm`, any `vfmadd…`, and how A is broadcast."""
+    `vmulpd ymm`, `vaddps zmm`, any `vfmadd…`, how A is broadcast, and the
+    lane shuffles of an in-register transpose (`shuffle zmm`)."""
     counts: Counter = Counter()
     for line in asm.splitlines():
         parts = line.split()
@@ -86,6 +87,8 @@ def instruction_counts(asm: str) -> Counter:
             counts["fma"] += 1
         if mnemonic.startswith("vbroadcasts"):  # a shuffle-unit broadcast of A
             counts["broadcast " + ("zmm" if "zmm" in line else "ymm/xmm")] += 1
+        if mnemonic.startswith(("vunpck", "vperm", "vshuf", "vinsert")):
+            counts["shuffle " + ("zmm" if "zmm" in line else "ymm/xmm")] += 1
         if "{1to" in line:  # an embedded broadcast, done by the load unit
             counts["embedded broadcast"] += 1
         if mnemonic in ("vmulpd", "vaddpd", "vmulps", "vaddps", "mulpd", "addpd", "mulps",
