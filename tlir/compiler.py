@@ -30,7 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.printer import Printer
 
@@ -190,8 +190,8 @@ class CompiledModel:
         if shared is None:
             # The model's own function: its constants become the shared arrays.
             source = find_function(module, function)
-            shared = [np.array(dense_to_numpy(c.value)) for c in constants(source)]
-            slots = constant_slots(tag_constants(module, function), function)
+            shared = [dense_to_numpy(c.value) for c in constants(source)]  # fresh arrays
+            slots = own_constant_slots(module, function)
         else:
             slots = constant_slots(module, function)
         self._shared = shared
@@ -366,6 +366,15 @@ def tag_constants(module: ModuleOp, function: str) -> ModuleOp:
     for position, op in enumerate(constants(find_function(copy, function))):
         op.attributes[SLOT_ATTRIBUTE] = IntegerAttr(position, 64)
     return copy
+
+
+def own_constant_slots(module: ModuleOp, function: str) -> list[int | None]:
+    """`constant_slots` of `tag_constants(module, function)`. Without custom calls
+    the compiled function reads exactly its own constants, in order, so the
+    slots are their positions and the module need not be copied to tag them."""
+    if any(isinstance(op, T.CustomOp) for op in module.walk()):
+        return constant_slots(tag_constants(module, function), function)
+    return list(range(len(constants(find_function(module, function)))))
 
 
 def constant_slots(module: ModuleOp, function: str) -> list[int | None]:
@@ -588,6 +597,8 @@ def model_structure(module: ModuleOp) -> str:
     names: dict[Attribute, str] = {}
 
     def text(attr: Attribute) -> str:
+        if type(attr) is StringAttr:  # a parameter's name: unique, and printing it is slow
+            return repr(attr.data)
         if attr not in names:
             names[attr] = str(attr)
         return names[attr]

@@ -54,7 +54,8 @@ class GraphBuilder:
         """A payload tensor as a `tlir.const` operand (no tensor id of its own),
         named `node{ID}.{field}` (JSON node id, payload field) for the parameter
         API (`tlir.parameters`)."""
-        return self._constant(numpy_to_dense(to_carrier(values, self.dtype)), field)
+        carrier = to_carrier(values, self.dtype)
+        return self._constant(numpy_to_dense(carrier, self.tensor_type(carrier.shape)), field)
 
     def splat(self, value: float, shape: Shape, field: str) -> SSAValue:
         """`constant` of a tensor whose entries are all `value`, stored once (a
