@@ -15,7 +15,9 @@ import dataclasses
 import json
 import math
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 from xdsl.dialects import func
@@ -25,6 +27,7 @@ from xdsl.ir import Attribute, SSAValue
 from tlir.backend import KernelABI
 from tlir.dialects import tlir as T
 from tlir.interface import find_function
+from tlir.interpreter import quick_gil_handoff
 from tlir.plan import Plan
 
 
@@ -125,9 +128,10 @@ class Build:
         keys: list[str] = []
         infos: dict[str, KernelInfo] = {}
         arities: dict[str, int] = {}
-        lowering = 0.0
+        self.lowering_seconds = 0.0
         # LLVM compiles kernel i on a worker thread while this thread lowers
-        # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it).
+        # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it and
+        # take it back sooner with a short switch interval: tlir.interpreter).
         # One worker: all llvmlite use stays on that thread.
         llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
         llvm_seconds: list[float] = []
@@ -139,35 +143,30 @@ class Build:
             llvm_seconds.append(time.perf_counter() - begin)
             return data
 
-        for kernel in _progress(kernels, self.progress):
-            name = kernel.sym_name.data
-            if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
-                infos[name] = KernelInfo(name, 0, 0, (), 1, 0)  # never called: nothing to do
-                continue
-            key = self.kernel_key(name)
-            cached = store.get(key) if store is not None else None
-            if cached is not None:
-                header, data = unpack(cached)
-                abi = KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])})
-            else:
-                begin = time.perf_counter()
-                abi, llvm_ir = lower_kernel(kernel, self.backend, self.where)
-                lowering += time.perf_counter() - begin
-                data = llvm_thread.submit(to_object, llvm_ir)
-                fresh.append((len(objects), key, abi))
-            objects.append(data)
-            keys.append(key)
-            arities[name] = abi.arity
-            infos[name] = KernelInfo(
-                name,
-                abi.num_inputs,
-                abi.num_outputs,
-                abi.scratch_bytes,
-                abi.parallel_extent,
-                kernel_work(kernel),
-            )
         try:
-            objects = [o.result() if isinstance(o, Future) else o for o in objects]
+            with quick_gil_handoff():
+                for kernel in _progress(kernels, self.progress):
+                    name = kernel.sym_name.data
+                    if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
+                        infos[name] = KernelInfo(name, 0, 0, (), 1, 0)  # never called
+                        continue
+                    data, key, abi = self._object(
+                        kernel, store, partial(llvm_thread.submit, to_object)
+                    )
+                    if isinstance(data, Future):
+                        fresh.append((len(objects), key, abi))
+                    objects.append(data)
+                    keys.append(key)
+                    arities[name] = abi.arity
+                    infos[name] = KernelInfo(
+                        name,
+                        abi.num_inputs,
+                        abi.num_outputs,
+                        abi.scratch_bytes,
+                        abi.parallel_extent,
+                        kernel_work(kernel),
+                    )
+                objects = [o.result() if isinstance(o, Future) else o for o in objects]
         finally:
             llvm_thread.shutdown(cancel_futures=True)
         if store is not None:
@@ -182,12 +181,33 @@ class Build:
         kernel_symbols = frozenset(n + suffix for n in arities for suffix in ("", ".entry"))
         main_object = jit.compile_object(main_ir, 0, self.where, kernel_symbols)
         self.seconds.update(
-            lowering=lowering, llvm=sum(llvm_seconds), entry=time.perf_counter() - start
+            lowering=self.lowering_seconds,
+            llvm=sum(llvm_seconds),
+            entry=time.perf_counter() - start,
         )
         if store is not None:
             header = {"plan": plan_to_json(plan), "kernels": keys}
             store.put(self.model_key, pack(header, main_object))
         return plan, [*objects, main_object]
+
+    def _object(
+        self, kernel: func.FuncOp, store, submit: Callable[[str], Future]
+    ) -> tuple[bytes | Future, str, KernelABI]:
+        """(object, cache key, ABI) of a kernel: from the cache, else lowered here
+        and its LLVM IR handed to LLVM's worker (`submit`), the object a future."""
+        key = self.kernel_key(kernel.sym_name.data)
+        cached = store.get(key) if store is not None else None
+        if cached is not None:
+            header, data = unpack(cached)
+            return (
+                data,
+                key,
+                KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])}),
+            )
+        begin = time.perf_counter()
+        abi, llvm_ir = lower_kernel(kernel, self.backend, self.where)
+        self.lowering_seconds += time.perf_counter() - begin
+        return submit(llvm_ir), key, abi
 
 
 def _progress(items: list, enabled: bool):

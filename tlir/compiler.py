@@ -34,6 +34,7 @@ from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.interface import check_arrays, check_inputs, find_function
+from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
 OPT_LEVELS = (0, 1, 2, 3)
@@ -114,6 +115,7 @@ class CompiledModel:
     it is a terminal) for a compile that takes more than two seconds.
     """
 
+    @collector_paused()
     def __init__(
         self,
         module: ModuleOp,
@@ -411,6 +413,7 @@ def _pointer_array(arrays) -> ctypes.Array:
     return (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
 
 
+@collector_paused()
 def compile(
     model,
     dtype: str | None = None,
