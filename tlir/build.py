@@ -17,7 +17,6 @@ import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from functools import partial
 
 import numpy as np
 from xdsl.dialects import func
@@ -131,17 +130,21 @@ class Build:
         self.lowering_seconds = 0.0
         # LLVM compiles kernel i on a worker thread while this thread lowers
         # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it and
-        # take it back sooner with a short switch interval: tlir.interpreter).
+        # take it back sooner with a short switch interval: tlir.interpreter),
+        # then the entry function while this thread waits.
         # One worker: all llvmlite use stays on that thread.
         llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
-        llvm_seconds: list[float] = []
+        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
         fresh: list[tuple[int, str, KernelABI]] = []  # (position, cache key, ABI)
 
-        def to_object(llvm_ir: str) -> bytes:
+        def to_object(llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
             begin = time.perf_counter()
-            data = jit.compile_object(llvm_ir, self.opt_level, self.where)
-            llvm_seconds.append(time.perf_counter() - begin)
+            data = jit.compile_object(llvm_ir, opt_level, self.where, provided)
+            llvm_seconds[what] += time.perf_counter() - begin
             return data
+
+        def submit_kernel(llvm_ir: str) -> Future:
+            return llvm_thread.submit(to_object, llvm_ir, self.opt_level)
 
         try:
             with quick_gil_handoff():
@@ -150,9 +153,7 @@ class Build:
                     if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
                         infos[name] = KernelInfo(name, 0, 0, (), 1, 0)  # never called
                         continue
-                    data, key, abi = self._object(
-                        kernel, store, partial(llvm_thread.submit, to_object)
-                    )
+                    data, key, abi = self._object(kernel, store, submit_kernel)
                     if isinstance(data, Future):
                         fresh.append((len(objects), key, abi))
                     objects.append(data)
@@ -166,24 +167,28 @@ class Build:
                         abi.parallel_extent,
                         kernel_work(kernel),
                     )
+                # The plan and the entry function's IR are built while LLVM is
+                # still busy with the last kernels.
+                start = time.perf_counter()
+                plan = build_plan(entry, infos, self.where)
+                main_ir = entry_ir(plan, arities, jit.host().openmp)
+                planning = time.perf_counter() - start
+                # The entry only sequences kernel calls: LLVM at -O0 (fast
+                # instruction selection) compiles it in time linear in its length,
+                # about 5x faster than -O1 at 3,000 calls, and the calls run as fast.
+                kernel_symbols = frozenset(n + s for n in arities for s in ("", ".entry"))
+                main_future = llvm_thread.submit(to_object, main_ir, 0, kernel_symbols, "entry")
                 objects = [o.result() if isinstance(o, Future) else o for o in objects]
+                main_object = main_future.result()
         finally:
             llvm_thread.shutdown(cancel_futures=True)
         if store is not None:
             for position, key, abi in fresh:
                 store.put(key, pack(dataclasses.asdict(abi), objects[position]))
-        start = time.perf_counter()
-        plan = build_plan(entry, infos, self.where)
-        main_ir = entry_ir(plan, arities, jit.host().openmp)
-        # The entry only sequences kernel calls: LLVM at -O0 (fast instruction
-        # selection) compiles it in time linear in its length, about 5x faster than
-        # -O1 at 3,000 calls, and the calls run as fast.
-        kernel_symbols = frozenset(n + suffix for n in arities for suffix in ("", ".entry"))
-        main_object = jit.compile_object(main_ir, 0, self.where, kernel_symbols)
         self.seconds.update(
             lowering=self.lowering_seconds,
-            llvm=sum(llvm_seconds),
-            entry=time.perf_counter() - start,
+            llvm=llvm_seconds["kernels"],
+            entry=planning + llvm_seconds["entry"],
         )
         if store is not None:
             header = {"plan": plan_to_json(plan), "kernels": keys}
