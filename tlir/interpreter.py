@@ -8,6 +8,9 @@
   compile leaves little cyclic garbage behind. Paused, the young objects are
   scanned once, by the first collection after the compile: a cold compile of
   a 3,000-node model takes 10-25 % less time, for 10 MB more peak memory.
+  That one scan (30-80 ms for 100-1,000 nodes) is run early, by
+  `collect_young_objects`, while the main thread would only wait for LLVM to
+  finish the last kernels: it overlaps LLVM's work instead of following it.
 * **The GIL is handed over sooner** while LLVM compiles kernels on the worker
   thread (`quick_gil_handoff`). Every llvmlite call releases the GIL and must
   take it back when it returns; while the main thread runs xDSL's passes (pure
@@ -54,6 +57,16 @@ def collector_paused() -> Iterator[None]:
             _collector_users -= 1
             if _collector_users == 0 and _collector_was_enabled:
                 gc.enable()
+
+
+def collect_young_objects() -> None:
+    """Inside `collector_paused`: collect the youngest generation now (everything
+    allocated since the pause), so that resuming finds almost nothing to scan.
+    Nothing happens when the collector was off before the pause."""
+    with _lock:
+        resumes = _collector_users > 0 and _collector_was_enabled
+    if resumes:
+        gc.collect(0)
 
 
 @contextmanager
