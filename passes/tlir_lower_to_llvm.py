@@ -53,6 +53,7 @@ from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
+from tlir.passes import llvm_ops as L
 from tlir.passes.tlir_form_kernels import is_kernel
 
 PTR = llvm.LLVMPointerType()
@@ -127,7 +128,7 @@ class FunctionLowering:
         return op.results[0] if op.results else None
 
     def const_i64(self, value: int) -> SSAValue:
-        return self.emit(llvm.ConstantOp(IntegerAttr(value, i64), i64))
+        return self.emit(L.constant(value, i64))
 
     def v(self, value: SSAValue) -> SSAValue:
         return self.values[value]
@@ -187,9 +188,9 @@ class FunctionLowering:
     def lower_op(self, op: Operation) -> SSAValue | None:  # noqa: C901 - a flat dispatch
         kind = type(op)
         if kind in INT_BINARY:
-            return self.emit(INT_BINARY[kind](self.v(op.lhs), self.v(op.rhs)))
+            return self.emit(L.binary(INT_BINARY[kind], self.v(op.lhs), self.v(op.rhs)))
         if kind in FLOAT_BINARY:
-            return self.emit(FLOAT_BINARY[kind](self.v(op.lhs), self.v(op.rhs)))
+            return self.emit(L.binary(FLOAT_BINARY[kind], self.v(op.lhs), self.v(op.rhs)))
         if kind in LIBM:
             return self.libm_call(op)
         match op:
@@ -226,10 +227,10 @@ class FunctionLowering:
                 return self.intrinsic("llvm.fabs", op)
             case memref.LoadOp():
                 address = self.address(op.memref, op.indices)
-                return self.emit(llvm.LoadOp(address, op.res.type))
+                return self.emit(L.load(address, op.res.type))
             case memref.StoreOp():
                 address = self.address(op.memref, op.indices)
-                self.emit(llvm.StoreOp(self.v(op.value), address))
+                self.emit(L.store(self.v(op.value), address))
                 return None
             case memref.AllocOp():
                 return self.alloc(op)
@@ -240,14 +241,14 @@ class FunctionLowering:
             case vector.LoadOp():
                 address = self.address(op.base, op.indices)
                 align = element_size(op.base.type.element_type)
-                return self.emit(llvm.LoadOp(address, op.result.type, alignment=align))
+                return self.emit(L.load(address, op.result.type, align))
             case vector.StoreOp():
                 # xDSL's translator types a getelementptr's result as a pointer to
                 # the element, which llvmlite will not store a vector to: cast it
                 # to an opaque pointer (a no-op in LLVM IR).
                 address = self.emit(llvm.BitcastOp(self.address(op.base, op.indices), PTR))
                 align = element_size(op.base.type.element_type)
-                self.emit(llvm.StoreOp(self.v(op.vector), address, alignment=align))
+                self.emit(L.store(self.v(op.vector), address, align))
                 return None
             case vector.BroadcastOp() if not isinstance(op.source.type, VectorType):
                 return self.broadcast(self.v(op.source), op.vector.type)
@@ -274,11 +275,11 @@ class FunctionLowering:
                 return None
             case cf.BranchOp():
                 args = [self.v(a) for a in op.arguments]
-                self.emit(llvm.BrOp(self.blocks[op.successor], *args))
+                self.emit(L.br(self.blocks[op.successor], args))
                 return None
             case cf.ConditionalBranchOp():
                 self.emit(
-                    llvm.CondBrOp(
+                    L.cond_br(
                         self.v(op.cond),
                         self.blocks[op.then_block],
                         [self.v(a) for a in op.then_arguments],
@@ -293,7 +294,7 @@ class FunctionLowering:
         value = op.value
         if isinstance(value, IntegerAttr):
             typ = lower_type(op.result.type)
-            return self.emit(llvm.ConstantOp(IntegerAttr(value.value.data, typ), typ))
+            return self.emit(L.constant(value.value.data, typ))
         if isinstance(value, FloatAttr):
             return self.emit(llvm.ConstantOp(value, op.result.type))
         if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(value.type, VectorType):
@@ -332,15 +333,15 @@ class FunctionLowering:
         for index, stride in zip(indices, strides, strict=True):
             term = self.v(index)
             if stride != 1:
-                term = self.emit(llvm.MulOp(term, self.const_i64(stride)))
-            linear = term if linear is None else self.emit(llvm.AddOp(linear, term))
+                term = self.emit(L.binary(llvm.MulOp, term, self.const_i64(stride)))
+            linear = term if linear is None else self.emit(L.binary(llvm.AddOp, linear, term))
         if linear is None:
             linear = self.const_i64(0)
         element = buffer.type.element_type
-        return self.emit(llvm.GEPOp(self.v(buffer), [llvm.GEP_USE_SSA_VAL], element, [linear]))
+        return self.emit(L.gep(self.v(buffer), linear, element))
 
     def const_i32(self, value: int) -> SSAValue:
-        return self.emit(llvm.ConstantOp(IntegerAttr(value, I32), I32))
+        return self.emit(L.constant(value, I32))
 
     def alloc(self, op: memref.AllocOp) -> SSAValue:
         """malloc, checked: a null pointer returns status 1 from the function."""

@@ -5,7 +5,7 @@
   convert-tlir-to-linalg, convert-random-to-arith,   per-op rewrites, RNG in arith
   tlir-fuse-elementwise                              one loop nest per elementwise chain
   tlir-bufferize, tlir-linalg-to-loops               buffers, loops over [lo, hi)
-  convert-scf-to-cf, tlir-lower-to-llvm              branches, then the LLVM dialect
+  tlir-scf-to-cf, tlir-lower-to-llvm                 branches, then the LLVM dialect
 
 `tlir-opt -p` with a prefix of this list prints any stage.
 """
@@ -30,7 +30,7 @@ KERNEL_LOWERING = (
 )
 """Each kernel to loops on buffers (the part both back ends share)."""
 
-TO_LLVM = ("convert-scf-to-cf", "tlir-lower-to-llvm")
+TO_LLVM = ("tlir-scf-to-cf", "tlir-lower-to-llvm")
 """tlir's own route from loops to the LLVM dialect."""
 
 STAGES = (*KERNEL_FORMATION, *KERNEL_LOWERING, *TO_LLVM)

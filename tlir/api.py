@@ -6,6 +6,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from tlir.diagnostics import LocatingParser
+from tlir.interpreter import collector_paused
 from tlir.universe import context
 
 
@@ -15,6 +16,7 @@ def parse_module(text: str, filename: str = "<string>", ctx: Context | None = No
     return parser.parse_module()
 
 
+@collector_paused()
 def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) -> ModuleOp:
     """A model file as a verified module: TorchLean JSON (imported in `dtype`,
     float64 by default) or MLIR text (whose element type must match `dtype`)."""

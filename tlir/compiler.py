@@ -11,26 +11,21 @@ kernels merged (`tlir-inline-custom`, `tlir-form-kernels`,
 `tlir-dedup-kernels`); each distinct kernel lowered once, by the chosen back
 end, to an object file (or taken from the compile cache); the graph's function
 becomes a plan of kernel calls over one workspace, emitted as an entry
-function; the objects are linked in memory and called.
+function (`tlir.build`); the objects are linked in memory and called.
 """
 
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import hashlib
 import io
-import json
-import math
 import os
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, SSAValue
 from xdsl.printer import Printer
 
 from tlir.backend import BACKENDS, KernelABI
@@ -39,8 +34,8 @@ from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.interface import find_function
+from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
-from tlir.plan import Plan
 
 OPT_LEVELS = (0, 1, 2, 3)
 
@@ -111,20 +106,6 @@ def check_compilable(module: ModuleOp, where: str) -> None:
                 )
 
 
-def _entry_module(module: ModuleOp, function: str, fuse: bool) -> tuple[ModuleOp, func.FuncOp]:
-    """The functions of `module` in a module of their own, kernels formed."""
-    from tlir.passes.tlir_dedup_kernels import TlirDedupKernels
-    from tlir.passes.tlir_form_kernels import TlirFormKernels
-    from tlir.passes.tlir_inline_custom import TlirInlineCustom
-    from tlir.universe import context
-
-    work = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
-    ctx = context()
-    for stage in (TlirInlineCustom(), TlirFormKernels(fuse=fuse), TlirDedupKernels()):
-        stage.apply(ctx, work)
-    return work, find_function(work, function)
-
-
 class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays.
 
@@ -134,6 +115,7 @@ class CompiledModel:
     it is a terminal) for a compile that takes more than two seconds.
     """
 
+    @collector_paused()
     def __init__(
         self,
         module: ModuleOp,
@@ -148,6 +130,7 @@ class CompiledModel:
         shared: list[np.ndarray] | None = None,
     ):
         from tlir import jit
+        from tlir.build import Build
         from tlir.cache import open_cache
         from tlir.limits import check_total_bytes
         from tlir.plan import ENTRY
@@ -169,7 +152,7 @@ class CompiledModel:
         self._module, self.function = module, function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
-        build = _Build(module, function, backend, opt_level, where, fuse, progress)
+        build = Build(module, function, backend, opt_level, where, fuse, progress)
         store = open_cache(cache)
         loaded = build.load(store) if store is not None else None
         self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
@@ -188,8 +171,8 @@ class CompiledModel:
         if shared is None:
             # The model's own function: its constants become the shared arrays.
             source = find_function(module, function)
-            shared = [np.array(dense_to_numpy(c.value)) for c in constants(source)]
-            slots = constant_slots(tag_constants(module, function), function)
+            shared = [dense_to_numpy(c.value) for c in constants(source)]  # fresh arrays
+            slots = own_constant_slots(module, function)
         else:
             slots = constant_slots(module, function)
         self._shared = shared
@@ -357,6 +340,15 @@ def tag_constants(module: ModuleOp, function: str) -> ModuleOp:
     return copy
 
 
+def own_constant_slots(module: ModuleOp, function: str) -> list[int | None]:
+    """`constant_slots` of `tag_constants(module, function)`. Without custom calls
+    the compiled function reads exactly its own constants, in order, so the
+    slots are their positions and the module need not be copied to tag them."""
+    if any(isinstance(op, T.CustomOp) for op in module.walk()):
+        return constant_slots(tag_constants(module, function), function)
+    return list(range(len(constants(find_function(module, function)))))
+
+
 def constant_slots(module: ModuleOp, function: str) -> list[int | None]:
     """For each constant the compiled `function` reads (the plan's order, custom
     calls inlined): the shared position it is tagged with, or None."""
@@ -401,237 +393,7 @@ def derivative_module(
     return work
 
 
-class _Build:
-    """One compile: from the cache when it holds the model, else kernel by kernel."""
-
-    def __init__(
-        self,
-        module: ModuleOp,
-        function: str,
-        backend: str,
-        opt_level: int,
-        where: str,
-        fuse: bool,
-        progress: bool,
-    ):
-        from tlir.cache import digest, environment
-
-        self.module, self.function = module, function
-        self.backend, self.opt_level, self.where = backend, opt_level, where
-        self.fuse, self.progress = fuse, progress
-        self.seconds: dict[str, float] = {}
-        self.environment = environment(backend, opt_level)
-        start = time.perf_counter()
-        structure = model_structure(module)
-        self.model_key = digest("model", structure, function, f"fuse {fuse}", self.environment)
-        self.seconds["key"] = time.perf_counter() - start
-
-    def kernel_key(self, name: str) -> str:
-        from tlir.cache import digest
-
-        return digest("kernel", name, self.environment)
-
-    def constants(self) -> list[np.ndarray]:
-        from tlir.plan import entry_constants
-
-        module = self.module
-        if any(isinstance(op, T.CustomOp) for op in module.walk()):
-            from tlir.passes.tlir_inline_custom import TlirInlineCustom
-            from tlir.universe import context
-
-            module = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
-            TlirInlineCustom().apply(context(), module)
-        return entry_constants(find_function(module, self.function))
-
-    def load(self, store) -> tuple[Plan, list[bytes]] | None:
-        """The plan and objects of a cached model, or None."""
-        from tlir.plan import plan_from_json
-
-        start = time.perf_counter()
-        entry = store.get(self.model_key)
-        if entry is None:
-            return None
-        header, main_object = unpack(entry)
-        objects = []
-        for key in header["kernels"]:
-            kernel = store.get(key)
-            if kernel is None:
-                return None
-            objects.append(unpack(kernel)[1])
-        try:
-            plan = plan_from_json(header["plan"], self.constants())
-        except (KeyError, TypeError, ValueError):
-            store.discard(self.model_key)
-            return None
-        self.seconds["load"] = time.perf_counter() - start
-        return plan, [*objects, main_object]
-
-    def compile(self, store) -> tuple[Plan, list[bytes]]:
-        from tlir import jit
-        from tlir.passes.tlir_form_kernels import is_kernel
-        from tlir.plan import KernelInfo, build_plan, entry_ir, kernel_work, plan_to_json
-
-        start = time.perf_counter()
-        work, entry = _entry_module(self.module, self.function, self.fuse)
-        self.seconds["tlir"] = time.perf_counter() - start
-        used = {op.callee.root_reference.data for op in entry.walk() if isinstance(op, func.CallOp)}
-        kernels = [
-            k
-            for k in work.ops
-            if isinstance(k, func.FuncOp) and is_kernel(k) and k.sym_name.data in used
-        ]
-        objects: list[bytes | Future] = []
-        keys: list[str] = []
-        infos: dict[str, KernelInfo] = {}
-        arities: dict[str, int] = {}
-        lowering = 0.0
-        # LLVM compiles kernel i on a worker thread while this thread lowers
-        # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it).
-        # One worker: all llvmlite use stays on that thread.
-        llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
-        llvm_seconds: list[float] = []
-        fresh: list[tuple[int, str, KernelABI]] = []  # (position, cache key, ABI)
-
-        def to_object(llvm_ir: str) -> bytes:
-            begin = time.perf_counter()
-            data = jit.compile_object(llvm_ir, self.opt_level, self.where)
-            llvm_seconds.append(time.perf_counter() - begin)
-            return data
-
-        for kernel in _progress(kernels, self.progress):
-            name = kernel.sym_name.data
-            if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
-                infos[name] = KernelInfo(name, 0, 0, (), 1, 0)  # never called: nothing to do
-                continue
-            key = self.kernel_key(name)
-            cached = store.get(key) if store is not None else None
-            if cached is not None:
-                header, data = unpack(cached)
-                abi = KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])})
-            else:
-                begin = time.perf_counter()
-                abi, llvm_ir = lower_kernel(kernel, self.backend, self.where)
-                lowering += time.perf_counter() - begin
-                data = llvm_thread.submit(to_object, llvm_ir)
-                fresh.append((len(objects), key, abi))
-            objects.append(data)
-            keys.append(key)
-            arities[name] = abi.arity
-            infos[name] = KernelInfo(
-                name,
-                abi.num_inputs,
-                abi.num_outputs,
-                abi.scratch_bytes,
-                abi.parallel_extent,
-                kernel_work(kernel),
-            )
-        try:
-            objects = [o.result() if isinstance(o, Future) else o for o in objects]
-        finally:
-            llvm_thread.shutdown(cancel_futures=True)
-        if store is not None:
-            for position, key, abi in fresh:
-                store.put(key, pack(dataclasses.asdict(abi), objects[position]))
-        start = time.perf_counter()
-        plan = build_plan(entry, infos, self.where)
-        main_ir = entry_ir(plan, arities, jit.host().openmp)
-        # The entry only sequences kernel calls: LLVM at -O0 (fast instruction
-        # selection) compiles it in time linear in its length, about 5x faster than
-        # -O1 at 3,000 calls, and the calls run as fast.
-        kernel_symbols = frozenset(n + suffix for n in arities for suffix in ("", ".entry"))
-        main_object = jit.compile_object(main_ir, 0, self.where, kernel_symbols)
-        self.seconds.update(
-            lowering=lowering, llvm=sum(llvm_seconds), entry=time.perf_counter() - start
-        )
-        if store is not None:
-            header = {"plan": plan_to_json(plan), "kernels": keys}
-            store.put(self.model_key, pack(header, main_object))
-        return plan, [*objects, main_object]
-
-
-def _progress(items: list, enabled: bool):
-    """A bar on stderr, shown only if it is a terminal and the work takes > 2 s."""
-    if not enabled or not items:
-        return items
-    from tqdm import tqdm
-
-    return tqdm(
-        items, desc="tlir: compiling kernels", unit="kernel", delay=2.0, leave=False, disable=None
-    )
-
-
-def pack(header: dict, data: bytes) -> bytes:
-    """A cache entry: a JSON header and object code."""
-    text = json.dumps(header).encode()
-    return len(text).to_bytes(4, "little") + text + data
-
-
-def unpack(entry: bytes) -> tuple[dict, bytes]:
-    size = int.from_bytes(entry[:4], "little")
-    return json.loads(entry[4 : 4 + size]), entry[4 + size :]
-
-
-def model_structure(module: ModuleOp) -> str:
-    """The module as text without constant values (which reach the compiled code
-    as arguments): two modules with the same structure share their machine code."""
-    names: dict[Attribute, str] = {}
-
-    def text(attr: Attribute) -> str:
-        if attr not in names:
-            names[attr] = str(attr)
-        return names[attr]
-
-    numbers: dict[SSAValue, int] = {}
-    lines = []
-    for op in module.walk():
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.args:
-                    numbers[arg] = len(numbers)
-                lines.append(f"block {','.join(text(a.type) for a in block.args)}")
-        props = sorted(
-            (k, text(v))
-            for k, v in op.properties.items()
-            if not (isinstance(op, T.ConstOp) and k == "value")
-        )
-        attrs = sorted((k, text(v)) for k, v in op.attributes.items() if k != "sym_visibility")
-        operands = ",".join(str(numbers.get(v, -1)) for v in op.operands)
-        results = ",".join(text(r.type) for r in op.results)
-        lines.append(f"{op.name}|{props}|{attrs}|{operands}|{results}")
-        for result in op.results:
-            numbers[result] = len(numbers)
-    return "\n".join(lines)
-
-
-def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:
-    """Lower one distinct kernel with `backend` to LLVM IR: (ABI, IR text)."""
-    from tlir import backend as backends
-
-    loops = backends.kernel_to_loops(kernel)
-    name = kernel.sym_name.data
-    abi = backends.kernel_abi(loops, name)
-    if backend == "xdsl":
-        from tlir.backend import xdsl
-
-        llvm_ir = xdsl.kernel_llvm_ir(loops, where)
-    else:
-        from tlir.backend import mlir
-
-        llvm_ir = mlir.kernel_llvm_ir(loops, where)
-    return abi, backends.with_entry(llvm_ir, name, abi)
-
-
-def compile_kernel(
-    kernel: func.FuncOp, backend: str, opt_level: int, where: str
-) -> tuple[KernelABI, bytes]:
-    """Lower one distinct kernel with `backend` and compile it for the host:
-    (ABI, object)."""
-    from tlir import jit
-
-    abi, llvm_ir = lower_kernel(kernel, backend, where)
-    return abi, jit.compile_object(llvm_ir, opt_level, where)
-
-
+@collector_paused()
 def compile(
     model,
     dtype: str | None = None,
@@ -662,6 +424,23 @@ def compile(
     return CompiledModel(
         module, backend, opt_level, where, threads, cache=cache, progress=progress, fuse=fuse
     )
+
+
+def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:
+    """Lower one distinct kernel with `backend` to LLVM IR: (ABI, IR text)."""
+    from tlir.build import lower_kernel
+
+    return lower_kernel(kernel, backend, where)
+
+
+def compile_kernel(
+    kernel: func.FuncOp, backend: str, opt_level: int, where: str
+) -> tuple[KernelABI, bytes]:
+    """Lower one distinct kernel with `backend` and compile it for the host:
+    (ABI, object)."""
+    from tlir.build import compile_kernel
+
+    return compile_kernel(kernel, backend, opt_level, where)
 
 
 __all__ = ["CompiledModel", "compile", "compile_kernel", "lower_kernel", "lower_to_linalg"]

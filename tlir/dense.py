@@ -18,11 +18,13 @@ def element_type(dtype: np.dtype) -> Float32Type | Float64Type:
     return Float32Type() if np.dtype(dtype) == np.float32 else Float64Type()
 
 
-def numpy_to_dense(array: np.ndarray) -> DenseIntOrFPElementsAttr:
-    """A dense attribute of `tensor<shape x f32|f64>` holding `array`'s bits."""
+def numpy_to_dense(array: np.ndarray, typ: TensorType | None = None) -> DenseIntOrFPElementsAttr:
+    """A dense attribute of `tensor<shape x f32|f64>` holding `array`'s bits;
+    `typ`, when given, is that type already built (a builder's cached type)."""
     dtype = np.dtype(array.dtype)
     little = np.ascontiguousarray(array, dtype=dtype.newbyteorder("<"))
-    typ = TensorType(element_type(dtype), list(array.shape))
+    if typ is None:
+        typ = TensorType(element_type(dtype), list(array.shape))
     return DenseIntOrFPElementsAttr(typ, BytesAttr(little.tobytes()))
 
 

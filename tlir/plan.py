@@ -40,7 +40,6 @@ from xdsl.ir import Operation, SSAValue
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import numpy_dtype
-from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
 
 ALIGNMENT = 64
 
@@ -138,6 +137,8 @@ class Workspace:
 
 def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str = "model") -> Plan:
     """The plan of a function after kernel formation."""
+    from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
+
     block = function.body.block
     signature = function.function_type
     plan = Plan(
@@ -192,6 +193,8 @@ def entry_constants(function: func.FuncOp) -> list[np.ndarray]:
 def _bind_outputs(ops, ret: func.ReturnOp, storage: dict[SSAValue, Storage]) -> None:
     """A kernel result returned (directly or through views) is computed in its
     output buffer; only the first output naming a storage takes it."""
+    from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
+
     views: dict[SSAValue, SSAValue] = {}
     for op in ops:
         if kernel_kind(op) is KernelKind.VIEW:
@@ -206,6 +209,8 @@ def _bind_outputs(ops, ret: func.ReturnOp, storage: dict[SSAValue, Storage]) -> 
 
 def _last_uses(block) -> tuple[dict[SSAValue, SSAValue], dict[SSAValue, int]]:
     """The root of every view, and the position of the last op reading each root."""
+    from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
+
     root: dict[SSAValue, SSAValue] = {}
     last: dict[SSAValue, int] = {}
     for position, op in enumerate(block.ops):

@@ -28,6 +28,7 @@ _PASSES = {
     "tlir-fuse-elementwise": ("tlir.passes.tlir_fuse_elementwise", "TlirFuseElementwise"),
     "tlir-bufferize": ("tlir.passes.tlir_bufferize", "TlirBufferize"),
     "tlir-linalg-to-loops": ("tlir.passes.tlir_linalg_to_loops", "TlirLinalgToLoops"),
+    "tlir-scf-to-cf": ("tlir.passes.tlir_scf_to_cf", "TlirScfToCf"),
     "tlir-lower-to-llvm": ("tlir.passes.tlir_lower_to_llvm", "TlirLowerToLLVM"),
     "tlir-to-llvm": ("tlir.passes.tlir_to_llvm", "TlirToLLVM"),
     "tlir-contraction-kernels": ("tlir.passes.tlir_contraction_kernels", "TlirContractionKernels"),

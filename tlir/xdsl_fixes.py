@@ -14,15 +14,78 @@ replacement below accepts the same language, "unrolled" so that each character
 can be matched in only one way (runs of plain characters, each escape followed by
 such a run), which fails in linear time. The same change, as a patch for xDSL,
 is in docs/upstream-patches.md.
+
+**Assembly formats parsed on first use.** `irdl_op_definition` parses every
+op's declarative `assembly_format` when the op class is defined: 228 formats,
+about 40 ms of every process that compiles a model, although a compile prints
+and parses only a few kinds of op (a cache hit none). Here the format text is
+kept and parsed the first time the op is printed or parsed; an invalid format
+is still an error, raised then (xDSL's own formats and tlir's are checked by
+the test suite, which prints and parses every op). Ops defined before `tlir`
+is imported keep xDSL's eager parsing.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from xdsl.dialects.builtin import AnyFloat
-from xdsl.parser.attribute_parser import AttrParser
-from xdsl.utils.mlir_lexer import MLIRLexer
+# Before any dialect is defined: see "Assembly formats parsed on first use".
+from xdsl.irdl import operations as _operations
+
+_eager_accessors = _operations.get_accessors_from_op_def
+
+
+class _LazyFormat:
+    """An op's declarative assembly format, parsed on first use."""
+
+    def __init__(self, text: str, op_def: _operations.OpDef):
+        self.text, self.op_def = text, op_def
+        self.program: Any = None
+
+    def get(self) -> Any:
+        if self.program is None:
+            from xdsl.irdl.declarative_assembly_format import FormatProgram
+            from xdsl.utils.exceptions import ParseError, PyRDLOpDefinitionError
+
+            try:
+                self.program = FormatProgram.from_str(self.text, self.op_def)
+            except ParseError as e:
+                raise PyRDLOpDefinitionError(
+                    "Error during the parsing of the assembly format: ", e.args
+                ) from e
+        return self.program
+
+
+def _accessors_with_lazy_format(op_def: _operations.OpDef, custom_verify: Any) -> dict[str, Any]:
+    """`get_accessors_from_op_def`, the format parsed on first use (same methods)."""
+    text = op_def.assembly_format
+    if text is None:
+        return _eager_accessors(op_def, custom_verify)
+    op_def.assembly_format = None  # no eager parse; restored below
+    try:
+        accessors = _eager_accessors(op_def, custom_verify)
+    finally:
+        op_def.assembly_format = text
+    lazy = _LazyFormat(text, op_def)
+
+    @classmethod
+    def parse_with_format(cls, parser):  # type: ignore[no-untyped-def]
+        return lazy.get().parse(parser, cls)
+
+    def print_with_format(self, printer):  # type: ignore[no-untyped-def]
+        return lazy.get().print(printer, self)
+
+    accessors["parse"] = parse_with_format
+    accessors["print"] = print_with_format
+    return accessors
+
+
+_operations.get_accessors_from_op_def = _accessors_with_lazy_format
+
+from xdsl.dialects.builtin import AnyFloat  # noqa: E402 - after the patch above
+from xdsl.parser.attribute_parser import AttrParser  # noqa: E402
+from xdsl.utils.mlir_lexer import MLIRLexer  # noqa: E402
 
 _Element = AttrParser._TensorLiteralElement  # noqa: SLF001 - the one place to fix
 _original_to_type = _Element.to_type

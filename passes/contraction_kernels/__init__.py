@@ -19,7 +19,7 @@ memrefs (static shapes, identity row-major layouts):
 * every memref argument carries `llvm.noalias` (the caller guarantees it).
 
 The body is `scf`, `arith`, `memref` and `vector` (load, store, broadcast) ops,
-lowered by tlir's route (`convert-scf-to-cf`, `tlir-lower-to-llvm`) or by
+lowered by tlir's route (`tlir-scf-to-cf`, `tlir-lower-to-llvm`) or by
 upstream MLIR (`--convert-vector-to-llvm` and the memref → LLVM pipeline).
 """
 

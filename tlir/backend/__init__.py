@@ -14,12 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, func
+from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
 
 from tlir.dialects import tlir as T
 from tlir.interface import numpy_dtype
-from tlir.plan import kernel_entry_ir
 
 BACKENDS = ("xdsl", "mlir")
 """`xdsl`: tlir's own route (no external tool); `mlir`: upstream mlir-opt/mlir-translate."""
@@ -95,6 +94,8 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
     if parts is None or any(0 in t.get_shape() for t in types):
         return None  # empty buffers: the linalg route handles them on both back ends
+    from xdsl.dialects import arith
+
     from tlir.passes.contraction_kernels import contraction_kernel, host_target
 
     op, chain, plan = parts
@@ -149,4 +150,6 @@ def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
 
 
 def with_entry(llvm_ir: str, name: str, abi: KernelABI) -> str:
+    from tlir.plan import kernel_entry_ir
+
     return llvm_ir + "\n" + kernel_entry_ir(name, abi.arity)

@@ -1,4 +1,4 @@
-"""tlir's own back end: `convert-scf-to-cf`, `tlir-lower-to-llvm` and xDSL's
+"""tlir's own back end: `tlir-scf-to-cf`, `tlir-lower-to-llvm` and xDSL's
 LLVM IR translator. No external tool is needed."""
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ raw JSON node: `model.json: error: node 7 (conv): field 'kernel' ...`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -120,25 +121,34 @@ def _brief(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-_IS_NUMBER = np.frompyfunc(lambda v: type(v) is float or type(v) is int, 1, 1)
-"""True for a JSON number (never for `true`/`false`, whose type is bool)."""
+_NUMBER_TYPES = frozenset({int, float})
+"""The Python types of a JSON number (never `bool`, the type of `true`/`false`)."""
 
 
 def _nested(value: Any, shape: Shape) -> np.ndarray:
-    """Check a nested list against `shape` and convert it to float64: NumPy
-    converts and checks the types in bulk; anything unexpected takes the slow
-    path, which names the first offending entry."""
-    try:
-        objects = np.array(value, dtype=object)
-    except ValueError:  # ragged nesting
-        objects = None
-    well_formed = objects is not None and objects.shape == tuple(shape)
-    if well_formed and (objects.size == 0 or bool(np.all(_IS_NUMBER(objects)))):
+    """Check a nested list against `shape` and convert it to float64. The fast
+    path flattens the levels and checks the entries' types with C-level
+    iteration (no Python call per entry), then converts the flat list at once;
+    anything unexpected takes the slow path, which names the first offending
+    entry."""
+    leaves = _leaves(value, shape)
+    if leaves is not None and set(map(type, leaves)) <= _NUMBER_TYPES:
         try:
-            return objects.astype(np.float64)
+            return np.array(leaves, dtype=np.float64).reshape(shape)
         except OverflowError:  # an integer literal beyond binary64: entry by entry
             pass
     return _nested_checked(value, shape)
+
+
+def _leaves(value: Any, shape: Shape) -> list | None:
+    """The entries of a nesting of lists of exactly `shape`, row-major; None if
+    the nesting differs."""
+    level = [value]
+    for extent in shape:
+        if not all(type(v) is list and len(v) == extent for v in level):
+            return None
+        level = list(itertools.chain.from_iterable(level))
+    return level
 
 
 def _nested_checked(value: Any, shape: Shape) -> np.ndarray:
