@@ -210,8 +210,6 @@ def conv(v, op: T.ConvOp, g: SSAValue, wants: list[bool]) -> list:
     gx = None
     if wants[0]:
         gx = contractions.conv_input_vjp(v.b, op, g)
-        if gx is None:
-            gx = _conv_input_grad(v, op, g, window, groups, cin, cout)
     gw = None
     if wants[1]:
         gw = contractions.conv_kernel_vjp(v.b, op, g)
@@ -225,29 +223,6 @@ def conv(v, op: T.ConvOp, g: SSAValue, wants: list[bool]) -> list:
         reduced = list(range(1, 1 + lead + rank))
         gb = v.b.fold([g], [read], bounds, reduced, [0.0], _add_term)[0]
     return [gx, gw, gb]
-
-
-def _conv_input_grad(v, op: T.ConvOp, g, window: Window, groups, cin, cout) -> SSAValue:
-    """dX[c = gr·cin + l, i] = fold over the group's output channels m (outer), then
-    kernel cells k (row-major), of g[gr·cout + m, o]·K[oc, c, k] for the o with
-    o·stride + k·dilation − pad_before = i. Dims (lead…, gr, l, i…, m, k…)."""
-    lead, rank = window.lead, window.rank
-    spread, valid = _spread(v, g, window), _spread(v, v.b.ones(shape_of(g), element_of(g)), window)
-    gr, l_dim = d(lead), d(lead + 1)
-    in_dims = list(range(lead + 2, lead + 2 + rank))
-    m_dim = lead + 2 + rank
-    k_dims = list(range(m_dim + 1, m_dim + 1 + rank))
-    g_read = [*dims(range(lead)), gr * cout + d(m_dim), *window.backward_read(in_dims, k_dims)]
-    w_read = [gr * cout + d(m_dim), gr * cin + l_dim, *dims(k_dims)]
-    bounds = [*shape_of(op.input)[:lead], groups, cin, *window.in_spatial, cout, *window.kernel]
-
-    def body(s: Scalar, a: list[SSAValue]) -> list[SSAValue]:
-        grad, ok, w, acc = a
-        return [s.select(s.nonzero(ok), s.add(acc, s.mul(grad, w)), acc)]
-
-    maps = [g_read, g_read, w_read]
-    out = v.b.fold([spread, valid, op.weight], maps, bounds, [m_dim, *k_dims], [0.0], body)[0]
-    return v.b.reshape(out, shape_of(op.input))
 
 
 def _conv_kernel_grad(v, op: T.ConvOp, g, window: Window, groups, cin, cout) -> SSAValue:
