@@ -208,15 +208,20 @@ def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
 
 
 def conv_input_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue:
-    """dX of D6 as one `tlir_ad.conv_input_grad` on g and the weight transposed
-    to [in_channels, out_channels/groups, k…] (per group, the two channel axes
-    swapped: a view, a transpose, a view)."""
+    """dX of D6 as one `tlir_ad.conv_input_grad` on g and the weight's group
+    blocks transposed to [in_channels, out_channels/groups, k…]: wt[gr·cin + l,
+    m, k] = K[gr·cout + m, gr·cin + l, k] (K is dense and block-diagonal)."""
     cfg = op.config
     groups, kernel = cfg.groups, list(cfg.kernel)
     cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
-    blocks = b.reshape(op.weight, [groups, cout, cin, *kernel])
-    swapped = _transpose(b, blocks, 1, 2)
-    weight = b.reshape(swapped, [cfg.in_channels, cout, *kernel])
+    if groups == 1:
+        weight = _transpose(b, op.weight, 0, 1)
+    else:
+        cells = dims(range(3, 3 + len(kernel)))
+        read = [d(0) * cout + d(2), d(0) * cin + d(1), *cells]
+        bounds = [groups, cin, cout, *kernel]
+        blocks = b.fold([op.weight], [read], bounds, [], [0.0], _copy)[0]
+        weight = b.reshape(blocks, [cfg.in_channels, cout, *kernel])
     geometry = dict(
         stride=cfg.stride,
         padding=cfg.padding,
