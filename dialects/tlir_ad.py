@@ -4,7 +4,8 @@ TorchLean's op kinds cannot state everything a tangent or a gradient program
 computes: a quotient rule is not `a · inv(b)` bitwise, kink conventions select
 on primal comparisons, a dual contraction adds `(da·b) + (a·db)` per term, and
 the backward passes of windows fold in an order no forward op has. Three
-general ops cover all of it:
+general ops cover all of it, and one contraction has an op of its own so that
+it can be compiled as one:
 
   %q = tlir_ad.map(%a, %da, %b, %db) : (...) -> tensor<3xf64> {
   ^bb0(%x: f64, %dx: f64, %y: f64, %dy: f64):
@@ -26,6 +27,11 @@ general ops cover all of it:
   %p = tlir_ad.pad %g {low = ..., high = ..., interior = ...}
     zero padding (+0) before, after and between the elements of every axis.
 
+  %dx = tlir_ad.conv_input_grad %g, %wt {stride = ..., padding = ...,
+          dilation = ..., groups = G, channel_axis = A} : (...) -> tensor<...>
+    the input gradient of a convolution (docs/autodiff.md#d6-conv-vjp), with
+    the weight in transposed layout [in_channels, out_channels/G, k...].
+
 Every read of a fold must lie inside its input (checked by the verifier), so
 the lowering never guards an access; windows that reach outside an input read
 a padded copy. Regions hold only the scalar ops the compiled route lowers:
@@ -35,6 +41,7 @@ float arithmetic, comparisons, selects, i1 logic and the libm functions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -44,6 +51,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     Float32Type,
     Float64Type,
+    IntegerAttr,
     IntegerType,
     StringAttr,
     TensorType,
@@ -343,8 +351,116 @@ class PadOp(IRDLOperation):
             )
 
 
-AD_OPS = (MapOp, FoldOp, PadOp)
+@irdl_op_definition
+class ConvInputGradOp(IRDLOperation):
+    """D6's input gradient of `tlir.conv` (docs/autodiff.md#d6-conv-vjp) on the
+    cotangent g and the weight in transposed layout, wt[gr·cin + l, m, k] =
+    weight[gr·cout + m, l, k] (cin, cout: channels per group):
+
+        dx[lead, gr·cin + l, i] = fold from +0, over m (ascending), then the
+          kernel cells k (row-major), of g[lead, gr·cout + m, o]·wt[gr·cin + l, m, k]
+          for each k with a whole o = (i + padding − k·dilation)/stride in [0, out)
+
+    one product then one sum per term, and only those terms: a position that
+    no window reaches is +0, and a non-finite weight cell is never paired with
+    a position its window misses. The operands fix the extents (the result's
+    spatial extents are the conv's input's)."""
+
+    name = "tlir_ad.conv_input_grad"
+    grad = operand_def()
+    weight = operand_def()
+    stride = prop_def(I64Array)
+    padding = prop_def(I64Array)
+    dilation = prop_def(I64Array)
+    groups = prop_def(IntegerAttr[I64])
+    channel_axis = prop_def(IntegerAttr[I64])
+    result = result_def()
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$grad `,` $weight attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, grad: SSAValue, weight: SSAValue, geometry: dict, result_type: Attribute):
+        super().__init__(
+            operands=[grad, weight],
+            result_types=[result_type],
+            properties={
+                "stride": i64_array(geometry["stride"]),
+                "padding": i64_array(geometry["padding"]),
+                "dilation": i64_array(geometry["dilation"]),
+                "groups": IntegerAttr(geometry["groups"], 64),
+                "channel_axis": IntegerAttr(geometry["channel_axis"], 64),
+            },
+        )
+
+    @property
+    def geometry(self) -> ConvGradGeometry:
+        return ConvGradGeometry.of(self)
+
+    def verify_(self) -> None:
+        element = _element(self.result.type, "result", self)
+        for value, what in ((self.grad, "cotangent"), (self.weight, "weight")):
+            if _element(value.type, what, self) != element:
+                raise VerifyException(f"{self.name}: {what} must have element type {element}")
+        g, w, x = _shape(self.grad), _shape(self.weight), _shape(self.result)
+        stride, padding, dilation = ints(self.stride), ints(self.padding), ints(self.dilation)
+        rank, axis, groups = len(w) - 2, self.channel_axis.value.data, self.groups.value.data
+        if rank < 1 or not len(stride) == len(padding) == len(dilation) == rank:
+            raise VerifyException(f"{self.name}: stride, padding, dilation need one entry per axis")
+        if min(stride + dilation) < 1 or min(padding) < 0:
+            raise VerifyException(f"{self.name}: stride and dilation ≥ 1, padding ≥ 0")
+        if axis < 0 or len(g) != axis + 1 + rank or len(x) != len(g) or g[:axis] != x[:axis]:
+            raise VerifyException(
+                f"{self.name}: cotangent {list(g)} and result {list(x)} must be "
+                f"[lead…, channels, spatial…] with {rank} spatial axes after axis {axis}"
+            )
+        if groups < 1 or x[axis] != w[0] or w[0] % groups or g[axis] != groups * w[1]:
+            raise VerifyException(
+                f"{self.name}: weight {list(w)} must be [in_channels = {x[axis]}, "
+                f"out_channels / groups = {g[axis]} / {groups}, kernel…]"
+            )
+
+
+@dataclass(frozen=True)
+class ConvGradGeometry:
+    """The extents and window of a `conv_input_grad`: lead axes, groups, channels
+    per group (cin in, cout out), kernel, and per spatial axis stride, padding
+    before, dilation, input (result) and output (cotangent) extents."""
+
+    lead: tuple[int, ...]
+    groups: int
+    cin: int
+    cout: int
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    dilation: tuple[int, ...]
+    in_spatial: tuple[int, ...]
+    out_spatial: tuple[int, ...]
+
+    @staticmethod
+    def of(op: ConvInputGradOp) -> ConvGradGeometry:
+        axis, groups = op.channel_axis.value.data, op.groups.value.data
+        w, x, g = _shape(op.weight), _shape(op.result), _shape(op.grad)
+        return ConvGradGeometry(
+            x[:axis], groups, w[0] // groups, w[1], w[2:], ints(op.stride), ints(op.padding),
+            ints(op.dilation), x[axis + 1 :], g[axis + 1 :],
+        )  # fmt: skip
+
+    def valid(self, axis: int, cell: int) -> tuple[list[int], list[int]]:
+        """The input positions i of `axis` that kernel cell `cell` reaches, and
+        the output o each one reads: o·stride = i + padding − cell·dilation."""
+        s, p, dl = self.stride[axis], self.padding[axis], self.dilation[axis]
+        ins, outs = [], []
+        for i in range(self.in_spatial[axis]):
+            shifted = i + p - cell * dl
+            if shifted % s == 0 and 0 <= shifted // s < self.out_spatial[axis]:
+                ins.append(i)
+                outs.append(shifted // s)
+        return ins, outs
+
+
+AD_OPS = (MapOp, FoldOp, PadOp, ConvInputGradOp)
 """The auxiliary ops with a lowering and a reference evaluator (`yield` is
 part of their bodies)."""
 
-TlirAD = Dialect("tlir_ad", [MapOp, FoldOp, PadOp, YieldOp], [])
+TlirAD = Dialect("tlir_ad", [MapOp, FoldOp, PadOp, ConvInputGradOp, YieldOp], [])

@@ -16,8 +16,8 @@ pass runs once per distinct kernel:
   when all of them are in one kernel: chains of elementwise ops become one loop
   nest, and producers join the reductions (softmax, layernorm, pooling, sums)
   that consume them;
-* a contraction (`matmul`, `linear`, `conv`) or a reduction joins an
-  elementwise kernel that consumes it (its epilogue: bias, activation,
+* a contraction (`matmul`, `linear`, `conv`, `tlir_ad.conv_input_grad`) or a
+  reduction joins an elementwise kernel that consumes it (its epilogue: bias, activation,
   residual) when all its users are there; a kernel holds at most one such
   anchor, and a contraction's own operands are never fused into it;
 * an elementwise producer is not fused into a `broadcast_to` that expands it
@@ -92,6 +92,7 @@ def _register_kinds() -> None:
     # the auxiliary ops of derivative programs
     kinds[KernelKind.ELEMENTWISE] += (AD.MapOp,)
     kinds[KernelKind.REDUCTION] += (AD.FoldOp,)
+    kinds[KernelKind.CONTRACTION] += (AD.ConvInputGradOp,)
     kinds[KernelKind.OPAQUE] += (AD.PadOp,)
     for kind, op_classes in kinds.items():
         for op_class in op_classes:

@@ -39,6 +39,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
+from tlir.dialects import tlir_ad as AD
 from tlir.interface import numpy_dtype
 
 ALIGNMENT = 64
@@ -425,13 +426,16 @@ def op_work(op: Operation) -> int:
     if isinstance(op, T.ConvOp):
         cfg = op.config
         return out * (cfg.in_channels // cfg.groups) * math.prod(cfg.kernel) * 2
+    if isinstance(op, AD.ConvInputGradOp):
+        return out * math.prod(op.weight.type.get_shape()[1:]) * 2
     if op.operands:
         return max(out, max(math.prod(v.type.get_shape()) for v in op.operands))
     return out
 
 
 def kernel_work(kernel: func.FuncOp) -> int:
-    return sum(op_work(op) for op in kernel.body.block.ops if isinstance(op, T.TlirOp))
+    ops = kernel.body.block.ops
+    return sum(op_work(op) for op in ops if isinstance(op, T.TlirOp | AD.ConvInputGradOp))
 
 
 __all__ = ["ENTRY", "KernelInfo", "Plan", "build_plan", "entry_ir", "kernel_entry_ir"]

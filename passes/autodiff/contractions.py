@@ -8,12 +8,10 @@ emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
 
 * VJP, D5: dx = matmul(g, W), dW = matmul(gᵀ, x) (rows flattened); matmul:
   dA = matmul(g, Bᵀ), dB = matmul(Aᵀ, g) on an unbroadcast batch.
-* VJP, D6 (one group): dK = matmul(gᵀ, columns), the columns the padded input
+* VJP, D6: dK (one group) = matmul(gᵀ, columns), the columns the padded input
   cells meet (fold over leading then output positions, padded cells included);
-  dX (stride 1) = convs over regions of input positions with the same valid
-  kernel cells, each on the region reversed so that the cells are visited in
-  ascending order (`conv_input_vjp`): only valid terms, as D6 says, so
-  non-finite kernels stay exact.
+  dX (any conv) = `tlir_ad.conv_input_grad` (`conv_input_vjp`), D6's fold as
+  one contraction op, which the kernel generator compiles as one GEMM.
 * JVP with parameter tangents +0 (unseeded): each term is (+0·x) + (W·dx). An
   accumulator from +0 is never −0, so a ±0 term leaves it unchanged and the
   sum equals the fold of W·dx, except that +0·x is NaN where x is infinite or
@@ -22,8 +20,8 @@ emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
   (adding +0 to a sum that is never −0 changes nothing): a fold of +0·x over
   the row (for conv: over the channels, then a conv with a kernel of ones).
 
-Anything else (zero-size operands, broadcast batches, groups, strides in dX,
-seeded parameter tangents) keeps the `tlir_ad.fold` of the rule.
+Anything else (zero-size operands, broadcast batches, groups in dK, seeded
+parameter tangents) keeps the `tlir_ad.fold` of the rule.
 """
 
 from __future__ import annotations
@@ -31,10 +29,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from tlir.dense import dense_to_numpy
 from tlir.dialects import tlir as T
+from tlir.dialects import tlir_ad as A
 from tlir.passes.autodiff.builder import Builder, Scalar, d, dims, element_of, shape_of
 
 
@@ -207,108 +207,30 @@ def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
     return _add_nan_mask(b, plain, mask, read)
 
 
-def _segments(extent: int, out: int, kernel: int, dil: int, pad: int) -> list[tuple]:
-    """Runs (i0, i1, k0, k1) of input positions whose valid kernel cells (those
-    with 0 ≤ i + pad − k·dil < out) are the same interval [k0, k1] (empty: k0 > k1)."""
-    runs: list[tuple] = []
-    for i in range(extent):
-        k0 = max(0, -((out - 1 - i - pad) // dil))  # ceil((i + pad − out + 1)/dil)
-        k1 = min(kernel - 1, (i + pad) // dil)
-        if runs and runs[-1][2:] == (k0, k1) and runs[-1][1] == i:
-            runs[-1] = (runs[-1][0], i + 1, k0, k1)
-        else:
-            runs.append((i, i + 1, k0, k1))
-    return runs
-
-
-MAX_REGIONS = 64
-"""Beyond this many regions the input gradient keeps its fold (compile time)."""
-
-
-def conv_input_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue | None:
-    """dX of D6 as convs, for one group and stride 1.
-
-    For input position i the valid kernel cells (o = i + pad − k·dil in range)
-    form an interval per axis; the input positions split into runs with the
-    same intervals, and each region (a run per axis) is a conv without padding:
-    on the region reversed, u = i1 − 1 − i, the term of cell k0 + t reads
-    g[(i1 − 1 + pad − k0·dil) − (u + t·dil)], a correlation over t in ascending
-    order with dilation dil, input channels m (the output channels) outer — D6's
-    order, only valid terms, from +0. A region with no valid cell is +0. The
-    regions, each reversed, are concatenated last to first (the whole input
-    reversed) and reversed once more."""
+def conv_input_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue:
+    """dX of D6 as one `tlir_ad.conv_input_grad` on g and the weight's group
+    blocks transposed to [in_channels, out_channels/groups, k…]: wt[gr·cin + l,
+    m, k] = K[gr·cout + m, gr·cin + l, k] (K is dense and block-diagonal)."""
     cfg = op.config
-    if cfg.groups != 1 or any(s != 1 for s in cfg.stride):
-        return None
-    if not _nonempty(op.input, op.weight, g):
-        return None
-    lead, rank = cfg.channel_axis, len(cfg.kernel)
-    x, out = shape_of(op.input), shape_of(g)
-    spatial_in, spatial_out = x[lead + 1 :], out[lead + 1 :]
-    runs = [
-        _segments(n, o, k, dl, pb)
-        for n, o, k, dl, pb in zip(
-            spatial_in, spatial_out, cfg.kernel, cfg.dilation, cfg.padding, strict=True
-        )
-    ]
-    if math.prod(len(r) for r in runs) > MAX_REGIONS:
-        return None
-    element = element_of(g)
-    channels, out_channels = cfg.in_channels, cfg.out_channels
-    zero_bias = b.const(0.0, [channels], element)
-
-    def region(chosen: tuple) -> SSAValue:
-        sizes = [i1 - i0 for i0, i1, _, _ in chosen]
-        if any(k0 > k1 for _, _, k0, k1 in chosen):
-            return b.const(0.0, [*x[:lead], channels, *sizes], element)
-        cells = [k1 - k0 + 1 for _, _, k0, k1 in chosen]
-        spans = [n + (c - 1) * dl for n, c, dl in zip(sizes, cells, cfg.dilation, strict=True)]
-        reads = [
-            d(lead + 1 + a) * -1 + (i1 - 1 + pb - k0 * dl)
-            for a, ((_, i1, k0, _), dl, pb) in enumerate(
-                zip(chosen, cfg.dilation, cfg.padding, strict=True)
-            )
-        ]
-        source_shape = [*out[: lead + 1], *spans]
-        source = b.fold([g], [[*dims(range(lead + 1)), *reads]], source_shape, [], [0.0], _copy)[0]
-        offsets = [d(2 + a) + k0 for a, (_, _, k0, _) in enumerate(chosen)]
-        kernel = b.fold(
-            [op.weight],
-            [[d(1), d(0), *offsets]],
-            [channels, out_channels, *cells],
-            [],
-            [0.0],
-            _copy,
-        )[0]
-        return b.tlir(
-            T.ConvOp,
-            [source, kernel, zero_bias],
-            [*x[:lead], channels, *sizes],
-            kernel=T.i64_array(cells),
-            stride=T.i64_array([1] * rank),
-            padding=T.i64_array([0] * rank),
-            padding_after=T.i64_array([0] * rank),
-            dilation=T.i64_array(cfg.dilation),
-            groups=T.i64_attr(1),
-            channel_axis=T.i64_attr(lead),
-            in_channels=T.i64_attr(out_channels),
-            out_channels=T.i64_attr(channels),
-        )
-
-    def assemble(axis: int, chosen: tuple) -> SSAValue:
-        if axis == rank:
-            return region(chosen)
-        pieces = [assemble(axis + 1, (*chosen, run)) for run in reversed(runs[axis])]
-        if len(pieces) == 1:
-            return pieces[0]
-        shape = list(shape_of(pieces[0]))
-        shape[lead + 1 + axis] = sum(shape_of(p)[lead + 1 + axis] for p in pieces)
-        axis_attr = T.i64_attr(lead + 1 + axis)
-        return b.tlir(T.ConcatOp, [pieces], shape, element, axis=axis_attr)
-
-    reversed_grad = assemble(0, ())
-    back = [d(lead + 1 + a) * -1 + (n - 1) for a, n in enumerate(spatial_in)]
-    return b.fold([reversed_grad], [[*dims(range(lead + 1)), *back]], x, [], [0.0], _copy)[0]
+    groups, kernel = cfg.groups, list(cfg.kernel)
+    cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
+    if groups == 1:
+        weight = _transpose(b, op.weight, 0, 1)
+    else:
+        cells = dims(range(3, 3 + len(kernel)))
+        read = [d(0) * cout + d(2), d(0) * cin + d(1), *cells]
+        bounds = [groups, cin, cout, *kernel]
+        blocks = b.fold([op.weight], [read], bounds, [], [0.0], _copy)[0]
+        weight = b.reshape(blocks, [cfg.in_channels, cout, *kernel])
+    geometry = dict(
+        stride=cfg.stride,
+        padding=cfg.padding,
+        dilation=cfg.dilation,
+        groups=groups,
+        channel_axis=cfg.channel_axis,
+    )
+    result = TensorType(element_of(g), list(shape_of(op.input)))
+    return b.add(A.ConvInputGradOp(g, weight, geometry, result)).results[0]
 
 
 def _copy(s: Scalar, v: list[SSAValue]) -> list[SSAValue]:

@@ -210,8 +210,6 @@ def conv(v, op: T.ConvOp, g: SSAValue, wants: list[bool]) -> list:
     gx = None
     if wants[0]:
         gx = contractions.conv_input_vjp(v.b, op, g)
-        if gx is None:
-            gx = _conv_input_grad(v, op, g, window, groups, cin, cout)
     gw = None
     if wants[1]:
         gw = contractions.conv_kernel_vjp(v.b, op, g)
@@ -225,29 +223,6 @@ def conv(v, op: T.ConvOp, g: SSAValue, wants: list[bool]) -> list:
         reduced = list(range(1, 1 + lead + rank))
         gb = v.b.fold([g], [read], bounds, reduced, [0.0], _add_term)[0]
     return [gx, gw, gb]
-
-
-def _conv_input_grad(v, op: T.ConvOp, g, window: Window, groups, cin, cout) -> SSAValue:
-    """dX[c = gr·cin + l, i] = fold over the group's output channels m (outer), then
-    kernel cells k (row-major), of g[gr·cout + m, o]·K[oc, c, k] for the o with
-    o·stride + k·dilation − pad_before = i. Dims (lead…, gr, l, i…, m, k…)."""
-    lead, rank = window.lead, window.rank
-    spread, valid = _spread(v, g, window), _spread(v, v.b.ones(shape_of(g), element_of(g)), window)
-    gr, l_dim = d(lead), d(lead + 1)
-    in_dims = list(range(lead + 2, lead + 2 + rank))
-    m_dim = lead + 2 + rank
-    k_dims = list(range(m_dim + 1, m_dim + 1 + rank))
-    g_read = [*dims(range(lead)), gr * cout + d(m_dim), *window.backward_read(in_dims, k_dims)]
-    w_read = [gr * cout + d(m_dim), gr * cin + l_dim, *dims(k_dims)]
-    bounds = [*shape_of(op.input)[:lead], groups, cin, *window.in_spatial, cout, *window.kernel]
-
-    def body(s: Scalar, a: list[SSAValue]) -> list[SSAValue]:
-        grad, ok, w, acc = a
-        return [s.select(s.nonzero(ok), s.add(acc, s.mul(grad, w)), acc)]
-
-    maps = [g_read, g_read, w_read]
-    out = v.b.fold([spread, valid, op.weight], maps, bounds, [m_dim, *k_dims], [0.0], body)[0]
-    return v.b.reshape(out, shape_of(op.input))
 
 
 def _conv_kernel_grad(v, op: T.ConvOp, g, window: Window, groups, cin, cout) -> SSAValue:
@@ -295,6 +270,39 @@ def _pool_grad(v, op: T.WindowOp, g, window: Window, body, extra) -> SSAValue:
     return v.b.fold([*inputs, offsets], maps, bounds, k_dims, [0.0], body)[0]
 
 
+def _tiles(window: Window) -> bool:
+    """Windows that tile the input: stride = kernel, no padding, some output.
+    Each input position then lies in at most one window, at one cell."""
+    return (
+        window.stride == window.kernel
+        and not any(window.pad_before)
+        and not any(window.pad_after)
+        and all(window.out_spatial)
+    )
+
+
+def _tiled_pool_grad(v, op: T.WindowOp, g, window: Window, body, extra) -> SSAValue:
+    """`_pool_grad` for windows that tile the input: the one fold step of each
+    input position (its window's output o, its cell k) as a gather over (lead…,
+    o₁, k₁, o₂, k₂, …), which is the input's row-major order up to the rows and
+    columns past the last window (+0: no window reaches them). `extra` values
+    have g's shape or rank 0."""
+    lead, rank = window.lead, window.rank
+    o_dims = [lead + 2 * a for a in range(rank)]
+    k_dims = [lead + 2 * a + 1 for a in range(rank)]
+    read = [*dims(range(lead)), *dims(o_dims)]
+    inputs = [g, *extra, v.b.array(window.offsets(), element_of(g))]
+    maps = [read, *(read if shape_of(e) else [] for e in extra), dims(k_dims)]
+    bounds = [*shape_of(op.input)[:lead]]
+    for o, k in zip(window.out_spatial, window.kernel, strict=True):
+        bounds += [o, k]
+    tiled = v.b.fold(inputs, maps, bounds, [], [0.0], body)[0]
+    covered = [o * k for o, k in zip(window.out_spatial, window.kernel, strict=True)]
+    grad = v.b.reshape(tiled, [*shape_of(op.input)[:lead], *covered])
+    rest = [n - c for n, c in zip(window.in_spatial, covered, strict=True)]
+    return v.b.pad(grad, [0] * (lead + rank), [0] * lead + rest)
+
+
 @vjp_rule(T.MaxPoolOp)
 def max_pool(v, op: T.MaxPoolOp, g: SSAValue, wants: list[bool]) -> list:
     """Each output's g added to its first maximal real cell; outputs in row-major order."""
@@ -305,16 +313,21 @@ def max_pool(v, op: T.MaxPoolOp, g: SSAValue, wants: list[bool]) -> list:
         grad, winner, offset, acc = a
         return [s.select(s.cmp("oeq", winner, offset), s.add(acc, grad), acc)]
 
+    if _tiles(window):
+        return [_tiled_pool_grad(v, op, g, window, body, [winners])]
     return [_pool_grad(v, op, g, window, body, [winners])]
 
 
 def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> SSAValue:
-    """Per output, the row-major position + 1 of the first maximal real cell."""
+    """Per output, the row-major position + 1 of the first maximal real cell.
+    Without padding every cell is real: the flag is one scalar 1."""
     lead, rank = window.lead, window.rank
     low = [0] * lead + list(window.pad_before)
     x = op.input
     x_pad = v.b.pad(x, low, low)
-    valid = v.b.pad(v.b.ones(shape_of(x), element_of(x)), low, low)
+    padded = any(low)
+    ones = v.b.ones(shape_of(x) if padded else [], element_of(x))
+    valid = v.b.pad(ones, low, low) if padded else ones
     offsets = v.b.array(window.offsets(), element_of(x))
     out_dims = range(lead, lead + rank)
     k_dims = list(range(lead + rank, lead + 2 * rank))
@@ -328,7 +341,7 @@ def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> SSAValue:
                 s.select(take, offset, winner)]  # fmt: skip
 
     bounds = [*shape_of(op.result), *window.kernel]
-    maps = [read, read, dims(k_dims)]
+    maps = [read, read if padded else [], dims(k_dims)]
     return v.b.fold([x_pad, valid, offsets], maps, bounds, k_dims, [0.0] * 3, body)[2]
 
 
@@ -342,6 +355,9 @@ def avg_pool(v, op: T.AvgPoolOp, g: SSAValue, wants: list[bool]) -> list:
         grad, ok, _offset, acc = a
         return [s.select(s.nonzero(ok), s.add(acc, s.div(grad, s.const(volume))), acc)]
 
+    if _tiles(window):
+        ones = v.b.ones([], element_of(g))
+        return [_tiled_pool_grad(v, op, g, window, body, [ones])]
     ones = v.b.ones(shape_of(g), element_of(g))
     return [_pool_grad(v, op, g, window, body, [ones])]
 

@@ -28,7 +28,7 @@ from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
 
 
-def _unravel(kb: KernelBuilder, flat: Index, extents: Sequence[int]) -> list[Index]:
+def unravel(kb: KernelBuilder, flat: Index, extents: Sequence[int]) -> list[Index]:
     """Row-major coordinates of `flat` in `extents`."""
     coords: list[Index] = []
     for position in reversed(range(len(extents))):
@@ -70,7 +70,7 @@ class Im2colPacker:
         def k_row(kk: Index, carried: list) -> list:
             k = kb.add(k0, kk)
             channel, offset = kb.div(k, kvol), kb.rem(k, kvol)
-            w = _unravel(kb, offset, self.kernel)
+            w = unravel(kb, offset, self.kernel)
             channel_base = kb.add(bases.b, kb.mul(channel, in_size))
             row_out = kb.sub(kb.mul(kk, ldp), c0)
             # Output columns whose input column is inside: lo_w ≤ o < hi_w, from
@@ -85,7 +85,7 @@ class Im2colPacker:
             last_row = kb.div(kb.add(c1, width - 1), width)
 
             def segment(r: Index, carried: list) -> list:
-                outer = _unravel(kb, r, self.out_spatial[:-1]) if d > 1 else []
+                outer = unravel(kb, r, self.out_spatial[:-1]) if d > 1 else []
                 valid = True
                 src = channel_base
                 for a in range(d - 1):

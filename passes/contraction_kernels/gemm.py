@@ -219,6 +219,17 @@ class GemmSpec:
     row_bias: SSAValue | None = None
     col_bias: SSAValue | None = None
     epilogue: BoundEpilogue | None = None
+    exact: Fallback | None = None
+    """A GEMM that is exact only under a condition checked at run time: the
+    check and the units computed another way when it fails."""
+
+
+class Fallback(Protocol):
+    def check(self, kb: KernelBuilder, lanes: int) -> SSAValue:
+        """A float that is +0 when the GEMM is exact (anything else: not)."""
+
+    def unit(self, kb: KernelBuilder, bases: Bases, r0: Index, r1: Index, c0: Index, c1: Index):
+        """Rows [r0, r1) and columns [c0, c1) of C, computed without the GEMM."""
 
 
 @dataclass(frozen=True)
@@ -353,17 +364,18 @@ class GemmEmitter:
         m_units, n_units = -(-s.m // t.mc), -(-s.n // t.nc)
         blocks = max(1, -(-s.k // t.kc))
 
-        def unit(u: Index, carried: list) -> list:
+        def unit_bounds(u: Index):
             per_batch = m_units * n_units
             b = kb.div(u, per_batch)
             rest = kb.rem(u, per_batch)
             mc, nc = kb.div(rest, n_units), kb.rem(rest, n_units)
-            bases = s.bases(kb, b)
             r0 = kb.mul(mc, t.mc)
-            r1 = kb.min(kb.add(r0, t.mc), s.m)
             c0 = kb.mul(nc, t.nc)
-            c1 = kb.min(kb.add(c0, t.nc), s.n)
-            at_end = kb.equal(nc, n_units - 1)
+            r1, c1 = kb.min(kb.add(r0, t.mc), s.m), kb.min(kb.add(c0, t.nc), s.n)
+            return s.bases(kb, b), r0, r1, c0, c1, kb.equal(nc, n_units - 1)
+
+        def unit(u: Index, carried: list) -> list:
+            bases, r0, r1, c0, c1, at_end = unit_bounds(u)
 
             def block(k0: Index, kc: int, first, last: bool) -> None:
                 s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
@@ -381,7 +393,22 @@ class GemmEmitter:
             block(k0, s.k - k0, blocks == 1, True)
             return []
 
-        kb.loop(lo, hi, 1, [], unit)
+        if s.exact is None:
+            kb.loop(lo, hi, 1, [], unit)
+            return
+        exact = s.exact
+
+        def other_unit(u: Index, carried: list) -> list:
+            bases, r0, r1, c0, c1, _ = unit_bounds(u)
+            exact.unit(kb, bases, r0, r1, c0, c1)
+            return []
+
+        check = exact.check(kb, t.lanes)
+        zero = kb.constant(0.0, s.element)
+        holds = kb.emit(arith.CmpfOp(check, zero, "oeq"))
+        fails = kb.emit(arith.CmpfOp(check, zero, "une"))
+        kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
+        kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from tlir.dialects import tlir as T
+from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
 from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec, Tiling, choose_tiling
@@ -28,11 +29,17 @@ __all__ = ["contraction_kernel", "kernel_tiling"]
 
 def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
     from tlir.passes.contraction_kernels.conv import conv_spec
+    from tlir.passes.contraction_kernels.conv_grad import conv_input_grad_spec
     from tlir.passes.contraction_kernels.linalg_ops import linear_spec, matmul_spec
 
-    builders = {T.MatmulOp: matmul_spec, T.LinearOp: linear_spec, T.ConvOp: conv_spec}
+    builders = {
+        T.MatmulOp: matmul_spec,
+        T.LinearOp: linear_spec,
+        T.ConvOp: conv_spec,
+        A.ConvInputGradOp: conv_input_grad_spec,
+    }
     if type(op) not in builders:
-        raise ValueError(f"{op.name} is not a contraction (matmul, linear, conv)")
+        raise ValueError(f"{op.name} is not a contraction (matmul, linear, conv, conv_input_grad)")
     return builders[type(op)](op, kb, buffers)
 
 
@@ -54,7 +61,8 @@ def contraction_kernel(
     target: TargetInfo | None = None,
     epilogue: Sequence[Operation] = (),
 ) -> func.FuncOp:
-    """The kernel of `op` (MatmulOp, LinearOp or ConvOp), with the elementwise ops
+    """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
+    ConvInputGradOp), with the elementwise ops
     `epilogue` (a chain: each uses the previous result) applied to each output
     tile right after it is computed."""
     target = target or host_target()

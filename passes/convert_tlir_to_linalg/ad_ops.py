@@ -4,17 +4,21 @@ of every product and each select are exactly the ones the region states."""
 
 from __future__ import annotations
 
-from xdsl.dialects import tensor
+import numpy as np
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import AffineMapAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine.affine_expr import AffineDimExpr
 
+from tlir.dense import numpy_to_dense
 from tlir.dialects import tlir_ad as A
 from tlir.passes.convert_tlir_to_linalg.emit import (
     PARALLEL,
+    REDUCTION,
     Body,
     Emitter,
     amap,
+    collapse,
     dim,
     identity,
     shape_of,
@@ -100,20 +104,80 @@ def _covered(e: Emitter, value: SSAValue, map_attr: AffineMapAttr, bounds) -> SS
 
 @lowers(A.PadOp)
 def lower_pad(op: A.PadOp, e: Emitter) -> SSAValue:
+    return pad(e, op.input, A.ints(op.low), A.ints(op.high), A.ints(op.interior))
+
+
+def pad(e: Emitter, value: SSAValue, low, high, interior) -> SSAValue:
     """A +0-filled result; the slice from `low` that the operand's elements span
     is written by one generic at `i·(interior + 1)` (a strided output map, a
     plain index where there is no interior padding), then inserted back."""
-    shape = shape_of(op.input)
+    shape = shape_of(value)
     rank = len(shape)
-    filled = e.filled(shape_of(op.result), 0.0)
+    padded = [A.padded_extent(*args) for args in zip(shape, low, high, interior, strict=True)]
+    filled = e.filled(padded, 0.0)
     if 0 in shape:
         return filled
-    low, interior = A.ints(op.low), A.ints(op.interior)
     spans = [(n - 1) * (step + 1) + 1 for n, step in zip(shape, interior, strict=True)]
     window = e.add(tensor.ExtractSliceOp.from_static_parameters(filled, list(low), spans))
     out_map = amap(rank, [dim(a) * (interior[a] + 1) for a in range(rank)])
     written = e.generic(
-        [op.input], [window], [identity(rank), out_map], [PARALLEL] * rank,
+        [value], [window], [identity(rank), out_map], [PARALLEL] * rank,
         lambda b, args: [args[0]],
     )[0]  # fmt: skip
     return e.add(tensor.InsertSliceOp.get(written, filled, spans, list(low), [1] * rank))
+
+
+@lowers(A.ConvInputGradOp)
+def lower_conv_input_grad(op: A.ConvInputGradOp, e: Emitter) -> SSAValue:
+    """The fold of D6 as one generic over (lead…, group, l, i…, m, k…): the
+    cotangent spread onto the input grid (output o at L + o·stride, L =
+    dilation·(kernel − 1)) is read at L + i + padding − k·dilation, and a
+    constant 0/1 grid of the same extent marks where an output sits, so each
+    term is added only where D6 pairs the cell with the position."""
+    geo = op.geometry
+    lead, rank = len(geo.lead), len(geo.kernel)
+    reach = [geo.dilation[a] * (geo.kernel[a] - 1) for a in range(rank)]
+    extents, interior = [], [s - 1 for s in geo.stride]
+    for a in range(rank):
+        natural = (geo.out_spatial[a] - 1) * geo.stride[a] + 1 if geo.out_spatial[a] else 0
+        extents.append(max(reach[a] + natural, reach[a] + geo.in_spatial[a] + geo.padding[a]))
+    high = [n - r - (n_out - 1) * s - 1 if n_out else n - r for n, r, n_out, s in
+            zip(extents, reach, geo.out_spatial, geo.stride, strict=True)]  # fmt: skip
+    keep = [0] * (lead + 1)
+    spread = pad(e, op.grad, keep + reach, keep + high, keep + interior)
+    marks = np.zeros(extents, np.float64)
+    marks[tuple(slice(r, r + n * s, s) for r, n, s in
+                zip(reach, geo.out_spatial, geo.stride, strict=True))] = 1.0  # fmt: skip
+    marks = e.add(arith.ConstantOp(numpy_to_dense(marks.astype(_numpy_type(e)))))
+    group, channel = dim(lead), dim(lead + 1)
+    ins = list(range(lead + 2, lead + 2 + rank))
+    m = lead + 2 + rank
+    cells = list(range(m + 1, m + 1 + rank))
+    reads = [
+        dim(i) + (reach[a] + geo.padding[a]) - dim(k) * geo.dilation[a]
+        for a, (i, k) in enumerate(zip(ins, cells, strict=True))
+    ]
+    g_map = [*(dim(a) for a in range(lead)), group * geo.cout + dim(m), *reads]
+    w_map = [group * geo.cin + channel, dim(m), *(dim(k) for k in cells)]
+    out_dims = list(range(lead + 2 + rank))
+    ndims = m + 1 + rank
+    init = e.filled([*geo.lead, geo.groups, geo.cin, *geo.in_spatial], 0.0)
+
+    def body(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+        grad, mark, weight, acc = args
+        term = b.add(acc, b.mul(grad, weight))
+        return [b.select(b.cmp("une", mark, b.const(0.0)), term, acc)]
+
+    maps = [amap(ndims, g_map), amap(ndims, reads), amap(ndims, w_map)]
+    iterators = [PARALLEL] * len(out_dims) + [REDUCTION] * (rank + 1)
+    out = e.generic(
+        [spread, marks, op.weight], [init], [*maps, amap(ndims, [dim(d) for d in out_dims])],
+        iterators, body,
+    )[0]  # fmt: skip
+    groups = [[a] for a in range(lead)] + [[lead, lead + 1]]
+    groups += [[a] for a in range(lead + 2, lead + 2 + rank)]
+    return collapse(e, out, groups, shape_of(op.result))
+
+
+def _numpy_type(e: Emitter) -> type:
+    return np.float32 if e.element_type.bitwidth == 32 else np.float64

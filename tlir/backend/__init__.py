@@ -18,6 +18,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
 
 from tlir.dialects import tlir as T
+from tlir.dialects import tlir_ad as A
 from tlir.interface import numpy_dtype
 
 BACKENDS = ("xdsl", "mlir")
@@ -58,7 +59,16 @@ def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
     return module
 
 
-CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp)
+CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp, A.ConvInputGradOp)
+
+
+def _generated(op) -> bool:
+    """Whether the kernel generator takes the contraction `op`."""
+    if isinstance(op, A.ConvInputGradOp):
+        from tlir.passes.contraction_kernels.conv_grad import supported
+
+        return supported(op)
+    return True
 
 
 def _contraction_parts(kernel: func.FuncOp):
@@ -68,7 +78,7 @@ def _contraction_parts(kernel: func.FuncOp):
     from tlir.passes.contraction_kernels.epilogue import EpiloguePlan
 
     ops = [op for op in kernel.body.block.ops if not isinstance(op, func.ReturnOp)]
-    if not ops or not isinstance(ops[0], CONTRACTIONS):
+    if not ops or not isinstance(ops[0], CONTRACTIONS) or not _generated(ops[0]):
         return None
     op, chain = ops[0], ops[1:]
     arguments = set(kernel.body.block.args)

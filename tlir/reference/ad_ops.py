@@ -156,3 +156,31 @@ def _pad(op: A.PadOp, args: Sequence[np.ndarray]) -> np.ndarray:
         )
         out[window] = x
     return out
+
+
+@evaluates(A.ConvInputGradOp)
+def _conv_input_grad(op: A.ConvInputGradOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """docs/autodiff.md#d6-conv-vjp, vectorised over the positions a kernel cell
+    reaches: for each group, output channel m (ascending), then cell (row-major),
+    every reached input position adds g·wt once; positions a cell misses are
+    not touched, so each position sees its own terms in the fold's order."""
+    g, wt = args
+    geo = op.geometry
+    axis = len(geo.lead)
+    acc = np.zeros(tuple(op.result.type.get_shape()), _dtype(op))
+    lead = (slice(None),) * axis
+    cells = []
+    for cell in itertools.product(*(range(k) for k in geo.kernel)):
+        reach = [geo.valid(a, c) for a, c in enumerate(cell)]
+        if all(ins for ins, _ in reach):
+            cells.append((cell, np.ix_(*(i for i, _ in reach)), np.ix_(*(o for _, o in reach))))
+    with np.errstate(all="ignore"):
+        for group in range(geo.groups):
+            rows = slice(group * geo.cin, (group + 1) * geo.cin)
+            for m in range(geo.cout):
+                for cell, into, reads in cells:
+                    grad = g[(*lead, group * geo.cout + m, *reads)]
+                    weight = wt[(rows, m, *cell)].reshape((geo.cin,) + (1,) * len(cell))
+                    where = (*lead, rows, *into)
+                    acc[where] = acc[where] + np.expand_dims(grad, axis) * weight
+    return acc

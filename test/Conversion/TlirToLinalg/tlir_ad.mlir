@@ -72,3 +72,26 @@ func.func @pad(%a: tensor<3xf64>) -> tensor<8xf64> {
   %p = tlir_ad.pad %a {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf64>) -> tensor<8xf64>
   func.return %p : tensor<8xf64>
 }
+
+// -----
+
+// conv_input_grad (stride 2): g spread onto the input grid (output o at 1 + 2·o), a constant
+// 0/1 grid marking where outputs sit, one fold over (group, l, i, m, k) that adds g·wt only
+// where the grid is 1, then the group axis merged into the channels.
+// CHECK-LABEL: func.func @conv_input_grad
+// CHECK:         %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[0, 1] [2, 5] [1, 1] : tensor<2x7xf64> to tensor<2x5xf64>
+// CHECK:         %[[SPREAD:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 1] [2, 5] [1, 1] : tensor<2x5xf64> into tensor<2x7xf64>
+// CHECK-NEXT:    %[[MARKS:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 0.000000e+00]> : tensor<7xf64>
+// CHECK:         %[[DX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (((d0 * 2) + d3), ((d2 + 2) + (d4 * -1)))>, affine_map<(d0, d1, d2, d3, d4) -> (((d2 + 2) + (d4 * -1)))>, affine_map<(d0, d1, d2, d3, d4) -> ((d0 + d1), d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[SPREAD]], %[[MARKS]], %wt : tensor<2x7xf64>, tensor<7xf64>, tensor<1x2x2xf64>)
+// CHECK-NEXT:    ^bb0(%[[G:.*]]: f64, %[[M:.*]]: f64, %[[W:.*]]: f64, %[[ACC:.*]]: f64):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[G]], %[[W]] : f64
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f64
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:      %[[ON:.*]] = arith.cmpf une, %[[M]], %[[Z]] : f64
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[ON]], %[[S]], %[[ACC]] : f64
+// CHECK-NEXT:      linalg.yield %[[R]] : f64
+// CHECK:         tensor.collapse_shape %[[DX]] {{\[\[}}0 : i64, 1 : i64], [2 : i64]] : tensor<1x1x5xf64> into tensor<1x5xf64>
+func.func @conv_input_grad(%g: tensor<2x3xf64>, %wt: tensor<1x2x2xf64>) -> tensor<1x5xf64> {
+  %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 2>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 1 : i64, channel_axis = 0 : i64} : (tensor<2x3xf64>, tensor<1x2x2xf64>) -> tensor<1x5xf64>
+  func.return %dx : tensor<1x5xf64>
+}

@@ -84,3 +84,27 @@ func.func @pad_shape(%a: tensor<3xf64>) {
   %p = tlir_ad.pad %a {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf64>) -> tensor<7xf64>
   func.return
 }
+
+// -----
+
+func.func @conv_input_grad_channels(%g: tensor<2x5x4xf64>, %wt: tensor<3x2x3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_input_grad: weight [3, 2, 3] must be [in_channels = 3, out_channels / groups = 5 / 1, kernel…]
+  %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 1 : i64, channel_axis = 1 : i64} : (tensor<2x5x4xf64>, tensor<3x2x3xf64>) -> tensor<2x3x4xf64>
+  func.return
+}
+
+// -----
+
+func.func @conv_input_grad_stride(%g: tensor<2x2x4xf64>, %wt: tensor<3x2x3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_input_grad: stride and dilation ≥ 1, padding ≥ 0
+  %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 0>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 1 : i64, channel_axis = 1 : i64} : (tensor<2x2x4xf64>, tensor<3x2x3xf64>) -> tensor<2x3x4xf64>
+  func.return
+}
+
+// -----
+
+func.func @conv_input_grad_rank(%g: tensor<2x4xf64>, %wt: tensor<3x2x3xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_input_grad: cotangent [2, 4] and result [2, 3, 4] must be [lead…, channels, spatial…] with 1 spatial axes after axis 1
+  %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 1 : i64, channel_axis = 1 : i64} : (tensor<2x4xf64>, tensor<3x2x3xf64>) -> tensor<2x3x4xf64>
+  func.return
+}

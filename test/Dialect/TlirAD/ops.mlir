@@ -37,3 +37,10 @@ func.func @pad(%a: tensor<3xf64>) -> tensor<8xf64> {
   %p = tlir_ad.pad %a {low = array<i64: 1>, high = array<i64: 2>, interior = array<i64: 1>} : (tensor<3xf64>) -> tensor<8xf64>
   func.return %p : tensor<8xf64>
 }
+
+// CHECK-LABEL: func.func @conv_input_grad
+// CHECK:       %{{.*}} = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 1, 2>, padding = array<i64: 1, 0>, dilation = array<i64: 2, 1>, groups = 2 : i64, channel_axis = 1 : i64} : (tensor<1x6x3x2xf32>, tensor<4x3x2x2xf32>) -> tensor<1x4x5x4xf32>
+func.func @conv_input_grad(%g: tensor<1x6x3x2xf32>, %wt: tensor<4x3x2x2xf32>) -> tensor<1x4x5x4xf32> {
+  %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 1, 2>, padding = array<i64: 1, 0>, dilation = array<i64: 2, 1>, groups = 2 : i64, channel_axis = 1 : i64} : (tensor<1x6x3x2xf32>, tensor<4x3x2x2xf32>) -> tensor<1x4x5x4xf32>
+  func.return %dx : tensor<1x4x5x4xf32>
+}

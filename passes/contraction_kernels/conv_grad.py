@@ -1,0 +1,294 @@
+"""`tlir_ad.conv_input_grad` (docs/autodiff.md#d6-conv-vjp), stride 1, as an
+implicit GEMM per (sample, group), the forward conv's form with the roles of
+input and output swapped:
+
+    C(l, i) = fold over k = (m, w) of wt[g·cin + l, m, w] · G(k, i)
+
+rows l: the group's input channels; columns i: input positions; k: the
+group's output channel m outermost, then the kernel cell w in row-major order
+(D6's order). G is the cotangent's im2col matrix for "dilation −dilation,
+padding −padding": G((m, w), i) = g[…, g·cout + m, i + padding − w·dilation],
++0 where that lies outside g — `Im2colPacker` packs it as it packs the forward
+conv's input (its bounds arithmetic holds for any sign).
+
+Those +0 entries are the terms D6 leaves out. Where the weight cell is finite,
+such a term is +0·w = ±0, and adding ±0 to the running sum changes nothing
+(the sum starts at +0 and so is never −0), so the GEMM is exact. A non-finite
+weight cell would make the left-out term NaN; so each call first sums (x − x)
+over the weight (+0 exactly when every weight is finite) and, if that is not
++0, computes its units with a scalar loop nest that adds only D6's terms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Attribute, SSAValue
+
+from tlir.dialects import tlir_ad as A
+from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
+from tlir.passes.contraction_kernels.conv import Im2colPacker, unravel
+from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
+
+
+def supported(op: A.ConvInputGradOp) -> bool:
+    """Stride 1: each (cell, position) pair reads one cotangent element at a
+    fixed offset, which is what an im2col packer copies."""
+    return all(s == 1 for s in op.geometry.stride)
+
+
+@dataclass
+class ExactFallback:
+    """The checked fast path's other branch (see the module docstring)."""
+
+    weight: SSAValue
+    grad: SSAValue
+    out: SSAValue
+    element: Attribute
+    geometry: A.ConvGradGeometry
+
+    def check(self, kb: KernelBuilder, lanes: int) -> SSAValue:
+        """Σ (x − x) over the weight, in vectors then lanes: +0 exactly when
+        every element is finite (x − x is NaN for ±inf and NaN)."""
+        count = math.prod(self.weight.type.get_shape())
+        vt = VectorType(self.element, [lanes])
+        main = count - count % lanes
+        lane_sums = kb.alloca(lanes, self.element)
+
+        def vector_step(k: Index, carried: list) -> list:
+            x = kb.vload(self.weight, k, vt)
+            return [kb.emit(arith.AddfOp(carried[0], kb.emit(arith.SubfOp(x, x))))]
+
+        (total,) = kb.loop(0, main, lanes, [kb.constant(0.0, vt)], vector_step)
+        kb.vstore(total, lane_sums, 0)
+        total = kb.constant(0.0, self.element)
+        for lane in range(lanes):
+            total = kb.emit(arith.AddfOp(total, kb.load(lane_sums, lane)))
+
+        def scalar_step(k: Index, carried: list) -> list:
+            x = kb.load(self.weight, k)
+            return [kb.emit(arith.AddfOp(carried[0], kb.emit(arith.SubfOp(x, x))))]
+
+        return kb.loop(main, count, 1, [total], scalar_step)[0]
+
+    def unit(self, kb: KernelBuilder, bases: Bases, r0, r1, c0, c1) -> None:
+        """C(l, i) for rows [r0, r1) and positions [c0, c1): a fold from +0 of
+        only the terms D6 pairs, one product then one sum each."""
+        geo = self.geometry
+        kvol = math.prod(geo.kernel)
+        in_size, out_size = math.prod(geo.in_spatial), math.prod(geo.out_spatial)
+        out_strides = [math.prod(geo.out_spatial[a + 1 :]) for a in range(len(geo.kernel))]
+        zero = kb.constant(0.0, self.element)
+
+        def row(r: Index, carried: list) -> list:
+            def column(j: Index, carried: list) -> list:
+                position = unravel(kb, j, geo.in_spatial)
+
+                def channel(m: Index, carried: list) -> list:
+                    def cell(w: Index, carried: list) -> list:
+                        offsets = unravel(kb, w, geo.kernel)
+                        valid: bool | SSAValue = True
+                        at: Index = kb.add(bases.b, kb.mul(m, out_size))
+                        for a, (i, k) in enumerate(zip(position, offsets, strict=True)):
+                            o = kb.sub(kb.add(i, geo.padding[a]), kb.mul(k, geo.dilation[a]))
+                            inside = kb.both(kb.at_least(o, 0), kb.less(o, geo.out_spatial[a]))
+                            valid = kb.both(valid, inside)
+                            at = kb.add(at, kb.mul(o, out_strides[a]))
+                        at = kb.select(valid, at, 0)  # a read in bounds, unused if not valid
+                        weight_at = kb.add(bases.a, kb.mul(r, geo.cout * kvol))
+                        weight_at = kb.add(weight_at, kb.add(kb.mul(m, kvol), w))
+                        term = kb.emit(arith.MulfOp(kb.load(self.grad, at),
+                                                    kb.load(self.weight, weight_at)))  # fmt: skip
+                        summed = kb.emit(arith.AddfOp(carried[0], term))
+                        return [kb.select(valid, summed, carried[0])]
+
+                    return kb.loop(0, kvol, 1, carried, cell)
+
+                (total,) = kb.loop(0, geo.cout, 1, [zero], channel)
+                kb.store(total, self.out, kb.add(bases.c, kb.add(kb.mul(r, in_size), j)))
+                return []
+
+            kb.loop(c0, c1, 1, [], column)
+            return []
+
+        kb.loop(r0, r1, 1, [], row)
+
+
+PLANE_BYTES = 16 * 1024
+"""Largest zero-margined cotangent plane kept on the stack (`PlanePacker`)."""
+
+
+@dataclass
+class PlanePacker:
+    """G((m, w), i) for stride 1 from one channel plane of g copied into a
+    stack buffer with zero margins wide enough for every kernel cell: then each
+    packed row is, per output row, one contiguous copy at the cell's offset,
+    with no bounds arithmetic (the margins are the +0 terms). The plane is
+    refilled when the packed rows reach a new channel m."""
+
+    buffer: SSAValue
+    plane: SSAValue
+    geometry: A.ConvGradGeometry
+    margins: tuple[int, ...]
+    extents: tuple[int, ...]
+    n: int
+
+    @staticmethod
+    def build(kb: KernelBuilder, g: SSAValue, geo: A.ConvGradGeometry) -> PlanePacker | None:
+        """The packer with its plane zeroed, or None if the plane is too large."""
+        rank = len(geo.kernel)
+        margins = tuple(
+            max(0, geo.dilation[a] * (geo.kernel[a] - 1) - geo.padding[a]) for a in range(rank)
+        )
+        extents = tuple(
+            margins[a] + max(geo.out_spatial[a], geo.in_spatial[a] + geo.padding[a])
+            for a in range(rank)
+        )
+        element = g.type.element_type
+        if math.prod(extents) * element.bitwidth // 8 > PLANE_BYTES:
+            return None
+        plane = kb.alloca(math.prod(extents), element)
+        zero = kb.constant(0.0, element)
+
+        def clear(at: Index, carried: list) -> list:
+            kb.store(zero, plane, at)
+            return []
+
+        kb.loop(0, math.prod(extents), 1, [], clear)
+        return PlanePacker(g, plane, geo, margins, extents, math.prod(geo.in_spatial))
+
+    @property
+    def columns_multiple(self) -> int:
+        """Units of whole rows (where they fit) make every packed row segment a
+        copy of one full row, of a size known when the kernel is generated."""
+        return self.geometry.in_spatial[-1]
+
+    def _strides(self) -> list[int]:
+        return [math.prod(self.extents[a + 1 :]) for a in range(len(self.extents))]
+
+    def _copy(self, kb, src_buffer, src: Index, dst_buffer, dst: Index, lo, hi, lanes) -> None:
+        """dst[dst + o] = src[src + o] for lo ≤ o < hi: vectors of `lanes`, a half
+        and a quarter vector, then single elements."""
+        element = self.plane.type.element_type
+        start = lo
+        for width in [w for w in (lanes, lanes // 2, lanes // 4) if w >= 2]:
+            count = kb.div(kb.sub(hi, start), width)
+            end = kb.add(start, kb.mul(count, width))
+            typ = VectorType(element, [width])
+
+            def vcopy(o: Index, carried: list, typ=typ) -> list:
+                kb.vstore(kb.vload(src_buffer, kb.add(src, o), typ), dst_buffer, kb.add(dst, o))
+                return []
+
+            kb.loop(start, end, width, [], vcopy)
+            start = end
+
+        def copy(o: Index, carried: list) -> list:
+            kb.store(kb.load(src_buffer, kb.add(src, o)), dst_buffer, kb.add(dst, o))
+            return []
+
+        kb.loop(start, hi, 1, [], copy)
+
+    def _fill(self, kb: KernelBuilder, bases: Bases, m: Index, lanes: int) -> None:
+        """Channel m of g into the plane's interior (the margins stay +0)."""
+        geo, strides = self.geometry, self._strides()
+        width = geo.out_spatial[-1]
+        channel = kb.add(bases.b, kb.mul(m, math.prod(geo.out_spatial)))
+
+        def row(q: Index, carried: list) -> list:
+            outer = unravel(kb, q, geo.out_spatial[:-1]) if len(geo.kernel) > 1 else []
+            at: Index = self.margins[-1]
+            for a, coordinate in enumerate(outer):
+                at = kb.add(at, kb.mul(kb.add(coordinate, self.margins[a]), strides[a]))
+            src = kb.add(channel, kb.mul(q, width))
+            self._copy(kb, self.buffer, src, self.plane, at, 0, width, lanes)
+            return []
+
+        kb.loop(0, math.prod(geo.out_spatial[:-1]), 1, [], row)
+
+    def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
+        geo, strides = self.geometry, self._strides()
+        kvol, width = math.prod(geo.kernel), geo.in_spatial[-1]
+        ldp, lanes = tiling.ldp, tiling.lanes
+        whole_rows = tiling.nc % width == 0  # then c0 and c1 fall on row starts
+
+        def k_row(kk: Index, carried: list) -> list:
+            k = kb.add(k0, kk)
+            m, w = kb.div(k, kvol), kb.rem(k, kvol)
+            fresh = kb.equal(kk, 0)
+            if not (isinstance(w, int) and w != 0):
+                fresh = kb.emit(arith.OrIOp(kb.equal(w, 0), kb.equal(kk, 0)))
+            kb.when(fresh, lambda: self._fill(kb, bases, m, lanes))
+            cell = unravel(kb, w, geo.kernel)
+            shift: Index = 0  # the plane offset of input position 0 for this cell
+            for a, c in enumerate(cell):
+                at = kb.sub(self.margins[a] + geo.padding[a], kb.mul(c, geo.dilation[a]))
+                shift = kb.add(shift, kb.mul(at, strides[a]))
+            row_out = kb.sub(kb.mul(kk, ldp), c0)
+
+            def segment(r: Index, carried: list) -> list:
+                outer = unravel(kb, r, geo.in_spatial[:-1]) if len(geo.kernel) > 1 else []
+                src = shift
+                for a, coordinate in enumerate(outer):
+                    src = kb.add(src, kb.mul(coordinate, strides[a]))
+                row_start = kb.mul(r, width)
+                lo, hi = 0, width
+                if whole_rows is False:
+                    lo = kb.sub(kb.max(c0, row_start), row_start)
+                    hi = kb.sub(kb.min(c1, kb.add(row_start, width)), row_start)
+                out = kb.add(row_out, row_start)
+                self._copy(kb, self.plane, src, dst, out, lo, hi, lanes)
+                return []
+
+            first_row = kb.div(c0, width)
+            last_row = kb.div(kb.add(c1, width - 1), width)
+            kb.loop(first_row, last_row, 1, [], segment)
+            return []
+
+        kb.loop(0, kc, 1, [], k_row)
+        element = self.plane.type.element_type
+        _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
+
+
+def conv_input_grad_spec(
+    op: A.ConvInputGradOp, kb: KernelBuilder, buffers: Sequence[SSAValue]
+) -> GemmSpec:
+    geo = op.geometry
+    kvol = math.prod(geo.kernel)
+    in_size, out_size = math.prod(geo.in_spatial), math.prod(geo.out_spatial)
+    groups, cin, cout = geo.groups, geo.cin, geo.cout
+    g, wt, dx = buffers
+    element = op.result.type.element_type
+
+    def bases(kb: KernelBuilder, u: Index) -> Bases:
+        n, group = kb.div(u, groups), kb.rem(u, groups)
+        return Bases(
+            a=kb.mul(group, cin * cout * kvol),
+            b=kb.add(kb.mul(n, groups * cout * out_size), kb.mul(group, cout * out_size)),
+            c=kb.add(kb.mul(n, groups * cin * in_size), kb.mul(group, cin * in_size)),
+        )
+
+    rank = len(geo.kernel)
+    packer = PlanePacker.build(kb, g, geo) or Im2colPacker(
+        g, geo.out_spatial, geo.in_spatial, geo.kernel, (1,) * rank,
+        tuple(-dl for dl in geo.dilation), tuple(-p for p in geo.padding), in_size,
+    )  # fmt: skip
+    return GemmSpec(
+        element=element,
+        batch=math.prod(geo.lead) * groups,
+        m=cin,
+        n=in_size,
+        k=cout * kvol,
+        a=wt,
+        a_si=cout * kvol,
+        a_sk=1,
+        packer=packer,
+        c=dx,
+        c_si=in_size,
+        bases=bases,
+        exact=ExactFallback(wt, g, dx, element, geo),
+    )
