@@ -134,7 +134,7 @@ class Build:
         # then the entry function while this thread waits.
         # One worker: all llvmlite use stays on that thread.
         llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
-        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
+        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0, "tools": 0.0}
         fresh: list[tuple[int, str, KernelABI]] = []  # (position, cache key, ABI)
 
         def to_object(llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
@@ -143,8 +143,15 @@ class Build:
             llvm_seconds[what] += time.perf_counter() - begin
             return data
 
-        def submit_kernel(llvm_ir: str) -> Future:
-            return llvm_thread.submit(to_object, llvm_ir, self.opt_level)
+        def finish_and_compile(finish: Callable[[], str]) -> bytes:
+            # The mlir back end's tools run here, next to this thread's lowering.
+            begin = time.perf_counter()
+            llvm_ir = finish()
+            llvm_seconds["tools"] += time.perf_counter() - begin
+            return to_object(llvm_ir, self.opt_level)
+
+        def submit_kernel(finish: Callable[[], str]) -> Future:
+            return llvm_thread.submit(finish_and_compile, finish)
 
         try:
             with quick_gil_handoff():
@@ -187,7 +194,7 @@ class Build:
             for position, key, abi in fresh:
                 store.put(key, pack(dataclasses.asdict(abi), objects[position]))
         self.seconds.update(
-            lowering=self.lowering_seconds,
+            lowering=self.lowering_seconds + llvm_seconds["tools"],
             llvm=llvm_seconds["kernels"],
             entry=planning + llvm_seconds["entry"],
         )
@@ -197,10 +204,11 @@ class Build:
         return plan, [*objects, main_object]
 
     def _object(
-        self, kernel: func.FuncOp, store, submit: Callable[[str], Future]
+        self, kernel: func.FuncOp, store, submit: Callable[[Callable[[], str]], Future]
     ) -> tuple[bytes | Future, str, KernelABI]:
         """(object, cache key, ABI) of a kernel: from the cache, else lowered here
-        and its LLVM IR handed to LLVM's worker (`submit`), the object a future."""
+        as far as xDSL goes, the rest (the mlir back end's tools) and LLVM's
+        compile handed to the worker (`submit`), the object a future."""
         key = self.kernel_key(kernel.sym_name.data)
         cached = store.get(key) if store is not None else None
         if cached is not None:
@@ -211,9 +219,9 @@ class Build:
                 KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])}),
             )
         begin = time.perf_counter()
-        abi, llvm_ir = lower_kernel(kernel, self.backend, self.where)
+        abi, finish = start_lowering(kernel, self.backend, self.where)
         self.lowering_seconds += time.perf_counter() - begin
-        return submit(llvm_ir), key, abi
+        return submit(finish), key, abi
 
 
 def _progress(items: list, enabled: bool):
@@ -274,6 +282,17 @@ def model_structure(module: ModuleOp) -> str:
 
 def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:
     """Lower one distinct kernel with `backend` to LLVM IR: (ABI, IR text)."""
+    abi, finish = start_lowering(kernel, backend, where)
+    return abi, finish()
+
+
+def start_lowering(
+    kernel: func.FuncOp, backend: str, where: str
+) -> tuple[KernelABI, Callable[[], str]]:
+    """The xDSL part of a kernel's lowering, done here: (ABI, a function that
+    finishes it and returns the LLVM IR). The mlir back end's finish runs
+    mlir-opt and mlir-translate and touches no xDSL object, so it may run on
+    another thread while this one lowers the next kernel."""
     from tlir import backend as backends
 
     loops = backends.kernel_to_loops(kernel)
@@ -282,12 +301,12 @@ def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelA
     if backend == "xdsl":
         from tlir.backend import xdsl
 
-        llvm_ir = xdsl.kernel_llvm_ir(loops, where)
-    else:
-        from tlir.backend import mlir
+        llvm_ir = backends.with_entry(xdsl.kernel_llvm_ir(loops, where), name, abi)
+        return abi, lambda: llvm_ir
+    from tlir.backend import mlir
 
-        llvm_ir = mlir.kernel_llvm_ir(loops, where)
-    return abi, backends.with_entry(llvm_ir, name, abi)
+    text = mlir.kernel_loops_text(loops)
+    return abi, lambda: backends.with_entry(mlir.loops_text_to_llvm_ir(text, where), name, abi)
 
 
 def compile_kernel(

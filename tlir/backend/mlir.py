@@ -113,9 +113,20 @@ def _widen_empty_arguments(module: ModuleOp) -> None:
 
 def kernel_llvm_ir(loops: ModuleOp, where: str = "module") -> str:
     """LLVM IR of a kernel module already lowered to loops on buffers."""
+    return loops_text_to_llvm_ir(kernel_loops_text(loops), where)
+
+
+def kernel_loops_text(loops: ModuleOp) -> str:
+    """The kernel module as MLIR's tools read it (generic form)."""
     _widen_empty_arguments(loops)
     _mark_noalias(loops)
     out = io.StringIO()
     Printer(stream=out, print_generic_format=True).print_op(loops)
-    lowered = _run("mlir-opt", list(PIPELINE), out.getvalue(), where)
+    return out.getvalue()
+
+
+def loops_text_to_llvm_ir(text: str, where: str = "module") -> str:
+    """mlir-opt's pipeline, then mlir-translate: touches no xDSL object, so it
+    can run on another thread while the next kernel is lowered."""
+    lowered = _run("mlir-opt", list(PIPELINE), text, where)
     return _run("mlir-translate", ["--mlir-to-llvmir"], lowered, where)
