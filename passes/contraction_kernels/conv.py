@@ -146,6 +146,8 @@ class Im2colPacker:
 
 BAND_BYTES = 64 * 1024
 """Largest band of zero-margined input rows (`BandPacker`) kept on the stack."""
+ASSEMBLED = 32
+"""Most vectors per packed row that `BandPacker` assembles from the band (more: row copies)."""
 UNROLLED = 8
 """Longest run of vectors `copy_run` writes out one by one (longer: a loop)."""
 
@@ -291,13 +293,17 @@ class BandPacker:
         if band_rows * pw * element.bitwidth // 8 > BAND_BYTES:
             self.fallback.pack(kb, bases, dst, tiling, k0, kc, c0, c1, at_end)
             return
-        band = kb.entry_alloca(id(self), band_rows * pw, element)
         lanes, ldp = tiling.lanes, tiling.ldp
+        # `lanes` spare cells before and after: whole-vector loads around a row
+        band = kb.entry_alloca(id(self), band_rows * pw + 2 * lanes, element)
         d, kvol = len(self.kernel), math.prod(self.kernel)
         width, in_width = self.out_spatial[-1], self.in_spatial[-1]
         in_size = math.prod(self.in_spatial)
         # units of whole output rows (or one unit for all): c0 and c1 start rows
         whole_rows = tiling.nc % width == 0 or tiling.nc >= self.n
+        unit_rows = min(tiling.nc, self.n) // width  # of every unit but maybe the last
+        vectors = unit_rows * width // lanes if lanes > 1 else 0
+        assembled = whole_rows and vectors * lanes == unit_rows * width and vectors <= ASSEMBLED
         first_row = kb.div(c0, width)
         last_row = kb.div(kb.add(c1, width - 1), width)
 
@@ -318,7 +324,7 @@ class BandPacker:
             channel_base = kb.add(bases.b, kb.mul(channel, in_size))
 
             def row(q: Index, carried: list) -> list:
-                at = kb.mul(kb.sub(q, lo_p), pw)
+                at = kb.add(kb.mul(kb.sub(q, lo_p), pw), lanes)
                 zero_run(kb, band, at, pw, lanes)
                 coords = unravel(kb, q, self.extents[:-1]) if d > 1 else []
                 inside: bool | SSAValue = True
@@ -345,11 +351,35 @@ class BandPacker:
             cell = unravel(kb, offset, self.kernel)
             # band cell of output row 0's first column for this kernel offset
             shift = kb.add(kb.mul(kb.sub(plane_row(0, cell), lo_p), pw),
-                           kb.mul(cell[-1], self.dilation[-1]))  # fmt: skip
+                           kb.add(kb.mul(cell[-1], self.dilation[-1]), lanes))  # fmt: skip
             row_out = kb.sub(kb.mul(kk, ldp), c0)
 
+            def source(r: Index) -> Index:
+                """Band cell of output row r's first column."""
+                return kb.add(shift, kb.mul(plane_row(r, [0] * d), pw))
+
+            def whole_vectors() -> None:
+                """The unit's packed row as `vectors` aligned vectors, each put
+                together from loads at the output rows it holds a part of."""
+                vt = VectorType(element, [lanes])
+                rows = [source(kb.add(first_row, i)) for i in range(unit_rows)]
+                for v in range(vectors):
+                    value, lane = None, 0
+                    while lane < lanes:
+                        i, column = divmod(v * lanes + lane, width)
+                        count = min(lanes - lane, width - column)
+                        part = kb.vload(band, kb.add(rows[i], column - lane), vt)
+                        if value is None:
+                            value = part
+                        else:  # lanes [lane, lane + count) from `part`
+                            taken = range(lane, lane + count)
+                            mask = [t + lanes if t in taken else t for t in range(lanes)]
+                            value = kb.shuffle(value, part, mask)
+                        lane += count
+                    kb.vstore(value, dst, kb.add(kb.mul(kk, ldp), v * lanes))
+
             def segment(r: Index, carried: list) -> list:
-                src = kb.add(shift, kb.mul(plane_row(r, [0] * d), pw))
+                src = source(r)
                 row_start = kb.mul(r, width)
                 out = kb.add(row_out, row_start)
                 if whole_rows:
@@ -360,7 +390,15 @@ class BandPacker:
                 copy_run(kb, band, kb.add(src, lo), dst, kb.add(out, lo), kb.sub(hi, lo), lanes)
                 return []
 
-            kb.loop(first_row, last_row, 1, [], segment)
+            if not assembled:
+                kb.loop(first_row, last_row, 1, [], segment)
+            elif self.n % (unit_rows * width) == 0:  # every unit has unit_rows rows
+                whole_vectors()
+            else:
+                count = kb.sub(last_row, first_row)  # unit_rows, or fewer in the last unit
+                kb.when(kb.equal(count, unit_rows), whole_vectors)
+                kb.when(kb.less(count, unit_rows),
+                        lambda: kb.loop(first_row, last_row, 1, [], segment))  # fmt: skip
             return []
 
         kb.loop(0, kc, 1, [], k_row)

@@ -183,6 +183,10 @@ CASES = [
         "tiny",
         True,
     ),
+    # units of whole rows whose packed rows are assembled from vectors of the band:
+    # width 4 (an f32 vector holds parts of 4 output rows), a last unit with fewer rows
+    ("conv2d_band_assembled", conv((2, 3, 8, 4), 5, (3, 3), pad=(1, 1)), "host", True),
+    ("conv2d_band_short_unit", conv((2, 3, 7, 4), 4, (3, 3), pad=(1, 1)), "tiny", True),
     # an input row too long for the band on the stack in f64 (im2col instead); a band in f32
     ("conv1d_band_long_row", conv((1, 2, 8200), 3, (3,), pad=(1,)), "host", True),
 ]

@@ -15,12 +15,13 @@
 // CHECK-SAME:    (%[[X:.*]]: memref<1x2x5x6xf32> {llvm.noalias}, %[[W:.*]]: memref<4x2x3x3xf32> {llvm.noalias}, %[[BIAS:.*]]: memref<4xf32> {llvm.noalias}, %[[Y:.*]]: memref<1x4x5x6xf32> {llvm.noalias}, %[[LO:.*]]: index, %[[HI:.*]]: index)
 // CHECK-SAME:    attributes {tlir.parallel_extent = 1 : i64}
 // CHECK-DAG:     %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
-// CHECK-DAG:     %[[BAND:.*]] = memref.alloca() {alignment = 64 : i64} : memref<56xf32>
+// CHECK-DAG:     %[[BAND:.*]] = memref.alloca() {alignment = 64 : i64} : memref<72xf32>
 // CHECK-DAG:     %[[X1:.*]] = memref.collapse_shape %[[X]] {{.*}} into memref<60xf32>
 // CHECK-DAG:     %[[Y1:.*]] = memref.collapse_shape %[[Y]] {{.*}} into memref<120xf32>
 // CHECK:         %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<864xf32>
 // CHECK:         scf.for %{{.*}} = %[[LO]] to %[[HI]] step
-// per k (input channel, kernel offset); at a new channel, its band: 7 rows of 8,
+// per k (input channel, kernel offset); at a new channel, its band: 7 rows of 8
+// (and 8 spare cells before and after),
 // each zeros, then (rows inside the input) the input row at column 1 (6 wide:
 // two overlapping vectors of 4)
 // CHECK:           arith.divsi
@@ -28,16 +29,17 @@
 // CHECK:           scf.if
 // CHECK:             scf.for
 // CHECK-NEXT:          arith.muli
-// CHECK-NEXT:          vector.store %[[ZEROS]], %[[BAND]][%{{.*}}] : memref<56xf32>, vector<8xf32>
+// CHECK-NEXT:          arith.addi
+// CHECK-NEXT:          vector.store %[[ZEROS]], %[[BAND]][%{{.*}}] : memref<72xf32>, vector<8xf32>
 // CHECK:               scf.if
 // CHECK-NEXT:            %[[IN:.*]] = vector.load %[[X1]][%{{.*}}] : memref<60xf32>, vector<4xf32>
-// CHECK-NEXT:            vector.store %[[IN]], %[[BAND]][%{{.*}}] : memref<56xf32>, vector<4xf32>
+// CHECK-NEXT:            vector.store %[[IN]], %[[BAND]][%{{.*}}] : memref<72xf32>, vector<4xf32>
 // CHECK:                 vector.load %[[X1]][%{{.*}}] : memref<60xf32>, vector<4xf32>
 // then per output row, one copy out of the band at the kernel offset's shift
 // CHECK:           scf.for
-// CHECK:             %[[ROW:.*]] = vector.load %[[BAND]][%{{.*}}] : memref<56xf32>, vector<4xf32>
+// CHECK:             %[[ROW:.*]] = vector.load %[[BAND]][%{{.*}}] : memref<72xf32>, vector<4xf32>
 // CHECK-NEXT:        vector.store %[[ROW]], %[[BP]][%{{.*}}] : memref<864xf32>, vector<4xf32>
-// CHECK:             vector.load %[[BAND]][%{{.*}}] : memref<56xf32>, vector<4xf32>
+// CHECK:             vector.load %[[BAND]][%{{.*}}] : memref<72xf32>, vector<4xf32>
 // the k loop over 4 output channels x 16 positions: 8 accumulators
 // CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // CHECK:           %[[XV:.*]] = vector.load %[[BP]][%{{.*}}] : memref<864xf32>, vector<8xf32>
