@@ -189,6 +189,9 @@ CASES = [
     ("conv2d_band_short_unit", conv((2, 3, 7, 4), 4, (3, 3), pad=(1, 1)), "tiny", True),
     # an input row too long for the band on the stack in f64 (im2col instead); a band in f32
     ("conv1d_band_long_row", conv((1, 2, 8200), 3, (3,), pad=(1,)), "host", True),
+    # weight rows 4 KiB apart in f64 (the same L1 set): the tiles' rows of the
+    # weight packed per unit; elsewhere conv tiles read them in place
+    ("conv2d_weight_rows_4k", conv((1, 512, 3, 5), 16, (1, 1)), "host", False),
 ]
 
 
