@@ -20,9 +20,12 @@ that into buffers and steps:
     i32 @tlir_main(ptr inputs, ptr outputs, ptr constants, ptr workspace, i32 threads)
 
 (the first three are arrays of buffer pointers) with a small OpenMP runtime:
-`GOMP_parallel` runs a worker on each thread, and the workers take chunks of
-about N/(4T) iterations from a shared atomic counter until none are left
-(a thread the OS delays takes fewer; the others do not wait for its share).
+`GOMP_parallel` runs a worker on each thread, and the workers take the 4T
+chunks [c·N/(4T), (c+1)·N/(4T)) by their number c from a shared atomic counter
+until none are left (a thread the OS delays takes fewer; the others do not
+wait for its share). Chunk sizes differ by at most one iteration, so threads
+that run equally fast get equal shares (28 iterations on 2 threads: 8 chunks
+of 3 or 4, 14 each; chunks of ⌈N/(4T)⌉ would make 7 chunks, 16 against 12).
 Each iteration runs whole on one thread, in the same order as with one
 thread, so the results do not depend on T or on who took which chunk.
 """
@@ -273,17 +276,22 @@ entry:
   %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
   %n = load i64, ptr %np
   %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
-  %cp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
-  %chunk = load i64, ptr %cp
+  %wp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
+  %ways = load i64, ptr %wp
   br label %grab
 grab:
-  %lo = atomicrmw add ptr %next, i64 %chunk monotonic
-  %more = icmp ult i64 %lo, %n
-  br i1 %more, label %run, label %done
+  %c = atomicrmw add ptr %next, i64 1 monotonic
+  %more = icmp ult i64 %c, %ways
+  br i1 %more, label %bounds, label %done
+bounds:
+  %cn = mul i64 %c, %n
+  %lo = udiv i64 %cn, %ways
+  %c1 = add i64 %c, 1
+  %c1n = mul i64 %c1, %n
+  %hi = udiv i64 %c1n, %ways
+  %empty = icmp eq i64 %lo, %hi
+  br i1 %empty, label %grab, label %run
 run:
-  %end = add i64 %lo, %chunk
-  %over = icmp ugt i64 %end, %n
-  %hi = select i1 %over, i64 %n, i64 %end
   call void %f(ptr %args, i64 %lo, i64 %hi)
   br label %grab
 done:
@@ -306,14 +314,11 @@ parallel:
   store i64 %n, ptr %np
   %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
   store i64 0, ptr %next
-  ; chunks of about a quarter of an even share: ceil(n / (4 threads))
+  ; 4 chunks per thread, each about a quarter of an even share
   %t64 = sext i32 %threads to i64
   %ways = mul i64 %t64, 4
-  %ways1 = sub i64 %ways, 1
-  %up = add i64 %n, %ways1
-  %chunk = udiv i64 %up, %ways
-  %cp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
-  store i64 %chunk, ptr %cp
+  %wp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
+  store i64 %ways, ptr %wp
   call void @GOMP_parallel(ptr @tlir.worker, ptr %closure, i32 %threads, i32 0)
   ret void
 }
