@@ -12,6 +12,12 @@ w·dilation - padding] is packed block by block, +0 where the coordinate falls
 in the padding (the spec's zero padding: the term is still added, as 0·w).
 Any channel axis (leading axes are independent samples), spatial rank 1–3,
 strides, dilations, asymmetric padding, groups.
+
+Two packers: `BandPacker` when the stride along the last axis is 1 (each
+packed row is copied in vectors out of the unit's input rows, held in zero
+margins on the stack), else `Im2colPacker` (per output row: zeros, the
+input's cells, zeros). The register tiles read the weight in place where its
+rows allow (`generator.kernel_tiling`).
 """
 
 from __future__ import annotations
@@ -229,14 +235,15 @@ class BandPacker:
     coordinate q = input coordinate + padding, so output o and kernel offset w
     read plane cell o·stride + w·dilation, and the padding is the plane's zero
     margin. A unit of output positions reads only a range of plane rows (rows:
-    all spatial axes but the last); its band, those rows for one channel, is
-    filled when the packed rows reach a new channel: each row is zeros, then
-    the input row copied in at column padding[-1] (rows in the margin stay
-    zero). Then each packed row of X is, per output row, one contiguous copy
-    out of the band at the kernel offset's shift, with no bounds arithmetic.
-    With units of whole output rows (`columns_multiple`) that copy has a
-    length known when the kernel is generated: full vectors, the last one
-    overlapping (`copy_run`)."""
+    all spatial axes but the last): its band, zeroed when the unit starts.
+    When the packed rows reach a new channel, that channel's input rows are
+    copied into the band at column padding[-1] (the margins stay +0). Then
+    each packed row of X is, per output row, one contiguous copy out of the
+    band at the kernel offset's shift, with no bounds arithmetic. With units
+    of whole output rows (`columns_multiple`) that copy has a length known
+    when the kernel is generated: full vectors, the last one overlapping
+    (`copy_run`); where the unit's rows fill whole vectors, each vector of a
+    packed row is assembled from band loads and stored aligned."""
 
     buffer: SSAValue
     in_spatial: tuple[int, ...]
@@ -316,6 +323,10 @@ class BandPacker:
                 at = kb.add(at, kb.mul(coordinate, self.row_strides[a]))
             return at
 
+        # The unit's first block: the whole band +0. A unit's band rows hold the
+        # same plane rows for every channel, so the fills write only the input's
+        # cells, and the margins (rows and columns) stay +0.
+        kb.when(kb.equal(k0, 0), lambda: zero_run(kb, band, 0, band_rows * pw + 2 * lanes, lanes))
         lo_p = plane_row(first_row, [0] * d)
         hi_p = kb.add(plane_row(kb.sub(last_row, 1), [k - 1 for k in self.kernel]), 1)
 
@@ -324,8 +335,7 @@ class BandPacker:
             channel_base = kb.add(bases.b, kb.mul(channel, in_size))
 
             def row(q: Index, carried: list) -> list:
-                at = kb.add(kb.mul(kb.sub(q, lo_p), pw), lanes)
-                zero_run(kb, band, at, pw, lanes)
+                """Plane row q: the input row, if q is not a margin row."""
                 coords = unravel(kb, q, self.extents[:-1]) if d > 1 else []
                 inside: bool | SSAValue = True
                 src = channel_base
@@ -335,7 +345,7 @@ class BandPacker:
                                                      kb.less(y, self.in_spatial[a])))  # fmt: skip
                     in_stride = math.prod(self.in_spatial[a + 1 :])
                     src = kb.add(src, kb.mul(y, in_stride))
-                target = kb.add(at, self.padding[-1])
+                target = kb.add(kb.add(kb.mul(kb.sub(q, lo_p), pw), lanes), self.padding[-1])
                 kb.when(inside, lambda: copy_run(kb, self.buffer, src, band, target, in_width,
                                                  lanes))  # fmt: skip
                 return []
