@@ -20,17 +20,15 @@
 // CHECK-DAG:     %[[Y1:.*]] = memref.collapse_shape %[[Y]] {{.*}} into memref<120xf32>
 // CHECK:         %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<864xf32>
 // CHECK:         scf.for %{{.*}} = %[[LO]] to %[[HI]] step
-// per k (input channel, kernel offset); at a new channel, its band: 7 rows of 8
-// (and 8 spare cells before and after),
-// each zeros, then (rows inside the input) the input row at column 1 (6 wide:
-// two overlapping vectors of 4)
+// the unit's band: 7 rows of 8 (and 8 spare cells before and after), zeroed
+// CHECK:           scf.for
+// CHECK-NEXT:        vector.store %[[ZEROS]], %[[BAND]][%{{.*}}] : memref<72xf32>, vector<8xf32>
+// per k (input channel, kernel offset); at a new channel, its input rows into
+// the band at column 1 (6 wide: two overlapping vectors of 4), margins left +0
 // CHECK:           arith.divsi
 // CHECK:           arith.remsi
 // CHECK:           scf.if
 // CHECK:             scf.for
-// CHECK-NEXT:          arith.muli
-// CHECK-NEXT:          arith.addi
-// CHECK-NEXT:          vector.store %[[ZEROS]], %[[BAND]][%{{.*}}] : memref<72xf32>, vector<8xf32>
 // CHECK:               scf.if
 // CHECK-NEXT:            %[[IN:.*]] = vector.load %[[X1]][%{{.*}}] : memref<60xf32>, vector<4xf32>
 // CHECK-NEXT:            vector.store %[[IN]], %[[BAND]][%{{.*}}] : memref<72xf32>, vector<4xf32>
