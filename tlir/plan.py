@@ -21,8 +21,14 @@ that into buffers and steps:
 
 (the first three are arrays of buffer pointers) with a small OpenMP runtime:
 `GOMP_parallel` runs a worker on each thread, and the workers take chunks of
-about N/(4T) iterations from a shared atomic counter until none are left
-(a thread the OS delays takes fewer; the others do not wait for its share).
+iterations from a shared atomic counter until none are left, each chunk
+max(1, ⌊R/T⌋) of the R iterations left (guided scheduling): large chunks
+first, single iterations at the end, so the threads finish together also
+when one starts late (a worker woken from sleep: tens of microseconds here)
+or the OS delays it (it takes fewer chunks; the others do not wait for its
+share). Chunks of a fixed ⌈N/(4T)⌉ left the conv bench's 28 work units on 2
+threads at 1.72x the speed of one (7 chunks: 16 units against 12, and the
+worker's late start); guided chunks: 1.96x.
 Each iteration runs whole on one thread, in the same order as with one
 thread, so the results do not depend on T or on who took which chunk.
 """
@@ -273,17 +279,24 @@ entry:
   %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
   %n = load i64, ptr %np
   %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
-  %cp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
-  %chunk = load i64, ptr %cp
+  %tp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
+  %threads = load i64, ptr %tp
   br label %grab
 grab:
-  %lo = atomicrmw add ptr %next, i64 %chunk monotonic
+  %lo = load atomic i64, ptr %next monotonic, align 8
   %more = icmp ult i64 %lo, %n
-  br i1 %more, label %run, label %done
+  br i1 %more, label %size, label %done
+size:
+  ; max(1, left / threads) iterations, claimed if no other worker moved %next
+  %left = sub i64 %n, %lo
+  %share = udiv i64 %left, %threads
+  %big = icmp ugt i64 %share, 1
+  %step = select i1 %big, i64 %share, i64 1
+  %hi = add i64 %lo, %step
+  %pair = cmpxchg ptr %next, i64 %lo, i64 %hi monotonic monotonic
+  %claimed = extractvalue { i64, i1 } %pair, 1
+  br i1 %claimed, label %run, label %grab
 run:
-  %end = add i64 %lo, %chunk
-  %over = icmp ugt i64 %end, %n
-  %hi = select i1 %over, i64 %n, i64 %end
   call void %f(ptr %args, i64 %lo, i64 %hi)
   br label %grab
 done:
@@ -306,14 +319,9 @@ parallel:
   store i64 %n, ptr %np
   %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
   store i64 0, ptr %next
-  ; chunks of about a quarter of an even share: ceil(n / (4 threads))
   %t64 = sext i32 %threads to i64
-  %ways = mul i64 %t64, 4
-  %ways1 = sub i64 %ways, 1
-  %up = add i64 %n, %ways1
-  %chunk = udiv i64 %up, %ways
-  %cp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
-  store i64 %chunk, ptr %cp
+  %tp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
+  store i64 %t64, ptr %tp
   call void @GOMP_parallel(ptr @tlir.worker, ptr %closure, i32 %threads, i32 0)
   ret void
 }

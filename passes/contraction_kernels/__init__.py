@@ -15,7 +15,8 @@ memrefs (static shapes, identity row-major layouts):
   blocks × output-position blocks); units write disjoint parts of the output, so
   threads may run disjoint ranges with no synchronisation; `[0, N)` is everything;
 * no `memref.alloc`: the packed panel and the edge tiles are `memref.alloca`s
-  (at most `target.stack_bytes`), at the top of the function;
+  (at most `target.stack_bytes`; conv's input band at most `conv.BAND_BYTES`
+  more), at the top of the function;
 * every memref argument carries `llvm.noalias` (the caller guarantees it).
 
 The body is `scf`, `arith`, `memref` and `vector` (load, store, broadcast) ops,

@@ -121,6 +121,13 @@ class KernelBuilder:
             return a if b else False
         return self.emit(arith.AndIOp(a, b))
 
+    def either(self, a: bool | SSAValue, b: bool | SSAValue) -> bool | SSAValue:
+        if isinstance(a, bool):
+            return True if a else b
+        if isinstance(b, bool):
+            return True if b else a
+        return self.emit(arith.OrIOp(a, b))
+
     def select(self, condition: bool | SSAValue, a: Index, b: Index) -> Index:
         if isinstance(condition, bool):
             return a if condition else b
@@ -228,6 +235,11 @@ class KernelBuilder:
 
     def alloca(self, count: int, element: Attribute) -> SSAValue:
         return self.emit(memref.AllocaOp.get(element, 64, [count]))
+
+    def entry_alloca(self, key: object, count: int, element: Attribute) -> SSAValue:
+        """One alloca per `key` at the top of the function, also when asked for
+        inside a loop (where an alloca would take new stack every iteration)."""
+        return self._hoisted(("alloca", key), lambda: memref.AllocaOp.get(element, 64, [count]))
 
     def flat(self, buffer: SSAValue) -> SSAValue:
         """A rank-1 view of a row-major buffer (rank 0 and 1 stay as they are)."""

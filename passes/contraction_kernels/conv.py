@@ -12,6 +12,12 @@ w·dilation - padding] is packed block by block, +0 where the coordinate falls
 in the padding (the spec's zero padding: the term is still added, as 0·w).
 Any channel axis (leading axes are independent samples), spatial rank 1–3,
 strides, dilations, asymmetric padding, groups.
+
+Two packers: `BandPacker` when the stride along the last axis is 1 (each
+packed row is copied in vectors out of the unit's input rows, held in zero
+margins on the stack), else `Im2colPacker` (per output row: zeros, the
+input's cells, zeros). The register tiles read the weight in place where its
+rows allow (`generator.kernel_tiling`).
 """
 
 from __future__ import annotations
@@ -144,6 +150,271 @@ class Im2colPacker:
         _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
 
 
+BAND_BYTES = 64 * 1024
+"""Largest band of zero-margined input rows (`BandPacker`) kept on the stack."""
+ASSEMBLED = 32
+"""Most vectors per packed row that `BandPacker` assembles from the band (more: row copies)."""
+UNROLLED = 8
+"""Longest run of vectors `copy_run` writes out one by one (longer: a loop)."""
+
+
+def _static_run(kb: KernelBuilder, length: int, lanes: int, move) -> None:
+    """`move(o, width)` for runs of `width` elements that cover [0, length): vectors
+    of `lanes` (or, shorter, of the largest power of two that fits), the last one
+    ending at `length` and overlapping the one before (its elements are moved
+    again, to the same values), so no element goes on its own unless length < 2."""
+    if length <= 0:
+        return
+    width = lanes if length >= lanes else 1 << (length.bit_length() - 1)
+    full = length - length % width
+    if full // width > UNROLLED:
+
+        def body(o: Index, carried: list) -> list:
+            move(o, width)
+            return []
+
+        kb.loop(0, full, width, [], body)
+    else:
+        for o in range(0, full, width):
+            move(o, width)
+    if length % width:
+        move(length - width, width)
+
+
+def copy_run(kb: KernelBuilder, src_buffer, src: Index, dst_buffer, dst: Index, length: Index,
+             lanes: int) -> None:  # fmt: skip
+    """dst[dst + o] = src[src + o] for 0 ≤ o < length: `_static_run`'s vectors
+    when the length is known now; else vectors, then elements."""
+    element = dst_buffer.type.element_type
+
+    def move(o: Index, width: int) -> None:
+        if width == 1:
+            value = kb.load(src_buffer, kb.add(src, o))
+            kb.store(value, dst_buffer, kb.add(dst, o))
+        else:
+            value = kb.vload(src_buffer, kb.add(src, o), VectorType(element, [width]))
+            kb.vstore(value, dst_buffer, kb.add(dst, o))
+
+    if isinstance(length, int):
+        _static_run(kb, length, lanes, move)
+        return
+    vector_end = kb.mul(kb.div(length, lanes), lanes) if lanes > 1 else 0
+
+    def vcopy(o: Index, carried: list) -> list:
+        move(o, lanes)
+        return []
+
+    def copy(o: Index, carried: list) -> list:
+        move(o, 1)
+        return []
+
+    kb.loop(0, vector_end, lanes, [], vcopy)
+    kb.loop(vector_end, length, 1, [], copy)
+
+
+def zero_run(kb: KernelBuilder, dst_buffer, dst: Index, length: int, lanes: int) -> None:
+    """dst[dst + o] = +0 for 0 ≤ o < length (known now), in `_static_run`'s vectors."""
+    element = dst_buffer.type.element_type
+
+    def move(o: Index, width: int) -> None:
+        zero = kb.constant(0.0, element if width == 1 else VectorType(element, [width]))
+        if width == 1:
+            kb.store(zero, dst_buffer, kb.add(dst, o))
+        else:
+            kb.vstore(zero, dst_buffer, kb.add(dst, o))
+
+    _static_run(kb, length, lanes, move)
+
+
+@dataclass
+class BandPacker:
+    """X(k, j) for a stride of 1 along the last spatial axis, from a band of
+    input rows with zero margins on the stack.
+
+    Think of one input channel padded on every side (the "plane"): plane
+    coordinate q = input coordinate + padding, so output o and kernel offset w
+    read plane cell o·stride + w·dilation, and the padding is the plane's zero
+    margin. A unit of output positions reads only a range of plane rows (rows:
+    all spatial axes but the last): its band, zeroed when the unit starts.
+    When the packed rows reach a new channel, that channel's input rows are
+    copied into the band at column padding[-1] (the margins stay +0). Then
+    each packed row of X is, per output row, one contiguous copy out of the
+    band at the kernel offset's shift, with no bounds arithmetic. With units
+    of whole output rows (`columns_multiple`) that copy has a length known
+    when the kernel is generated: full vectors, the last one overlapping
+    (`copy_run`); where the unit's rows fill whole vectors, each vector of a
+    packed row is assembled from band loads and stored aligned."""
+
+    buffer: SSAValue
+    in_spatial: tuple[int, ...]
+    out_spatial: tuple[int, ...]
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    padding: tuple[int, ...]
+    n: int
+    fallback: Im2colPacker
+
+    def __post_init__(self) -> None:
+        d = len(self.kernel)
+        self.extents = tuple(
+            max(self.padding[a] + self.in_spatial[a],
+                (self.out_spatial[a] - 1) * self.stride[a]
+                + (self.kernel[a] - 1) * self.dilation[a] + 1)
+            for a in range(d)
+        )  # fmt: skip
+        # plane-row strides (rows: every axis but the last)
+        self.row_strides = [math.prod(self.extents[a + 1 : -1]) for a in range(d - 1)]
+
+    @property
+    def columns_multiple(self) -> int:
+        return self.out_spatial[-1]
+
+    def _plane_row(self, r: int, cell: Sequence[int]) -> int:
+        """Plane row of output row r (flat over the outer axes) and kernel cell `cell`."""
+        outer = [
+            r // math.prod(self.out_spatial[a + 1 : -1]) % self.out_spatial[a]
+            for a in range(len(self.kernel) - 1)
+        ]
+        return sum(
+            (outer[a] * self.stride[a] + cell[a] * self.dilation[a]) * self.row_strides[a]
+            for a in range(len(self.kernel) - 1)
+        )
+
+    def _band_rows(self, nc: int) -> int:
+        """Most plane rows one unit of `nc` positions reads."""
+        width = self.out_spatial[-1]
+        last_cell = [k - 1 for k in self.kernel]
+        zeros = [0] * len(self.kernel)
+        most = 1
+        for c0 in range(0, self.n, nc):
+            first, last = c0 // width, (min(c0 + nc, self.n) - 1) // width
+            rows = self._plane_row(last, last_cell) - self._plane_row(first, zeros) + 1
+            most = max(most, rows)
+        return most
+
+    def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
+        element = self.buffer.type.element_type
+        band_rows = self._band_rows(tiling.nc)
+        pw = self.extents[-1]
+        if band_rows * pw * element.bitwidth // 8 > BAND_BYTES:
+            self.fallback.pack(kb, bases, dst, tiling, k0, kc, c0, c1, at_end)
+            return
+        lanes, ldp = tiling.lanes, tiling.ldp
+        # `lanes` spare cells before and after: whole-vector loads around a row
+        band = kb.entry_alloca(id(self), band_rows * pw + 2 * lanes, element)
+        d, kvol = len(self.kernel), math.prod(self.kernel)
+        width, in_width = self.out_spatial[-1], self.in_spatial[-1]
+        in_size = math.prod(self.in_spatial)
+        # units of whole output rows (or one unit for all): c0 and c1 start rows
+        whole_rows = tiling.nc % width == 0 or tiling.nc >= self.n
+        unit_rows = min(tiling.nc, self.n) // width  # of every unit but maybe the last
+        vectors = unit_rows * width // lanes if lanes > 1 else 0
+        assembled = whole_rows and vectors * lanes == unit_rows * width and vectors <= ASSEMBLED
+        first_row = kb.div(c0, width)
+        last_row = kb.div(kb.add(c1, width - 1), width)
+
+        def plane_row(r: Index, cell: Sequence[Index]) -> Index:
+            outer = unravel(kb, r, self.out_spatial[:-1]) if d > 1 else []
+            at: Index = 0
+            for a in range(d - 1):
+                coordinate = kb.add(kb.mul(outer[a], self.stride[a]),
+                                    kb.mul(cell[a], self.dilation[a]))  # fmt: skip
+                at = kb.add(at, kb.mul(coordinate, self.row_strides[a]))
+            return at
+
+        # The unit's first block: the whole band +0. A unit's band rows hold the
+        # same plane rows for every channel, so the fills write only the input's
+        # cells, and the margins (rows and columns) stay +0.
+        kb.when(kb.equal(k0, 0), lambda: zero_run(kb, band, 0, band_rows * pw + 2 * lanes, lanes))
+        lo_p = plane_row(first_row, [0] * d)
+        hi_p = kb.add(plane_row(kb.sub(last_row, 1), [k - 1 for k in self.kernel]), 1)
+
+        def fill(channel: Index) -> None:
+            """The unit's band for input channel `channel`."""
+            channel_base = kb.add(bases.b, kb.mul(channel, in_size))
+
+            def row(q: Index, carried: list) -> list:
+                """Plane row q: the input row, if q is not a margin row."""
+                coords = unravel(kb, q, self.extents[:-1]) if d > 1 else []
+                inside: bool | SSAValue = True
+                src = channel_base
+                for a, coordinate in enumerate(coords):
+                    y = kb.sub(coordinate, self.padding[a])
+                    inside = kb.both(inside, kb.both(kb.at_least(y, 0),
+                                                     kb.less(y, self.in_spatial[a])))  # fmt: skip
+                    in_stride = math.prod(self.in_spatial[a + 1 :])
+                    src = kb.add(src, kb.mul(y, in_stride))
+                target = kb.add(kb.add(kb.mul(kb.sub(q, lo_p), pw), lanes), self.padding[-1])
+                kb.when(inside, lambda: copy_run(kb, self.buffer, src, band, target, in_width,
+                                                 lanes))  # fmt: skip
+                return []
+
+            kb.loop(lo_p, hi_p, 1, [], row)
+
+        def k_row(kk: Index, carried: list) -> list:
+            k = kb.add(k0, kk)
+            channel, offset = kb.div(k, kvol), kb.rem(k, kvol)
+            # A new channel: its band. (A block that starts inside a channel goes on
+            # with the band the unit's block before left for that channel.)
+            kb.when(kb.equal(offset, 0), lambda: fill(channel))
+            cell = unravel(kb, offset, self.kernel)
+            # band cell of output row 0's first column for this kernel offset
+            shift = kb.add(kb.mul(kb.sub(plane_row(0, cell), lo_p), pw),
+                           kb.add(kb.mul(cell[-1], self.dilation[-1]), lanes))  # fmt: skip
+            row_out = kb.sub(kb.mul(kk, ldp), c0)
+
+            def source(r: Index) -> Index:
+                """Band cell of output row r's first column."""
+                return kb.add(shift, kb.mul(plane_row(r, [0] * d), pw))
+
+            def whole_vectors() -> None:
+                """The unit's packed row as `vectors` aligned vectors, each put
+                together from loads at the output rows it holds a part of."""
+                vt = VectorType(element, [lanes])
+                rows = [source(kb.add(first_row, i)) for i in range(unit_rows)]
+                for v in range(vectors):
+                    value, lane = None, 0
+                    while lane < lanes:
+                        i, column = divmod(v * lanes + lane, width)
+                        count = min(lanes - lane, width - column)
+                        part = kb.vload(band, kb.add(rows[i], column - lane), vt)
+                        if value is None:
+                            value = part
+                        else:  # lanes [lane, lane + count) from `part`
+                            taken = range(lane, lane + count)
+                            mask = [t + lanes if t in taken else t for t in range(lanes)]
+                            value = kb.shuffle(value, part, mask)
+                        lane += count
+                    kb.vstore(value, dst, kb.add(kb.mul(kk, ldp), v * lanes))
+
+            def segment(r: Index, carried: list) -> list:
+                src = source(r)
+                row_start = kb.mul(r, width)
+                out = kb.add(row_out, row_start)
+                if whole_rows:
+                    copy_run(kb, band, src, dst, out, width, lanes)
+                    return []
+                lo = kb.sub(kb.max(c0, row_start), row_start)
+                hi = kb.sub(kb.min(c1, kb.add(row_start, width)), row_start)
+                copy_run(kb, band, kb.add(src, lo), dst, kb.add(out, lo), kb.sub(hi, lo), lanes)
+                return []
+
+            if not assembled:
+                kb.loop(first_row, last_row, 1, [], segment)
+            elif self.n % (unit_rows * width) == 0:  # every unit has unit_rows rows
+                whole_vectors()
+            else:
+                count = kb.sub(last_row, first_row)  # unit_rows, or fewer in the last unit
+                kb.when(kb.equal(count, unit_rows), whole_vectors)
+                kb.when(kb.less(count, unit_rows),
+                        lambda: kb.loop(first_row, last_row, 1, [], segment))  # fmt: skip
+            return []
+
+        kb.loop(0, kc, 1, [], k_row)
+        _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
+
+
 def conv_spec(op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> GemmSpec:
     cfg = op.config
     x_shape = tuple(op.input.type.get_shape())
@@ -170,6 +441,9 @@ def conv_spec(op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> G
     packer = Im2colPacker(
         x, in_spatial, out_spatial, cfg.kernel, cfg.stride, cfg.dilation, cfg.padding, positions
     )
+    if cfg.stride[-1] == 1:
+        packer = BandPacker(x, in_spatial, out_spatial, cfg.kernel, cfg.stride, cfg.dilation,
+                            cfg.padding, positions, packer)  # fmt: skip
     return GemmSpec(
         element=op.result.type.element_type,
         batch=samples * groups,

@@ -459,8 +459,11 @@ class GemmEmitter:
     def pack_a(self, bases, ir, rows, k0, kc) -> None:
         """Ap[r·kcp + k] = A(ir + r, k0 + k): the tile's rows of A, copied so that
         the broadcasts read short rows a little more than kc apart (rows of A a
-        multiple of 4 KiB apart would compete for the same L1 sets)."""
+        multiple of 4 KiB apart would compete for the same L1 sets). Nothing
+        when `kcp` is 0 (the tiles read A in place)."""
         kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
+        if self.ap is None:
+            return
         for r in range(rows):
             src = kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
             if s.a_sk == 1:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from xdsl.dialects import func
@@ -43,8 +44,10 @@ def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
     return builders[type(op)](op, kb, buffers)
 
 
-def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
-    return choose_tiling(
+def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) -> Tiling:
+    """`choose_tiling` for `spec`; with `a_in_place`, no packed copy of the tile's
+    rows of A (kcp = 0) when reading them in place is safe (`_apart`)."""
+    tiling = choose_tiling(
         target,
         spec.element.bitwidth // 8,
         spec.m,
@@ -53,6 +56,19 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
         spec.batch,
         getattr(spec.packer, "columns_multiple", 1),
     )
+    if a_in_place and tiling.kcp and _apart(spec, tiling, target):
+        tiling = dataclasses.replace(tiling, kcp=0)
+    return tiling
+
+
+def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo, ways: int = 8) -> bool:
+    """Whether the register tile's rows of A, read in place, are contiguous along
+    k and fall into distinct L1 sets (an L1 of `ways` ways assumed): then the
+    tile reads them where they are, and no unit copies them again (`pack_a`)."""
+    sets = max(1, target.l1_bytes // 64 // ways)
+    row_bytes = spec.a_si * spec.element.bitwidth // 8
+    lines = {r * row_bytes // 64 % sets for r in range(tiling.mr)}
+    return spec.a_sk == 1 and len(lines) == tiling.mr
 
 
 def contraction_kernel(
@@ -82,7 +98,9 @@ def contraction_kernel(
     spec = _spec(op, kb, [*flat[:count], flat[-1]])
     if plan is not None:
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
-    tiling = kernel_tiling(spec, target)
+    # conv: every unit uses the same rows of the weight, so a packed copy per
+    # unit is only repeated work where those rows do not compete for L1 sets
+    tiling = kernel_tiling(spec, target, a_in_place=isinstance(op, T.ConvOp))
     GemmEmitter(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0

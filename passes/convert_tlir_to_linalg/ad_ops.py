@@ -130,10 +130,11 @@ def pad(e: Emitter, value: SSAValue, low, high, interior) -> SSAValue:
 @lowers(A.ConvInputGradOp)
 def lower_conv_input_grad(op: A.ConvInputGradOp, e: Emitter) -> SSAValue:
     """The fold of D6 (docs/autodiff.md#d6-conv-vjp) as one generic over
-    (lead…, group, l, i…, m, k…): the cotangent spread onto the input grid (output o at L + o·stride, L =
-    dilation·(kernel − 1)) is read at L + i + padding − k·dilation, and a
-    constant 0/1 grid of the same extent marks where an output sits, so each
-    term is added only where D6 pairs the cell with the position."""
+    (lead…, group, l, i…, m, k…): the cotangent spread onto the input grid
+    (output o at L + o·stride, L = dilation·(kernel − 1)) is read at
+    L + i + padding − k·dilation, and a constant 0/1 grid of the same extent
+    marks where an output sits, so each term is added only where D6 pairs the
+    cell with the position."""
     geo = op.geometry
     lead, rank = len(geo.lead), len(geo.kernel)
     reach = [geo.dilation[a] * (geo.kernel[a] - 1) for a in range(rank)]

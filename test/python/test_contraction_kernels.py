@@ -156,6 +156,42 @@ CASES = [
     ),
     ("conv_1x1", conv((1, 5, 1, 1), 1, (1, 1)), "wide", False),
     ("conv_batch0", conv((0, 2, 4, 4), 3, (3, 3), pad=(1, 1)), "host", False),
+    # stride 1 along the last axis: packed from a zero-margined band of input rows.
+    # Output widths 17 (f32: one vector and an overlapping one; f64: two and one),
+    # 16 and 5 (one f32 vector exactly; shorter than a vector: two overlapping halves)
+    ("conv2d_band_edges", conv((2, 3, 7, 17), 4, (3, 3), pad=(1, 1)), "host", True),
+    ("conv2d_band_narrow", conv((3, 2, 4, 5), 3, (3, 3), pad=(1, 1)), "host", True),
+    ("conv2d_band_lanes", conv((1, 2, 5, 16), 3, (3, 3), pad=(1, 1)), "host", False),
+    # padding beyond the kernel's reach: whole rows and columns of outputs from zeros
+    (
+        "conv2d_band_wide_pad",
+        conv((1, 2, 4, 5), 3, (2, 3), pad=(3, 4), pad_after=(2, 5)),
+        "host",
+        True,
+    ),
+    # row stride 2, dilations, groups; k blocks that start inside a channel's kernel
+    # offsets and units that end inside an output row (tiny: small kc and nc)
+    (
+        "conv2d_band_blocks",
+        conv((2, 4, 9, 20), 6, (2, 3), stride=(2, 1), pad=(1, 2), dilation=(2, 3), groups=2),
+        "tiny",
+        True,
+    ),
+    (
+        "conv3d_band",
+        conv((2, 3, 4, 5, 6), 4, (3, 2, 3), pad=(1, 1, 1), dilation=(1, 2, 1)),
+        "tiny",
+        True,
+    ),
+    # units of whole rows whose packed rows are assembled from vectors of the band:
+    # width 4 (an f32 vector holds parts of 4 output rows), a last unit with fewer rows
+    ("conv2d_band_assembled", conv((2, 3, 8, 4), 5, (3, 3), pad=(1, 1)), "host", True),
+    ("conv2d_band_short_unit", conv((2, 3, 7, 4), 4, (3, 3), pad=(1, 1)), "tiny", True),
+    # an input row too long for the band on the stack in f64 (im2col instead); a band in f32
+    ("conv1d_band_long_row", conv((1, 2, 8200), 3, (3,), pad=(1,)), "host", True),
+    # weight rows 4 KiB apart in f64 (the same L1 set): the tiles' rows of the
+    # weight packed per unit; elsewhere conv tiles read them in place
+    ("conv2d_weight_rows_4k", conv((1, 512, 3, 5), 16, (1, 1)), "host", False),
 ]
 
 
