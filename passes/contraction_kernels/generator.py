@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from xdsl.dialects import func
@@ -30,6 +31,7 @@ __all__ = ["contraction_kernel", "kernel_tiling"]
 def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
     from tlir.passes.contraction_kernels.conv import conv_spec
     from tlir.passes.contraction_kernels.conv_grad import conv_input_grad_spec
+    from tlir.passes.contraction_kernels.kernel_grad import conv_kernel_grad_spec
     from tlir.passes.contraction_kernels.linalg_ops import linear_spec, matmul_spec
 
     builders = {
@@ -37,14 +39,21 @@ def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
         T.LinearOp: linear_spec,
         T.ConvOp: conv_spec,
         A.ConvInputGradOp: conv_input_grad_spec,
+        A.ConvKernelGradOp: conv_kernel_grad_spec,
     }
     if type(op) not in builders:
-        raise ValueError(f"{op.name} is not a contraction (matmul, linear, conv, conv_input_grad)")
+        raise ValueError(
+            f"{op.name} is not a contraction (matmul, linear, conv, conv_input_grad, "
+            "conv_kernel_grad)"
+        )
     return builders[type(op)](op, kb, buffers)
 
 
 def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
-    return choose_tiling(
+    adjust = getattr(spec, "adjust_tiling", None)
+    if adjust is not None and target.tile is not None and target.tile[0] == 1:
+        target = dataclasses.replace(target, tile=None)  # A is packed: several rows per tile
+    tiling = choose_tiling(
         target,
         spec.element.bitwidth // 8,
         spec.m,
@@ -53,6 +62,7 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
         spec.batch,
         getattr(spec.packer, "columns_multiple", 1),
     )
+    return adjust(tiling) if adjust is not None else tiling
 
 
 def contraction_kernel(
@@ -83,7 +93,12 @@ def contraction_kernel(
     if plan is not None:
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
     tiling = kernel_tiling(spec, target)
-    GemmEmitter(kb, spec, tiling).emit(lo, hi)
+    emitter = GemmEmitter
+    if isinstance(op, A.ConvKernelGradOp):
+        from tlir.passes.contraction_kernels.kernel_grad import KernelGradEmitter
+
+        emitter = KernelGradEmitter
+    emitter(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)
