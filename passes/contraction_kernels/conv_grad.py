@@ -21,6 +21,7 @@ over the weight (+0 exactly when every weight is finite) and, if that is not
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ from xdsl.ir import Attribute, SSAValue
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.conv import Im2colPacker, unravel
-from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
+from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, Tiling, _zero_pad
+from tlir.passes.contraction_kernels.target import TargetInfo
 
 
 def supported(op: A.ConvInputGradOp) -> bool:
@@ -254,6 +256,36 @@ class PlanePacker:
         _zero_pad(kb, dst, ldp, kc, c0, self.n, tiling.nr, at_end, element)
 
 
+@dataclass
+class PlaneGemmSpec(GemmSpec):
+    """The GEMM of an input gradient whose packer copies from a channel plane."""
+
+    kvol: int = 1
+
+    def adjust_tiling(self, tiling: Tiling, target: TargetInfo) -> Tiling:
+        """Each unit all of a sample's positions, and k blocks of whole channels,
+        where the stack allows: each channel plane is then filled once per
+        sample, not once per column block (the benchmark CNN's first conv, 3
+        rows for 16 × 9 summed indices: a quarter of the fills, 1.5× faster)."""
+        element = self.element.bitwidth // 8
+        line = 64 // element
+        nr = tiling.nr
+        nc = -(-self.n // nr) * nr
+        ldp = nc + line if (nc // line) % 2 == 0 else nc
+        kcp_extra = tiling.kcp - tiling.kc if tiling.kcp else 0
+        budget = target.stack_bytes - PLANE_BYTES - 1024
+        per_k = (ldp + (tiling.mr if kcp_extra else 0)) * element
+        fixed = (tiling.mr * kcp_extra + 2 * tiling.mr * nr + nr) * element
+        kc = (budget - fixed) // per_k // self.kvol * self.kvol
+        if kc < self.kvol or nc <= tiling.nc:
+            return tiling
+        channels = -(-self.k // self.kvol)
+        blocks = -(-channels // (kc // self.kvol))
+        kc = -(-channels // blocks) * self.kvol  # blocks of equal whole channels
+        kcp = kc + kcp_extra if kcp_extra else 0
+        return dataclasses.replace(tiling, kc=kc, kcp=kcp, nc=nc, ldp=ldp)
+
+
 def conv_input_grad_spec(
     op: A.ConvInputGradOp, kb: KernelBuilder, buffers: Sequence[SSAValue]
 ) -> GemmSpec:
@@ -273,11 +305,15 @@ def conv_input_grad_spec(
         )
 
     rank = len(geo.kernel)
-    packer = PlanePacker.build(kb, g, geo) or Im2colPacker(
+    plane = PlanePacker.build(kb, g, geo)
+    packer = plane or Im2colPacker(
         g, geo.out_spatial, geo.in_spatial, geo.kernel, (1,) * rank,
         tuple(-dl for dl in geo.dilation), tuple(-p for p in geo.padding), in_size,
     )  # fmt: skip
-    return GemmSpec(
+    spec = PlaneGemmSpec if plane is not None else GemmSpec
+    extra = {"kvol": kvol} if plane is not None else {}
+    return spec(
+        **extra,
         element=element,
         batch=math.prod(geo.lead) * groups,
         m=cin,

@@ -23,6 +23,11 @@ from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
 from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec, Tiling, choose_tiling
+from tlir.passes.contraction_kernels.kernel_grad import (
+    KernelGradEmitter,
+    KernelGradSpec,
+    conv_kernel_grad_spec,
+)
 from tlir.passes.contraction_kernels.target import TargetInfo, host_target
 
 __all__ = ["contraction_kernel", "kernel_tiling"]
@@ -31,7 +36,6 @@ __all__ = ["contraction_kernel", "kernel_tiling"]
 def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
     from tlir.passes.contraction_kernels.conv import conv_spec
     from tlir.passes.contraction_kernels.conv_grad import conv_input_grad_spec
-    from tlir.passes.contraction_kernels.kernel_grad import conv_kernel_grad_spec
     from tlir.passes.contraction_kernels.linalg_ops import linear_spec, matmul_spec
 
     builders = {
@@ -51,7 +55,7 @@ def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
 
 def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
     adjust = getattr(spec, "adjust_tiling", None)
-    if adjust is not None and target.tile is not None and target.tile[0] == 1:
+    if isinstance(spec, KernelGradSpec) and target.tile is not None and target.tile[0] == 1:
         target = dataclasses.replace(target, tile=None)  # A is packed: several rows per tile
     tiling = choose_tiling(
         target,
@@ -62,7 +66,7 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
         spec.batch,
         getattr(spec.packer, "columns_multiple", 1),
     )
-    return adjust(tiling) if adjust is not None else tiling
+    return adjust(tiling, target) if adjust is not None else tiling
 
 
 def contraction_kernel(
@@ -93,11 +97,7 @@ def contraction_kernel(
     if plan is not None:
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
     tiling = kernel_tiling(spec, target)
-    emitter = GemmEmitter
-    if isinstance(op, A.ConvKernelGradOp):
-        from tlir.passes.contraction_kernels.kernel_grad import KernelGradEmitter
-
-        emitter = KernelGradEmitter
+    emitter = KernelGradEmitter if isinstance(spec, KernelGradSpec) else GemmEmitter
     emitter(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0

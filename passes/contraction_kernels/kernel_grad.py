@@ -107,7 +107,7 @@ class KernelGradSpec(GemmSpec):
     geometry: A.ConvKernelGradGeometry | None = None
 
     @staticmethod
-    def adjust_tiling(tiling: Tiling) -> Tiling:
+    def adjust_tiling(tiling: Tiling, target: object) -> Tiling:
         """k blocks of whole vector-lane groups (for the packer's squares)."""
         lanes = tiling.lanes
         if tiling.kc <= lanes:

@@ -26,6 +26,7 @@ CASES = {
                 (1, 1, 1), 1, 1),
     "strided": ((2, 3, 8, 6), (2, 4, 4, 5), (3, 4, 3, 2), (2, 1), (1, 0), (1, 2), 1, 1),
     "large_plane": ((1, 2, 66, 66), (1, 2, 66, 66), (2, 2, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
+    "wide_plane": ((2, 3, 20, 20), (2, 16, 20, 20), (3, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
 }  # fmt: skip
 
 
@@ -110,3 +111,18 @@ def test_reference_follows_d6_order():
             want[0, c, *i] = acc
     (got,) = evaluate(module, [grad, weight])
     assert same_bits(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_a_plane_unit_covers_a_whole_sample(dtype):
+    """With the plane packer, one work unit per sample where the stack allows
+    (each channel plane filled once per sample, not once per column block)."""
+    from xdsl.dialects import func
+
+    from tlir.dialects import tlir_ad as A
+    from tlir.passes.contraction_kernels import contraction_kernel, host_target
+
+    function = next(op for op in _case("wide_plane", dtype).walk() if isinstance(op, func.FuncOp))
+    op = next(op for op in function.walk() if isinstance(op, A.ConvInputGradOp))
+    kernel = contraction_kernel(op, "k", host_target())
+    assert kernel.attributes["tlir.parallel_extent"].value.data == 2  # two samples, not 6 or 10
