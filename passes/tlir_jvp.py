@@ -24,7 +24,6 @@ from tlir.parameters import parameters
 from tlir.passes.autodiff import jvp_elementwise, jvp_structured  # noqa: F401 - fill JVP_RULES
 from tlir.passes.autodiff.builder import Builder
 from tlir.passes.autodiff.driver import add_function, callee_of, check_differentiable, find
-from tlir.passes.autodiff.fusion import fuse_maps_into_gathers
 from tlir.passes.autodiff.tables import JVP_RULES, jvp_rule
 
 NAME = "tlir-jvp"
@@ -105,5 +104,4 @@ class TlirJvp(ModulePass):
         for arg, name in zip(block.args, names, strict=True):
             arg.name_hint = name
         results, dots = Jvp(op, block).run(source.body.block, primals, tangents, seeds)
-        function = add_function(op, source, f"{self.function}_jvp", block, [*results, *dots])
-        fuse_maps_into_gathers(function)
+        add_function(op, source, f"{self.function}_jvp", block, [*results, *dots])

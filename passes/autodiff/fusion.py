@@ -3,11 +3,12 @@
 A window's backward pass often ends in a gather (a `tlir_ad.fold` with only
 parallel dimensions: tiled pooling windows, docs/autodiff.md#performance)
 reshaped to the input's shape, and the rule of the op before it is a
-`tlir_ad.map` on that cotangent (relu's mask, a product with a stored value);
-in forward mode, the NaN mask added to a conv's or linear's tangent is such a
-gather, and the next op's tangent rule a map on it. Run as two kernels, the
-gathered value is written out and read back; as one, each element goes
-straight from the gather's body into the map's.
+`tlir_ad.map` on that cotangent (relu's mask, a product with a stored value).
+Kernel formation does not fuse across the reshape (a view), so run as two
+kernels the gathered value is written out and read back; as one, each element
+goes straight from the gather's body into the map's. (Forward mode is not
+rewritten: there the gathers, such as the NaN mask added to a conv's tangent,
+feed their maps directly, and kernel formation already fuses them.)
 
 `fuse_maps_into_gathers` rewrites
 

@@ -2,11 +2,8 @@
 // relu's mask on max_pool's tiled-window cotangent is one tlir_ad.fold that reads the relu
 // input through the reshape's index ((d2 * 2) + d3, (d4 * 2) + d5) and yields the mask times the
 // gather body's value; no tlir_ad.map is left. A map whose gather result has another use stays.
-// In forward mode, the NaN mask added to linear's tangent (a gather with no reshape) and relu's
-// tangent map become one fold.
 // RUN: tlir-opt %s -p 'tlir-vjp{function=rp}' | filecheck %s --check-prefix=RP
 // RUN: tlir-opt %s -p 'tlir-vjp{function=kept}' | filecheck %s --check-prefix=KEPT
-// RUN: tlir-opt %s -p 'tlir-jvp{function=lr}' | filecheck %s --check-prefix=LR
 
 // RP-LABEL: func.func @rp_vjp
 // RP:         [[G:%.+]] = tlir_ad.fold ins(%dy0, %{{.+}}, %{{.+}}, %x) init(%{{.+}}) {bounds = array<i64: 1, 2, 2, 2, 2, 2>, maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d4 * 2) + d5))>], iterators = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
@@ -36,21 +33,4 @@ func.func @kept(%x: tensor<1x2x4x4xf64>) -> (tensor<1x2x2x2xf64>, tensor<1x2x4x4
   %r = tlir.relu %x : (tensor<1x2x4x4xf64>) -> tensor<1x2x4x4xf64>
   %p = tlir.max_pool %r {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>} : (tensor<1x2x4x4xf64>) -> tensor<1x2x2x2xf64>
   func.return %p, %r : tensor<1x2x2x2xf64>, tensor<1x2x4x4xf64>
-}
-
-// LR-LABEL: func.func @lr_jvp
-// LR:         [[T:%.+]] = tlir.linear %dx, %w
-// LR:         [[MASK:%.+]] = tlir_ad.fold ins(%x)
-// LR:         [[DR:%.+]] = tlir_ad.fold ins([[T]], [[MASK]], %y) init(%{{.+}}) {bounds = array<i64: 2, 4>, maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterators = ["parallel", "parallel"]}
-// LR-NEXT:    ^bb0(%[[TV:.+]]: f64, %[[MV:.+]]: f64, %[[Y:.+]]: f64, %{{.+}}: f64):
-// LR-NEXT:      %[[SUM:.+]] = arith.addf %[[TV]], %[[MV]] : f64
-// LR:           arith.select %{{.+}}, %[[SUM]], %{{.+}} : f64
-// LR-NOT:     tlir_ad.map
-// LR:         func.return %r, [[DR]]
-func.func @lr(%x: tensor<2x3xf64>) -> tensor<2x4xf64> {
-  %w = tlir.const {value = dense<1.5> : tensor<4x3xf64>} : tensor<4x3xf64>
-  %b = tlir.const {value = dense<0.5> : tensor<4xf64>} : tensor<4xf64>
-  %y = tlir.linear %x, %w, %b : (tensor<2x3xf64>, tensor<4x3xf64>, tensor<4xf64>) -> tensor<2x4xf64>
-  %r = tlir.relu %y : (tensor<2x4xf64>) -> tensor<2x4xf64>
-  func.return %r : tensor<2x4xf64>
 }
