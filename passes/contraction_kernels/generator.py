@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import KernelBuilder
+from tlir.passes.contraction_kernels.conv_grad import DirectEmitter, PlaneGemmSpec
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
 from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec, Tiling, choose_tiling
 from tlir.passes.contraction_kernels.kernel_grad import (
@@ -98,6 +99,8 @@ def contraction_kernel(
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
     tiling = kernel_tiling(spec, target)
     emitter = KernelGradEmitter if isinstance(spec, KernelGradSpec) else GemmEmitter
+    if isinstance(spec, PlaneGemmSpec):
+        emitter = DirectEmitter
     emitter(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
