@@ -1,11 +1,11 @@
-"""The `tlir_ad` dialect: the three ops derivative programs need beyond tlir's 41.
+"""The `tlir_ad` dialect: the ops derivative programs need beyond tlir's 41.
 
 TorchLean's op kinds cannot state everything a tangent or a gradient program
 computes: a quotient rule is not `a · inv(b)` bitwise, kink conventions select
 on primal comparisons, a dual contraction adds `(da·b) + (a·db)` per term, and
 the backward passes of windows fold in an order no forward op has. Three
-general ops cover all of it, and one contraction has an op of its own so that
-it can be compiled as one:
+general ops cover all of it, and two contractions have an op of their own so
+that each can be compiled as one:
 
   %q = tlir_ad.map(%a, %da, %b, %db) : (...) -> tensor<3xf64> {
   ^bb0(%x: f64, %dx: f64, %y: f64, %dy: f64):
@@ -31,6 +31,11 @@ it can be compiled as one:
           dilation = ..., groups = G, channel_axis = A} : (...) -> tensor<...>
     the input gradient of a convolution (docs/autodiff.md#d6-conv-vjp), with
     the weight in transposed layout [in_channels, out_channels/G, k...].
+
+  %dkt = tlir_ad.conv_kernel_grad %x_pad, %g {stride = ..., dilation = ...,
+           channel_axis = A} : (...) -> tensor<...>
+    the kernel gradient of an ungrouped convolution (the same decision) on the
+    padded input, in transposed layout [in_channels, k..., out_channels].
 
 Every read of a fold must lie inside its input (checked by the verifier), so
 the lowering never guards an access; windows that reach outside an input read
@@ -459,8 +464,101 @@ class ConvGradGeometry:
         return ins, outs
 
 
-AD_OPS = (MapOp, FoldOp, PadOp, ConvInputGradOp)
+@irdl_op_definition
+class ConvKernelGradOp(IRDLOperation):
+    """D6's kernel gradient of an ungrouped `tlir.conv`
+    (docs/autodiff.md#d6-conv-vjp) on the zero-padded input x_pad and the
+    cotangent g, in transposed layout [in_channels, k…, out_channels]:
+
+        dkt[c, k, oc] = fold from +0, over the leading positions, then the output
+          positions o (row-major), of x_pad[lead, c, o·stride + k·dilation]·g[lead, oc, o]
+
+    one product then one sum per term (the padded cells' terms included, as in
+    D6). The operands fix the extents except the kernel, which the result's
+    middle axes give; every read lies inside x_pad."""
+
+    name = "tlir_ad.conv_kernel_grad"
+    input = operand_def()
+    grad = operand_def()
+    stride = prop_def(I64Array)
+    dilation = prop_def(I64Array)
+    channel_axis = prop_def(IntegerAttr[I64])
+    result = result_def()
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, x_pad: SSAValue, grad: SSAValue, geometry: dict, result_type: Attribute):
+        super().__init__(
+            operands=[x_pad, grad],
+            result_types=[result_type],
+            properties={
+                "stride": i64_array(geometry["stride"]),
+                "dilation": i64_array(geometry["dilation"]),
+                "channel_axis": IntegerAttr(geometry["channel_axis"], 64),
+            },
+        )
+
+    @property
+    def geometry(self) -> ConvKernelGradGeometry:
+        return ConvKernelGradGeometry.of(self)
+
+    def verify_(self) -> None:
+        element = _element(self.result.type, "result", self)
+        for value, what in ((self.input, "input"), (self.grad, "cotangent")):
+            if _element(value.type, what, self) != element:
+                raise VerifyException(f"{self.name}: {what} must have element type {element}")
+        x, g, r = _shape(self.input), _shape(self.grad), _shape(self.result)
+        stride, dilation = ints(self.stride), ints(self.dilation)
+        rank, axis = len(r) - 2, self.channel_axis.value.data
+        if rank < 1 or not len(stride) == len(dilation) == rank:
+            raise VerifyException(f"{self.name}: stride and dilation need one entry per axis")
+        if min(stride + dilation) < 1:
+            raise VerifyException(f"{self.name}: stride and dilation must be ≥ 1")
+        if axis < 0 or len(x) != axis + 1 + rank or len(g) != len(x) or g[:axis] != x[:axis]:
+            raise VerifyException(
+                f"{self.name}: input {list(x)} and cotangent {list(g)} must be "
+                f"[lead…, channels, spatial…] with {rank} spatial axes after axis {axis}"
+            )
+        if r[0] != x[axis] or r[-1] != g[axis]:
+            raise VerifyException(
+                f"{self.name}: result {list(r)} must be [in_channels = {x[axis]}, kernel…, "
+                f"out_channels = {g[axis]}]"
+            )
+        for a in range(rank):
+            n_out, k, n_in = g[axis + 1 + a], r[1 + a], x[axis + 1 + a]
+            if n_out and k and (n_out - 1) * stride[a] + (k - 1) * dilation[a] >= n_in:
+                raise VerifyException(
+                    f"{self.name}: windows of spatial axis {a} reach past the input ({n_in})"
+                )
+
+
+@dataclass(frozen=True)
+class ConvKernelGradGeometry:
+    """The extents and window of a `conv_kernel_grad`: lead axes, channels in
+    and out, kernel, stride, dilation, padded input and output extents."""
+
+    lead: tuple[int, ...]
+    channels: int
+    out_channels: int
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    dilation: tuple[int, ...]
+    in_spatial: tuple[int, ...]
+    out_spatial: tuple[int, ...]
+
+    @staticmethod
+    def of(op: ConvKernelGradOp) -> ConvKernelGradGeometry:
+        axis = op.channel_axis.value.data
+        x, g, r = _shape(op.input), _shape(op.grad), _shape(op.result)
+        return ConvKernelGradGeometry(
+            x[:axis], x[axis], g[axis], r[1:-1], ints(op.stride), ints(op.dilation),
+            x[axis + 1 :], g[axis + 1 :],
+        )  # fmt: skip
+
+
+AD_OPS = (MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp)
 """The auxiliary ops with a lowering and a reference evaluator (`yield` is
 part of their bodies)."""
 
-TlirAD = Dialect("tlir_ad", [MapOp, FoldOp, PadOp, ConvInputGradOp, YieldOp], [])
+TlirAD = Dialect("tlir_ad", [MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp, YieldOp], [])

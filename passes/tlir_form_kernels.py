@@ -92,7 +92,7 @@ def _register_kinds() -> None:
     # the auxiliary ops of derivative programs
     kinds[KernelKind.ELEMENTWISE] += (AD.MapOp,)
     kinds[KernelKind.REDUCTION] += (AD.FoldOp,)
-    kinds[KernelKind.CONTRACTION] += (AD.ConvInputGradOp,)
+    kinds[KernelKind.CONTRACTION] += (AD.ConvInputGradOp, AD.ConvKernelGradOp)
     kinds[KernelKind.OPAQUE] += (AD.PadOp,)
     for kind, op_classes in kinds.items():
         for op_class in op_classes:

@@ -34,6 +34,7 @@ from tlir.passes.autodiff import (  # noqa: F401 - fill VJP_RULES
 )
 from tlir.passes.autodiff.builder import Builder
 from tlir.passes.autodiff.driver import add_function, callee_of, check_differentiable, find
+from tlir.passes.autodiff.fusion import fuse_maps_into_gathers
 from tlir.passes.autodiff.tables import VJP_RULES, vjp_rule
 
 NAME = "tlir-vjp"
@@ -171,4 +172,5 @@ class TlirVjp(ModulePass):
         cotangent = vjp.backward(pairs, seed_list, leaves)
         results = [mapping[v] for v in returned.arguments]
         grads = [vjp.gradient(cotangent, leaf, mapping[leaf], returned) for leaf in leaves]
-        add_function(op, source, f"{self.function}_vjp", block, [*results, *grads])
+        function = add_function(op, source, f"{self.function}_vjp", block, [*results, *grads])
+        fuse_maps_into_gathers(function)

@@ -436,6 +436,9 @@ def op_work(op: Operation) -> int:
         return out * (cfg.in_channels // cfg.groups) * math.prod(cfg.kernel) * 2
     if isinstance(op, AD.ConvInputGradOp):
         return out * math.prod(op.weight.type.get_shape()[1:]) * 2
+    if isinstance(op, AD.ConvKernelGradOp):
+        geo = op.geometry
+        return out * math.prod(geo.lead) * math.prod(geo.out_spatial) * 2
     if op.operands:
         return max(out, max(math.prod(v.type.get_shape()) for v in op.operands))
     return out
@@ -443,7 +446,11 @@ def op_work(op: Operation) -> int:
 
 def kernel_work(kernel: func.FuncOp) -> int:
     ops = kernel.body.block.ops
-    return sum(op_work(op) for op in ops if isinstance(op, T.TlirOp | AD.ConvInputGradOp))
+    return sum(
+        op_work(op)
+        for op in ops
+        if isinstance(op, T.TlirOp | AD.ConvInputGradOp | AD.ConvKernelGradOp)
+    )
 
 
 __all__ = ["ENTRY", "KernelInfo", "Plan", "build_plan", "entry_ir", "kernel_entry_ir"]

@@ -8,8 +8,9 @@ emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
 
 * VJP, D5: dx = matmul(g, W), dW = matmul(gᵀ, x) (rows flattened); matmul:
   dA = matmul(g, Bᵀ), dB = matmul(Aᵀ, g) on an unbroadcast batch.
-* VJP, D6: dK (one group) = matmul(gᵀ, columns), the columns the padded input
-  cells meet (fold over leading then output positions, padded cells included);
+* VJP, D6: dK (one group) = `tlir_ad.conv_kernel_grad` on the padded input and
+  g (fold over leading then output positions, padded cells included), one
+  contraction op in [c, k…, oc] layout, transposed to [oc, c, k…];
   dX (any conv) = `tlir_ad.conv_input_grad` (`conv_input_vjp`), D6's fold as
   one contraction op, which the kernel generator compiles as one GEMM.
 * JVP with parameter tangents +0 (unseeded): each term is (+0·x) + (W·dx). An
@@ -94,33 +95,22 @@ def matmul_vjp(b: Builder, op: T.MatmulOp, g: SSAValue, wants: list[bool]):
 
 
 def conv_kernel_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue | None:
-    """dK of D6 as one matmul, for one group: dK[oc, (c, k)] = fold over the rows
-    (leading positions, then output positions, row-major) of gᵀ[oc, row] ·
-    columns[row, (c, k)], the columns the padded input cells each kernel cell
-    meets (padded cells included, as in D6)."""
+    """dK of D6 for one group: one `tlir_ad.conv_kernel_grad` on the padded input
+    and g, dKᵀ[c, k, oc] = fold over the leading positions, then the output
+    positions (row-major), of x_pad·g (padded cells included, as in D6), moved
+    to [oc, c, k] by a transpose of the [c·k, oc] matrix."""
     cfg = op.config
     if cfg.groups != 1 or not _nonempty(op.input, op.weight, g):
         return None
-    lead, rank = cfg.channel_axis, len(cfg.kernel)
-    x, out = shape_of(op.input), shape_of(g)
-    out_spatial = out[lead + 1 :]
+    lead = cfg.channel_axis
     channels, out_channels = cfg.in_channels, cfg.out_channels
     zeros = [0] * (lead + 1)
     x_pad = b.pad(op.input, zeros + list(cfg.padding), zeros + list(cfg.padding_after))
-    c_dim = lead + rank
-    reads = [
-        d(lead + a) * stride + d(c_dim + 1 + a) * dil
-        for a, (stride, dil) in enumerate(zip(cfg.stride, cfg.dilation, strict=True))
-    ]
-    bounds = [*x[:lead], *out_spatial, channels, *cfg.kernel]
-    columns = b.fold([x_pad], [[*dims(range(lead)), d(c_dim), *reads]], bounds, [], [0.0], _copy)
-    rows = math.prod(x[:lead]) * math.prod(out_spatial)
+    geometry = dict(stride=cfg.stride, dilation=cfg.dilation, channel_axis=lead)
+    result = TensorType(element_of(g), [channels, *cfg.kernel, out_channels])
+    dkt = b.add(A.ConvKernelGradOp(x_pad, g, geometry, result)).results[0]
     width = channels * math.prod(cfg.kernel)
-    moved = [*dims(range(1, lead + 1)), d(0), *dims(range(lead + 1, lead + 1 + rank))]
-    g_first = b.fold([g], [moved], [out_channels, *x[:lead], *out_spatial], [], [0.0], _copy)
-    dk = _matmul(
-        b, b.reshape(g_first[0], [out_channels, rows]), b.reshape(columns[0], [rows, width])
-    )
+    dk = _transpose(b, b.reshape(dkt, [width, out_channels]), 0, 1)
     return b.reshape(dk, shape_of(op.weight))
 
 

@@ -21,8 +21,14 @@ from xdsl.ir import Operation, SSAValue
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import KernelBuilder
+from tlir.passes.contraction_kernels.conv_grad import DirectEmitter, PlaneGemmSpec
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
 from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec, Tiling, choose_tiling
+from tlir.passes.contraction_kernels.kernel_grad import (
+    KernelGradEmitter,
+    KernelGradSpec,
+    conv_kernel_grad_spec,
+)
 from tlir.passes.contraction_kernels.target import TargetInfo, host_target
 
 __all__ = ["contraction_kernel", "kernel_tiling"]
@@ -38,15 +44,21 @@ def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
         T.LinearOp: linear_spec,
         T.ConvOp: conv_spec,
         A.ConvInputGradOp: conv_input_grad_spec,
+        A.ConvKernelGradOp: conv_kernel_grad_spec,
     }
     if type(op) not in builders:
-        raise ValueError(f"{op.name} is not a contraction (matmul, linear, conv, conv_input_grad)")
+        raise ValueError(
+            f"{op.name} is not a contraction (matmul, linear, conv, conv_input_grad, "
+            "conv_kernel_grad)"
+        )
     return builders[type(op)](op, kb, buffers)
 
 
 def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) -> Tiling:
     """`choose_tiling` for `spec`; with `a_in_place`, no packed copy of the tile's
     rows of A (kcp = 0) when reading them in place is safe (`_apart`)."""
+    if isinstance(spec, KernelGradSpec) and target.tile is not None and target.tile[0] == 1:
+        target = dataclasses.replace(target, tile=None)  # A is packed: several rows per tile
     tiling = choose_tiling(
         target,
         spec.element.bitwidth // 8,
@@ -58,7 +70,8 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) 
     )
     if a_in_place and tiling.kcp and _apart(spec, tiling, target):
         tiling = dataclasses.replace(tiling, kcp=0)
-    return tiling
+    adjust = getattr(spec, "adjust_tiling", None)
+    return adjust(tiling, target) if adjust is not None else tiling
 
 
 def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo, ways: int = 8) -> bool:
@@ -101,7 +114,10 @@ def contraction_kernel(
     # conv: every unit uses the same rows of the weight, so a packed copy per
     # unit is only repeated work where those rows do not compete for L1 sets
     tiling = kernel_tiling(spec, target, a_in_place=isinstance(op, T.ConvOp))
-    GemmEmitter(kb, spec, tiling).emit(lo, hi)
+    emitter = KernelGradEmitter if isinstance(spec, KernelGradSpec) else GemmEmitter
+    if isinstance(spec, PlaneGemmSpec):
+        emitter = DirectEmitter
+    emitter(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)

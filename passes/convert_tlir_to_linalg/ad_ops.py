@@ -180,5 +180,37 @@ def lower_conv_input_grad(op: A.ConvInputGradOp, e: Emitter) -> SSAValue:
     return collapse(e, out, groups, shape_of(op.result))
 
 
+@lowers(A.ConvKernelGradOp)
+def lower_conv_kernel_grad(op: A.ConvKernelGradOp, e: Emitter) -> SSAValue:
+    """The fold of D6 (docs/autodiff.md#d6-conv-vjp) in transposed layout as one
+    generic over (c, k…, oc, lead…, o…): the reductions innermost, leading
+    positions before output positions, each row-major."""
+    geo = op.geometry
+    lead, rank = len(geo.lead), len(geo.kernel)
+    cells = list(range(1, 1 + rank))
+    oc = 1 + rank
+    leads = list(range(oc + 1, oc + 1 + lead))
+    outs = list(range(oc + 1 + lead, oc + 1 + lead + rank))
+    ndims = outs[-1] + 1
+    reads = [
+        dim(o) * geo.stride[a] + dim(k) * geo.dilation[a]
+        for a, (o, k) in enumerate(zip(outs, cells, strict=True))
+    ]
+    x_map = [*(dim(a) for a in leads), dim(0), *reads]
+    g_map = [*(dim(a) for a in leads), dim(oc), *(dim(o) for o in outs)]
+    init = e.filled(shape_of(op.result), 0.0)
+
+    def body(b: Body, args: list[SSAValue]) -> list[SSAValue]:
+        x, g, acc = args
+        return [b.add(acc, b.mul(x, g))]
+
+    iterators = [PARALLEL] * (oc + 1) + [REDUCTION] * (lead + rank)
+    return e.generic(
+        [op.input, op.grad], [init],
+        [amap(ndims, x_map), amap(ndims, g_map), amap(ndims, [dim(a) for a in range(oc + 1)])],
+        iterators, body,
+    )[0]  # fmt: skip
+
+
 def _numpy_type(e: Emitter) -> type:
     return np.float32 if e.element_type.bitwidth == 32 else np.float64

@@ -1,8 +1,9 @@
 // Derivative folds that are contractions become contractions (passes/autodiff/contractions.py):
 // the JVP of linear with +0 parameter tangents is linear(dx, W, +0) plus a NaN mask (the fold
 // of +0·x over each row, added last); the VJP of an unbroadcast matmul is two matmuls with
-// transposes; the VJP of a stride-1 conv has its kernel gradient as one matmul over the input
-// columns and its input gradient as one tlir_ad.conv_input_grad on g and the transposed weight.
+// transposes; the VJP of a stride-1 conv has its kernel gradient as one tlir_ad.conv_kernel_grad
+// on the padded input and g ([c, k…, oc], then transposed to the weight's layout) and its input
+// gradient as one tlir_ad.conv_input_grad on g and the transposed weight.
 // RUN: tlir-opt %s -p 'tlir-jvp{function=lin}' | filecheck %s --check-prefix=LIN
 // RUN: tlir-opt %s -p 'tlir-vjp{function=mm}' | filecheck %s --check-prefix=MM
 // RUN: tlir-opt %s -p 'tlir-vjp{function=cv}' | filecheck %s --check-prefix=CV
@@ -30,9 +31,12 @@
 // CV-NEXT:    [[WT:%.+]] = tlir.transpose %w {axis1 = 0 : i64, axis2 = 1 : i64} : (tensor<5x3x3x3xf64>) -> tensor<3x5x3x3xf64>
 // CV-NEXT:    [[DX:%.+]] = tlir_ad.conv_input_grad %dy0, [[WT]] {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, channel_axis = 1 : i64} : (tensor<2x5x4x4xf64>, tensor<3x5x3x3xf64>) -> tensor<2x3x4x4xf64>
 // CV:         [[XP:%.+]] = tlir_ad.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
-// CV:         [[COLS:%.+]] = tlir_ad.fold ins([[XP]]) {{.*}} maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, (d1 + d4), (d2 + d5))>]
-// CV:         [[DK:%.+]] = tlir.matmul {{%.+}}, {{%.+}} : (tensor<5x32xf64>, tensor<32x27xf64>) -> tensor<5x27xf64>
-// CV:         func.return %y, [[DX]],
+// CV-NEXT:    [[DKT:%.+]] = tlir_ad.conv_kernel_grad [[XP]], %dy0 {stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, channel_axis = 1 : i64} : (tensor<2x3x6x6xf64>, tensor<2x5x4x4xf64>) -> tensor<3x3x3x5xf64>
+// CV-NEXT:    [[M:%.+]] = tlir.reshape [[DKT]] : (tensor<3x3x3x5xf64>) -> tensor<27x5xf64>
+// CV-NEXT:    [[MT:%.+]] = tlir.transpose [[M]] {axis1 = 0 : i64, axis2 = 1 : i64} : (tensor<27x5xf64>) -> tensor<5x27xf64>
+// CV-NEXT:    [[DK:%.+]] = tlir.reshape [[MT]] : (tensor<5x27xf64>) -> tensor<5x3x3x3xf64>
+// CV-NOT:     tlir.matmul
+// CV:         func.return %y, [[DX]], [[DK]],
 
 // With seeded parameter tangents the fold of (dW·x) + (W·dx) stays.
 // SEEDED-LABEL: func.func @lin_jvp

@@ -1,7 +1,8 @@
 """`tlir_ad.conv_input_grad` (docs/autodiff.md#d6-conv-vjp) compiled, against the
 reference evaluator, bit for bit: the generated GEMM for stride 1 (a channel
-plane with zero margins, or the im2col packer when the plane is too large for
-the stack), the linalg fold for other strides, and the exact fallback that a
+plane with zero margins, read directly when rows are whole vectors and
+packed otherwise, or the im2col packer when the plane is too large for the
+stack), the linalg fold for other strides, and the exact fallback that a
 non-finite weight selects (the GEMM would pair such a cell with the +0 of a
 position its window misses: NaN where D6 adds nothing)."""
 
@@ -26,6 +27,9 @@ CASES = {
                 (1, 1, 1), 1, 1),
     "strided": ((2, 3, 8, 6), (2, 4, 4, 5), (3, 4, 3, 2), (2, 1), (1, 0), (1, 2), 1, 1),
     "large_plane": ((1, 2, 66, 66), (1, 2, 66, 66), (2, 2, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
+    "wide_plane": ((2, 3, 20, 20), (2, 16, 20, 20), (3, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
+    "direct": ((2, 3, 16, 16), (2, 32, 16, 16), (3, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
+    "direct_dilated": ((1, 2, 8, 16), (1, 5, 8, 16), (2, 5, 3, 3), (1, 1), (2, 0), (2, 1), 1, 1),
 }  # fmt: skip
 
 
@@ -110,3 +114,18 @@ def test_reference_follows_d6_order():
             want[0, c, *i] = acc
     (got,) = evaluate(module, [grad, weight])
     assert same_bits(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_a_plane_unit_covers_a_whole_sample(dtype):
+    """With the plane packer, one work unit per sample where the stack allows
+    (each channel plane filled once per sample, not once per column block)."""
+    from xdsl.dialects import func
+
+    from tlir.dialects import tlir_ad as A
+    from tlir.passes.contraction_kernels import contraction_kernel, host_target
+
+    function = next(op for op in _case("wide_plane", dtype).walk() if isinstance(op, func.FuncOp))
+    op = next(op for op in function.walk() if isinstance(op, A.ConvInputGradOp))
+    kernel = contraction_kernel(op, "k", host_target())
+    assert kernel.attributes["tlir.parallel_extent"].value.data == 2  # two samples, not 6 or 10

@@ -59,7 +59,7 @@ def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
     return module
 
 
-CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp, A.ConvInputGradOp)
+CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp, A.ConvInputGradOp, A.ConvKernelGradOp)
 
 
 def _generated(op) -> bool:

@@ -184,3 +184,27 @@ def _conv_input_grad(op: A.ConvInputGradOp, args: Sequence[np.ndarray]) -> np.nd
                     where = (*lead, rows, *into)
                     acc[where] = acc[where] + np.expand_dims(grad, axis) * weight
     return acc
+
+
+@evaluates(A.ConvKernelGradOp)
+def _conv_kernel_grad(op: A.ConvKernelGradOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """docs/autodiff.md#d6-conv-vjp in transposed layout, vectorised over (c, k,
+    oc): for each leading position, then output position (row-major), every
+    element adds x_pad·g once, from +0."""
+    x_pad, g = args
+    geo = op.geometry
+    acc = np.zeros(tuple(op.result.type.get_shape()), _dtype(op))
+    rank = len(geo.kernel)
+    with np.errstate(all="ignore"):
+        for lead in np.ndindex(*geo.lead):
+            for o in np.ndindex(*geo.out_spatial):
+                taps = [
+                    (o[a] * geo.stride[a] + np.arange(geo.kernel[a]) * geo.dilation[a]).reshape(
+                        tuple(-1 if b == a else 1 for b in range(rank))
+                    )
+                    for a in range(rank)
+                ]
+                cells = x_pad[lead][(slice(None), *taps)]
+                grads = g[lead][(slice(None), *o)]
+                acc = acc + cells[..., None] * grads
+    return acc

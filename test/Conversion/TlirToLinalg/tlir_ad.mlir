@@ -95,3 +95,21 @@ func.func @conv_input_grad(%g: tensor<2x3xf64>, %wt: tensor<1x2x2xf64>) -> tenso
   %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 2>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 1 : i64, channel_axis = 0 : i64} : (tensor<2x3xf64>, tensor<1x2x2xf64>) -> tensor<1x5xf64>
   func.return %dx : tensor<1x5xf64>
 }
+
+// -----
+
+// conv_kernel_grad (stride 2, dilation 3): one fold from a +0 fill over (c, k, oc, lead, o),
+// the leading positions then the output positions innermost, x_pad·g added per term.
+// CHECK-LABEL: func.func @conv_kernel_grad
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[Z]] : f64) outs(%{{.*}} : tensor<2x2x2xf64>) -> tensor<2x2x2xf64>
+// CHECK-NEXT:    %[[DKT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d0, ((d4 * 2) + (d1 * 3)))>, affine_map<(d0, d1, d2, d3, d4) -> (d3, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %g : tensor<3x2x8xf64>, tensor<3x2x3xf64>) outs(%[[INIT]] : tensor<2x2x2xf64>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f64, %[[G:.*]]: f64, %[[ACC:.*]]: f64):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[X]], %[[G]] : f64
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f64
+// CHECK-NEXT:      linalg.yield %[[S]] : f64
+// CHECK:         func.return %[[DKT]] : tensor<2x2x2xf64>
+func.func @conv_kernel_grad(%x: tensor<3x2x8xf64>, %g: tensor<3x2x3xf64>) -> tensor<2x2x2xf64> {
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 2>, dilation = array<i64: 3>, channel_axis = 1 : i64} : (tensor<3x2x8xf64>, tensor<3x2x3xf64>) -> tensor<2x2x2xf64>
+  func.return %dkt : tensor<2x2x2xf64>
+}

@@ -108,3 +108,43 @@ func.func @conv_input_grad_rank(%g: tensor<2x4xf64>, %wt: tensor<3x2x3xf64>) {
   %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 1 : i64, channel_axis = 1 : i64} : (tensor<2x4xf64>, tensor<3x2x3xf64>) -> tensor<2x3x4xf64>
   func.return
 }
+
+// -----
+
+func.func @conv_kernel_grad_channels(%x: tensor<2x3x6xf64>, %g: tensor<2x5x4xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_kernel_grad: result [3, 3, 4] must be [in_channels = 3, kernel…, out_channels = 5]
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 1>, dilation = array<i64: 1>, channel_axis = 1 : i64} : (tensor<2x3x6xf64>, tensor<2x5x4xf64>) -> tensor<3x3x4xf64>
+  func.return
+}
+
+// -----
+
+func.func @conv_kernel_grad_reach(%x: tensor<2x3x6xf64>, %g: tensor<2x5x4xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_kernel_grad: windows of spatial axis 0 reach past the input (6)
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 1>, dilation = array<i64: 2>, channel_axis = 1 : i64} : (tensor<2x3x6xf64>, tensor<2x5x4xf64>) -> tensor<3x3x5xf64>
+  func.return
+}
+
+// -----
+
+func.func @conv_kernel_grad_stride(%x: tensor<2x3x6xf64>, %g: tensor<2x5x4xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_kernel_grad: stride and dilation must be ≥ 1
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 0>, dilation = array<i64: 1>, channel_axis = 1 : i64} : (tensor<2x3x6xf64>, tensor<2x5x4xf64>) -> tensor<3x3x5xf64>
+  func.return
+}
+
+// -----
+
+func.func @conv_kernel_grad_lead(%x: tensor<2x3x6xf64>, %g: tensor<3x5x4xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_kernel_grad: input [2, 3, 6] and cotangent [3, 5, 4] must be [lead…, channels, spatial…] with 1 spatial axes after axis 1
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 1>, dilation = array<i64: 1>, channel_axis = 1 : i64} : (tensor<2x3x6xf64>, tensor<3x5x4xf64>) -> tensor<3x3x5xf64>
+  func.return
+}
+
+// -----
+
+func.func @conv_kernel_grad_element(%x: tensor<2x3x6xf32>, %g: tensor<2x5x4xf64>) {
+  // CHECK: invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: tlir_ad.conv_kernel_grad: input must have element type f64
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 1>, dilation = array<i64: 1>, channel_axis = 1 : i64} : (tensor<2x3x6xf32>, tensor<2x5x4xf64>) -> tensor<3x3x5xf64>
+  func.return
+}

@@ -44,3 +44,10 @@ func.func @conv_input_grad(%g: tensor<1x6x3x2xf32>, %wt: tensor<4x3x2x2xf32>) ->
   %dx = tlir_ad.conv_input_grad %g, %wt {stride = array<i64: 1, 2>, padding = array<i64: 1, 0>, dilation = array<i64: 2, 1>, groups = 2 : i64, channel_axis = 1 : i64} : (tensor<1x6x3x2xf32>, tensor<4x3x2x2xf32>) -> tensor<1x4x5x4xf32>
   func.return %dx : tensor<1x4x5x4xf32>
 }
+
+// CHECK-LABEL: func.func @conv_kernel_grad
+// CHECK:       %{{.*}} = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 2, 1>, dilation = array<i64: 1, 2>, channel_axis = 1 : i64} : (tensor<2x3x7x6xf32>, tensor<2x4x3x2xf32>) -> tensor<3x2x3x4xf32>
+func.func @conv_kernel_grad(%x: tensor<2x3x7x6xf32>, %g: tensor<2x4x3x2xf32>) -> tensor<3x2x3x4xf32> {
+  %dkt = tlir_ad.conv_kernel_grad %x, %g {stride = array<i64: 2, 1>, dilation = array<i64: 1, 2>, channel_axis = 1 : i64} : (tensor<2x3x7x6xf32>, tensor<2x4x3x2xf32>) -> tensor<3x2x3x4xf32>
+  func.return %dkt : tensor<3x2x3x4xf32>
+}
