@@ -96,15 +96,24 @@ class StridedPacker:
     sj: int
     n: int
 
+    # The transposes are straight-line code (lanes·log2(lanes) shuffles), which
+    # every later pass and LLVM pay for; below this many elements of B (n·sj ≥
+    # n·k) packing element by element costs microseconds at most.
+    TRANSPOSE_MIN_ELEMENTS = 16384
+
     def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
         element = self.buffer.type.element_type
         if self.sj == 1:
             self._pack_rows(kb, bases, dst, tiling, k0, kc, c0, c1)
-        elif self.sk == 1 and tiling.lanes > 1 and self.n >= tiling.lanes:
+        elif self._transposes(tiling.lanes):
             self._pack_transposed(kb, bases, dst, tiling, k0, kc, c0, c1)
         else:
             self._pack_columns(kb, bases, dst, tiling.ldp, k0, kc, c0, c0, c1)
         _zero_pad(kb, dst, tiling.ldp, kc, c0, self.n, tiling.nr, at_end, element)
+
+    def _transposes(self, lanes: int) -> bool:
+        big = self.n * self.sj >= self.TRANSPOSE_MIN_ELEMENTS
+        return self.sk == 1 and lanes > 1 and self.n >= lanes and big
 
     def _pack_rows(self, kb, bases, dst, tiling, k0, kc, c0, c1) -> None:
         ldp, lanes = tiling.ldp, tiling.lanes

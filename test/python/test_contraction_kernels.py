@@ -106,9 +106,10 @@ CASES = [
     ("linear_2lead", linear((2, 3, 7), 5), "outer", False),
     ("linear_sse", linear((5, 6), 7), "sse", False),
     ("linear_in0", linear((3, 0), 4), "host", False),
-    # the weight packed by in-register transposes: k and n not multiples of the lanes
-    ("linear_transposed_edges", linear((6, 37), 21), "host", True),
-    ("linear_transposed_blocks", linear((5, 70), 40), "tiny", True),
+    # the weight packed by in-register transposes (n·k ≥ 16384): k and n not
+    # multiples of the lanes
+    ("linear_transposed_edges", linear((6, 130), 131), "host", True),
+    ("linear_transposed_blocks", linear((5, 200), 90), "tiny", True),
     # conv: rank 1-3, groups, stride, dilation, asymmetric padding, channel axes
     ("conv2d_pad", conv((2, 3, 9, 11), 5, (3, 3), pad=(1, 1)), "host", True),
     ("conv2d_blocks", conv((1, 4, 10, 13), 6, (3, 2), pad=(2, 0), pad_after=(1, 3)), "tiny", True),
@@ -368,15 +369,20 @@ def test_avx512_tile_takes_a_as_embedded_broadcasts():
 def test_transposed_weight_is_packed_with_vector_shuffles():
     """A linear layer's weight is B transposed (each column of B a row in memory):
     its panels are packed as lanes × lanes squares transposed in registers, so
-    the kernel holds full-width shuffles rather than only scalar moves."""
+    the kernel holds full-width shuffles rather than only scalar moves; a small
+    weight is packed element by element (less code to compile)."""
     import tlir
 
-    text = _module(*linear((16, 64), 48)[:1], [(16, 64), (48, 64), (48,)], (16, 48), "f64")
+    text = _module(*linear((16, 256), 96)[:1], [(16, 256), (96, 256), (96,)], (16, 96), "f64")
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
     counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
     width = "zmm" if HOST.vector_bytes == 64 else "ymm/xmm"
     assert counts[f"shuffle {width}"] >= 8, counts
     assert counts["fma"] == 0, counts
+    text = _module(*linear((16, 64), 48)[:1], [(16, 64), (48, 64), (48,)], (16, 48), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
+    assert counts[f"shuffle {width}"] == 0, counts
 
 
 def test_kernel_signature_and_parallel_extent():
