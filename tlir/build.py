@@ -134,7 +134,13 @@ class Build:
         # then the entry function while this thread waits.
         # One worker: all llvmlite use stays on that thread.
         llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
-        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0, "tools": 0.0}
+        tools = (
+            ThreadPoolExecutor(2, thread_name_prefix="tlir-mlir-tools")
+            if self.backend == "mlir"
+            else None
+        )
+        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
+        tool_seconds: list[float] = []
         fresh: list[tuple[int, str, KernelABI]] = []  # (position, cache key, ABI)
 
         def to_object(llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
@@ -143,15 +149,20 @@ class Build:
             llvm_seconds[what] += time.perf_counter() - begin
             return data
 
-        def finish_and_compile(finish: Callable[[], str]) -> bytes:
-            # The mlir back end's tools run here, next to this thread's lowering.
+        def run_tools(finish: Callable[[], str]) -> str:
             begin = time.perf_counter()
             llvm_ir = finish()
-            llvm_seconds["tools"] += time.perf_counter() - begin
-            return to_object(llvm_ir, self.opt_level)
+            tool_seconds.append(time.perf_counter() - begin)  # append: two threads
+            return llvm_ir
 
         def submit_kernel(finish: Callable[[], str]) -> Future:
-            return llvm_thread.submit(finish_and_compile, finish)
+            if tools is None:
+                return llvm_thread.submit(lambda: to_object(finish(), self.opt_level))
+            # The mlir back end's tools (subprocesses) run two kernels at a time
+            # beside this thread's lowering and LLVM's worker; the worker takes
+            # their IR in order.
+            ir = tools.submit(run_tools, finish)
+            return llvm_thread.submit(lambda: to_object(ir.result(), self.opt_level))
 
         try:
             with quick_gil_handoff():
@@ -190,11 +201,13 @@ class Build:
                 main_object = main_future.result()
         finally:
             llvm_thread.shutdown(cancel_futures=True)
+            if tools is not None:
+                tools.shutdown(cancel_futures=True)
         if store is not None:
             for position, key, abi in fresh:
                 store.put(key, pack(dataclasses.asdict(abi), objects[position]))
         self.seconds.update(
-            lowering=self.lowering_seconds + llvm_seconds["tools"],
+            lowering=self.lowering_seconds + sum(tool_seconds),
             llvm=llvm_seconds["kernels"],
             entry=planning + llvm_seconds["entry"],
         )
