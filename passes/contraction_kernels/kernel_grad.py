@@ -11,7 +11,9 @@ copy of the cotangent:
 * X((c, w), k) = x_pad[lead, c, o·stride + w·dilation] is a row of A, which the
   GEMM packs per row tile and k block anyway (`KernelGradEmitter.pack_a`):
   each run of k with the same leading position and outer output coordinates
-  is one row of the padded input, copied by vectors when the stride is 1;
+  is one row of the padded input, copied by vectors when the stride is 1 (when
+  the k blocks hold whole runs, as with the usual 8- and 16-wide planes, each
+  run is copied whole, its length known when the kernel is generated);
 * G(k, oc) = g[lead, oc, o] is packed as B (`CotangentPacker`): when the output
   plane and the k block are whole numbers of vector lanes, each lanes × lanes
   square is `lanes` vector loads along o, a transpose in registers and `lanes`
@@ -34,7 +36,7 @@ from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
-from tlir.passes.contraction_kernels.conv import unravel
+from tlir.passes.contraction_kernels.conv import copy_run, unravel
 from tlir.passes.contraction_kernels.gemm import (
     Bases,
     GemmEmitter,
@@ -106,10 +108,12 @@ class KernelGradSpec(GemmSpec):
 
     geometry: A.ConvKernelGradGeometry | None = None
 
-    @staticmethod
-    def adjust_tiling(tiling: Tiling, target: object) -> Tiling:
-        """k blocks of whole vector-lane groups (for the packer's squares)."""
-        lanes = tiling.lanes
+    def adjust_tiling(self, tiling: Tiling, target: object) -> Tiling:
+        """k blocks of whole vector-lane groups (for the packer's squares); at
+        most two units of rows (each unit packs all of the cotangent)."""
+        lanes, mr = tiling.lanes, tiling.mr
+        mc = max(tiling.mc, -(-self.m // (2 * mr)) * mr)
+        tiling = dataclasses.replace(tiling, mc=mc)
         if tiling.kc <= lanes:
             return tiling
         kc = tiling.kc - tiling.kc % lanes
@@ -135,6 +139,9 @@ class KernelGradEmitter(GemmEmitter):
         outer_size = math.prod(outer_extents)
         step = geo.stride[-1]
         element = s.element
+        # Blocks of whole runs (k0 and every block's end a multiple of the row
+        # width, as k is): no bounds per run, copies of a length known now.
+        whole_rows = step == 1 and t.kc % width == 0
 
         def row(r: Index, carried: list) -> list:
             i = kb.add(ir, r)
@@ -152,6 +159,9 @@ class KernelGradEmitter(GemmEmitter):
                 for a, coordinate in enumerate(outer):
                     src = kb.add(src, kb.mul(coordinate, geo.stride[a] * in_strides[a]))
                 start = kb.mul(q, width)  # k of output column 0 of this run
+                if whole_rows:  # the block holds the whole run: its length is known now
+                    copy_run(kb, s.a, src, self.ap, kb.add(row_out, start), width, t.lanes)
+                    return []
                 lo = kb.sub(kb.max(k0, start), start)
                 hi = kb.sub(kb.min(kb.add(k0, kc), kb.add(start, width)), start)
                 out = kb.add(row_out, start)

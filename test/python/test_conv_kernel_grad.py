@@ -1,6 +1,9 @@
 """`tlir_ad.conv_kernel_grad` (docs/autodiff.md#d6-conv-vjp) compiled, against the
 reference evaluator, bit for bit: the generated GEMM (A's rows gathered from the
-padded input by vectors when the stride is 1, element by element otherwise; the
+padded input by vectors when the stride is 1 (whole rows when the k blocks
+hold whole runs: "squares" in both types, "several_k_blocks" in f32; runs cut
+by a block's bounds: "several_k_blocks" in f64, 72-element blocks of 16-wide
+runs, and "odd_plane"), element by element otherwise; the
 cotangent packed by lanes × lanes squares transposed in registers when the
 output plane is a whole number of vectors, element by element otherwise), with
 -0, infinities and NaN in both operands; and the reference against a plain D6
