@@ -11,7 +11,10 @@ cache). Stages: `import` (Python imports plus reading the model), `tlir`
 kernels), `llvm` (LLVM's optimizer and code generation), `entry` (the plan
 and its entry function), `load` (reading cache entries), `link`. Ratios are
 to the **calibration**: xDSL parsing, verifying and printing a 3,000-op
-`arith` function, timed in this process. `growth` is the time per node at
+`arith` function, timed in this process (best of three) before each graph and
+back end and once more at the end; the ratios use the fastest of these, since
+a shared or virtual machine's speed drifts during a run (the table is printed
+at the end). `growth` is the time per node at
 each size over the time per node at the smallest size (1.00 is linear).
 """
 
@@ -116,14 +119,13 @@ def main() -> None:
     from tlir.backend import mlir
 
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
-    calib = calibration()
-    print(f"calibration (xDSL parse+verify+print, 3,000 arith ops): {calib:.3f} s")
-    header = f"{'graph':12} {'nodes':>6} {'backend':7} {'run':5} {'seconds':>8} {'ratio':>7}"
-    print(header + "".join(f" {s:>8}" for s in STAGES) + f" {'growth':>7}")
+    calibrations: list[float] = []
+    rows: list[tuple[str, float, str]] = []  # (before the ratio, seconds, after it)
     makers = {"mlp": graphs.mlp_chain, "transformer": graphs.transformer_chain}
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.graphs:
             for backend in backends:
+                calibrations.append(calibration())
                 base = None
                 for size in args.sizes:
                     graph = makers[name](size)
@@ -140,20 +142,24 @@ def main() -> None:
                             base = base or per_node
                             growth = f"{per_node / base:7.2f}"
                         stages = "".join(f" {stats.get(s, 0.0):8.2f}" for s in STAGES)
-                        print(
-                            f"{name:12} {count:6d} {backend:7} {run:5} {total:8.2f} "
-                            f"{total / calib:6.1f}x{stages} {growth:>7}",
-                            flush=True,
-                        )
+                        head = f"{name:12} {count:6d} {backend:7} {run:5} {total:8.2f} "
+                        rows.append((head, total, f"x{stages} {growth:>7}"))
             if args.torch:
                 graph = makers[name](min(args.sizes))
                 seconds = torch_compile_seconds(graph)
                 if seconds is not None:
-                    print(
-                        f"{name:12} {len(graph['nodes']):6d} torch.compile (first call) "
-                        f"{seconds:8.2f} s  {seconds / calib:6.1f}x",
-                        flush=True,
-                    )
+                    head = f"{name:12} {len(graph['nodes']):6d} torch.compile (first call) "
+                    rows.append((head + f"{seconds:8.2f} s  ", seconds, "x"))
+    calibrations.append(calibration())
+    calib = min(calibrations)
+    print(
+        f"calibration (xDSL parse+verify+print, 3,000 arith ops): {calib:.3f} s "
+        f"(fastest of {', '.join(f'{c:.3f}' for c in calibrations)})"
+    )
+    header = f"{'graph':12} {'nodes':>6} {'backend':7} {'run':5} {'seconds':>8} {'ratio':>7}"
+    print(header + "".join(f" {s:>8}" for s in STAGES) + f" {'growth':>7}")
+    for head, seconds, tail in rows:
+        print(f"{head}{seconds / calib:6.1f}{tail}")
 
 
 if __name__ == "__main__":
