@@ -208,6 +208,30 @@ class KernelBuilder:
     def vstore(self, value: SSAValue, buffer: SSAValue, at: Index) -> None:
         self.emit(vector.StoreOp(value, buffer, [self.index(at)]))
 
+    def copy_range(self, src_buffer: SSAValue, src: Index, dst_buffer: SSAValue, dst: Index,
+                   lo: Index, hi: Index, lanes: int) -> None:  # fmt: skip
+        """dst[dst + o] = src[src + o] for lo ≤ o < hi: vectors of `lanes`, then at
+        most one each of a half and a quarter vector, then single elements."""
+        element = dst_buffer.type.element_type
+        start = lo
+        for width in [w for w in (lanes, lanes // 2, lanes // 4) if w >= 2]:
+            end = self.add(start, self.mul(self.div(self.sub(hi, start), width), width))
+            typ = VectorType(element, [width])
+
+            def vcopy(o: Index, carried: list, typ=typ) -> list:
+                value = self.vload(src_buffer, self.add(src, o), typ)
+                self.vstore(value, dst_buffer, self.add(dst, o))
+                return []
+
+            self.loop(start, end, width, [], vcopy)
+            start = end
+
+        def copy(o: Index, carried: list) -> list:
+            self.store(self.load(src_buffer, self.add(src, o)), dst_buffer, self.add(dst, o))
+            return []
+
+        self.loop(start, hi, 1, [], copy)
+
     def broadcast(self, scalar: SSAValue, typ: VectorType) -> SSAValue:
         return self.emit(vector.BroadcastOp(scalar, typ))
 

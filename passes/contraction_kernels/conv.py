@@ -117,29 +117,16 @@ class Im2colPacker:
                     return []
 
                 kb.loop(a_, lo, 1, [], fill)
-                vector_end = lo
-                # Stride 1: full vectors, then at most one each of half and a
-                # quarter of a vector (a 28-wide row in f32: 16 + 8 + 4 lanes).
-                widths = [w for w in (lanes, lanes // 2, lanes // 4) if w >= 2] if s == 1 else []
-                for chunk in widths:
-                    start = vector_end
-                    count = kb.div(kb.sub(hi, start), chunk)
-                    vector_end = kb.add(start, kb.mul(count, chunk))
-                    chunk_type = VectorType(element, [chunk])
+                if s == 1:  # a 28-wide row in f32: 16 + 8 + 4 lanes
+                    kb.copy_range(self.buffer, src_col, dst, out, lo, hi, lanes)
+                else:
 
-                    def vcopy(o: Index, carried: list, chunk_type=chunk_type) -> list:
-                        value = kb.vload(self.buffer, kb.add(src_col, o), chunk_type)
-                        kb.vstore(value, dst, kb.add(out, o))
+                    def copy(o: Index, carried: list) -> list:
+                        value = kb.load(self.buffer, kb.add(src_col, kb.mul(o, s)))
+                        kb.store(value, dst, kb.add(out, o))
                         return []
 
-                    kb.loop(start, vector_end, chunk, [], vcopy)
-
-                def copy(o: Index, carried: list) -> list:
-                    value = kb.load(self.buffer, kb.add(src_col, kb.mul(o, s)))
-                    kb.store(value, dst, kb.add(out, o))
-                    return []
-
-                kb.loop(vector_end, hi, 1, [], copy)
+                    kb.loop(lo, hi, 1, [], copy)
                 kb.loop(hi, b_, 1, [], fill)
                 return []
 

@@ -173,29 +173,6 @@ class PlanePacker:
     def _strides(self) -> list[int]:
         return [math.prod(self.extents[a + 1 :]) for a in range(len(self.extents))]
 
-    def _copy(self, kb, src_buffer, src: Index, dst_buffer, dst: Index, lo, hi, lanes) -> None:
-        """dst[dst + o] = src[src + o] for lo ≤ o < hi: vectors of `lanes`, a half
-        and a quarter vector, then single elements."""
-        element = self.plane.type.element_type
-        start = lo
-        for width in [w for w in (lanes, lanes // 2, lanes // 4) if w >= 2]:
-            count = kb.div(kb.sub(hi, start), width)
-            end = kb.add(start, kb.mul(count, width))
-            typ = VectorType(element, [width])
-
-            def vcopy(o: Index, carried: list, typ=typ) -> list:
-                kb.vstore(kb.vload(src_buffer, kb.add(src, o), typ), dst_buffer, kb.add(dst, o))
-                return []
-
-            kb.loop(start, end, width, [], vcopy)
-            start = end
-
-        def copy(o: Index, carried: list) -> list:
-            kb.store(kb.load(src_buffer, kb.add(src, o)), dst_buffer, kb.add(dst, o))
-            return []
-
-        kb.loop(start, hi, 1, [], copy)
-
     def _fill(
         self, kb: KernelBuilder, bases: Bases, m: Index, lanes: int, plane=None, offset: Index = 0
     ) -> None:
@@ -212,7 +189,7 @@ class PlanePacker:
             for a, coordinate in enumerate(outer):
                 at = kb.add(at, kb.mul(kb.add(coordinate, self.margins[a]), strides[a]))
             src = kb.add(channel, kb.mul(q, width))
-            self._copy(kb, self.buffer, src, plane, at, 0, width, lanes)
+            kb.copy_range(self.buffer, src, plane, at, 0, width, lanes)
             return []
 
         kb.loop(0, math.prod(geo.out_spatial[:-1]), 1, [], row)
@@ -248,7 +225,7 @@ class PlanePacker:
                     lo = kb.sub(kb.max(c0, row_start), row_start)
                     hi = kb.sub(kb.min(c1, kb.add(row_start, width)), row_start)
                 out = kb.add(row_out, row_start)
-                self._copy(kb, self.plane, src, dst, out, lo, hi, lanes)
+                kb.copy_range(self.plane, src, dst, out, lo, hi, lanes)
                 return []
 
             first_row = kb.div(c0, width)

@@ -138,7 +138,6 @@ class KernelGradEmitter(GemmEmitter):
         outer_extents = geo.out_spatial[:-1]
         outer_size = math.prod(outer_extents)
         step = geo.stride[-1]
-        element = s.element
         # Blocks of whole runs (k0 and every block's end a multiple of the row
         # width, as k is): no bounds per run, copies of a length known now.
         whole_rows = step == 1 and t.kc % width == 0
@@ -166,7 +165,7 @@ class KernelGradEmitter(GemmEmitter):
                 hi = kb.sub(kb.min(kb.add(k0, kc), kb.add(start, width)), start)
                 out = kb.add(row_out, start)
                 if step == 1:
-                    _copy(kb, s.a, src, self.ap, out, lo, hi, t.lanes, element)
+                    kb.copy_range(s.a, src, self.ap, out, lo, hi, t.lanes)
                 else:
 
                     def copy(o: Index, carried: list) -> list:
@@ -183,29 +182,6 @@ class KernelGradEmitter(GemmEmitter):
             return []
 
         kb.loop(0, rows, 1, [], row)
-
-
-def _copy(kb, src_buffer, src: Index, dst_buffer, dst: Index, lo, hi, lanes, element) -> None:
-    """dst[dst + o] = src[src + o] for lo ≤ o < hi: vectors of `lanes`, a half
-    and a quarter vector, then single elements."""
-    start = lo
-    for width in [w for w in (lanes, lanes // 2, lanes // 4) if w >= 2]:
-        count = kb.div(kb.sub(hi, start), width)
-        end = kb.add(start, kb.mul(count, width))
-        typ = VectorType(element, [width])
-
-        def vcopy(o: Index, carried: list, typ=typ) -> list:
-            kb.vstore(kb.vload(src_buffer, kb.add(src, o), typ), dst_buffer, kb.add(dst, o))
-            return []
-
-        kb.loop(start, end, width, [], vcopy)
-        start = end
-
-    def copy(o: Index, carried: list) -> list:
-        kb.store(kb.load(src_buffer, kb.add(src, o)), dst_buffer, kb.add(dst, o))
-        return []
-
-    kb.loop(start, hi, 1, [], copy)
 
 
 def conv_kernel_grad_spec(
