@@ -7,16 +7,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, Region
 
 import tlir
+from tlir.backend.mlir import find_tool
 from tlir.diagnostics import verify_module
 from tlir.interface import find_function
 from tlir.passes.tlir_jvp import TlirJvp
 from tlir.passes.tlir_vjp import TlirVjp
 from tlir.universe import context
+
+BACKENDS = [
+    "xdsl",
+    pytest.param(
+        "mlir", marks=pytest.mark.skipif(find_tool("mlir-opt") is None, reason="no mlir-opt")
+    ),
+]
+"""Both back ends, the mlir one skipped where MLIR's tools are not installed."""
 
 
 def derivative(model: str | ModuleOp, mode: str, **options) -> ModuleOp:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from autodiff_util import derivative, same_bits
+from autodiff_util import BACKENDS, derivative, same_bits
 
 import tlir
 from tlir.passes.autodiff.fusion import merged_axes
@@ -68,15 +68,10 @@ def test_the_map_is_fused(name):
     assert "tlir_ad.map" not in names, name
 
 
-@pytest.mark.parametrize("backend", ["xdsl", "mlir"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_fused_vjp_matches_the_reference(name, dtype, backend):
-    if backend == "mlir":
-        from tlir.backend.mlir import find_tool
-
-        if find_tool("mlir-opt") is None:
-            pytest.skip("no mlir-opt")
     text = _text(name, dtype)
     module = tlir.parse_module(text)
     x, dy = _arrays(name, dtype, module)

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from autodiff_util import derivative, merged, same_bits
+from autodiff_util import BACKENDS, derivative, merged, same_bits
 
 import tlir
-from tlir.backend import mlir
 from tlir.reference import jvp, vjp
 
 NAN, INF = float("nan"), float("inf")
@@ -127,13 +126,7 @@ def test_reference_follows_the_convention(kink):
     assert all(_check(g, w) for g, w in zip(grads, kink.gradients)), grads
 
 
-HAVE_MLIR = mlir.find_tool("mlir-opt") is not None
-
-
-@pytest.mark.parametrize(
-    "backend",
-    ["xdsl", pytest.param("mlir", marks=pytest.mark.skipif(not HAVE_MLIR, reason="no mlir-opt"))],
-)
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_compiled_code_follows_the_convention(backend):
     modules, args, expected = [], [], []
     for kink in KINKS:

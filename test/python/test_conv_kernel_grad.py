@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from autodiff_util import merged, same_bits
+from autodiff_util import BACKENDS, merged, same_bits
 from xdsl.dialects.builtin import ModuleOp
 
 import tlir
@@ -77,14 +77,9 @@ def _arrays(dtype: str, finite: bool, seed: int, names=CASES) -> list[np.ndarray
     return arrays
 
 
-@pytest.mark.parametrize("backend", ["xdsl", "mlir"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 def test_compiled_conv_kernel_grad_matches_the_reference(dtype, backend):
-    if backend == "mlir":
-        from tlir.backend.mlir import find_tool
-
-        if find_tool("mlir-opt") is None:
-            pytest.skip("no mlir-opt")
     module = merged([_case(name, dtype) for name in CASES])
     model = tlir.compile(module, backend=backend)
     for finite in (True, False):
