@@ -214,7 +214,7 @@ def zero_run(kb: KernelBuilder, dst_buffer, dst: Index, length: int, lanes: int)
 
 
 @dataclass
-class BandPacker:
+class BandPacker(Im2colPacker):
     """X(k, j) for a stride of 1 along the last spatial axis, from a band of
     input rows with zero margins on the stack.
 
@@ -230,17 +230,8 @@ class BandPacker:
     of whole output rows (`columns_multiple`) that copy has a length known
     when the kernel is generated: full vectors, the last one overlapping
     (`copy_run`); where the unit's rows fill whole vectors, each vector of a
-    packed row is assembled from band loads and stored aligned."""
-
-    buffer: SSAValue
-    in_spatial: tuple[int, ...]
-    out_spatial: tuple[int, ...]
-    kernel: tuple[int, ...]
-    stride: tuple[int, ...]
-    dilation: tuple[int, ...]
-    padding: tuple[int, ...]
-    n: int
-    fallback: Im2colPacker
+    packed row is assembled from band loads and stored aligned. A band over
+    `BAND_BYTES` falls back to the im2col packer it extends."""
 
     def __post_init__(self) -> None:
         d = len(self.kernel)
@@ -285,7 +276,7 @@ class BandPacker:
         band_rows = self._band_rows(tiling.nc)
         pw = self.extents[-1]
         if band_rows * pw * element.bitwidth // 8 > BAND_BYTES:
-            self.fallback.pack(kb, bases, dst, tiling, k0, kc, c0, c1, at_end)
+            super().pack(kb, bases, dst, tiling, k0, kc, c0, c1, at_end)
             return
         lanes, ldp = tiling.lanes, tiling.ldp
         # `lanes` spare cells before and after: whole-vector loads around a row
@@ -425,12 +416,10 @@ def conv_spec(op: T.ConvOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) -> G
             row_bias=kb.mul(g, cout),
         )
 
-    packer = Im2colPacker(
+    packer_class = BandPacker if cfg.stride[-1] == 1 else Im2colPacker
+    packer = packer_class(
         x, in_spatial, out_spatial, cfg.kernel, cfg.stride, cfg.dilation, cfg.padding, positions
     )
-    if cfg.stride[-1] == 1:
-        packer = BandPacker(x, in_spatial, out_spatial, cfg.kernel, cfg.stride, cfg.dilation,
-                            cfg.padding, positions, packer)  # fmt: skip
     return GemmSpec(
         element=op.result.type.element_type,
         batch=samples * groups,
