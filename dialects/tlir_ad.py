@@ -105,6 +105,15 @@ def _element(typ: Attribute, what: str, op: Operation) -> Attribute:
     return element
 
 
+def _result_element(op: Operation, operands: Sequence[tuple[SSAValue, str]]) -> Attribute:
+    """The element type of the result, which each (operand, what) must share."""
+    element = _element(op.result.type, "result", op)
+    for value, what in operands:
+        if _element(value.type, what, op) != element:
+            raise VerifyException(f"{op.name}: {what} must have element type {element}")
+    return element
+
+
 def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(value.type.get_shape())
 
@@ -402,10 +411,7 @@ class ConvInputGradOp(IRDLOperation):
         return ConvGradGeometry.of(self)
 
     def verify_(self) -> None:
-        element = _element(self.result.type, "result", self)
-        for value, what in ((self.grad, "cotangent"), (self.weight, "weight")):
-            if _element(value.type, what, self) != element:
-                raise VerifyException(f"{self.name}: {what} must have element type {element}")
+        _result_element(self, ((self.grad, "cotangent"), (self.weight, "weight")))
         g, w, x = _shape(self.grad), _shape(self.weight), _shape(self.result)
         stride, padding, dilation = ints(self.stride), ints(self.padding), ints(self.dilation)
         rank, axis, groups = len(w) - 2, self.channel_axis.value.data, self.groups.value.data
@@ -504,10 +510,7 @@ class ConvKernelGradOp(IRDLOperation):
         return ConvKernelGradGeometry.of(self)
 
     def verify_(self) -> None:
-        element = _element(self.result.type, "result", self)
-        for value, what in ((self.input, "input"), (self.grad, "cotangent")):
-            if _element(value.type, what, self) != element:
-                raise VerifyException(f"{self.name}: {what} must have element type {element}")
+        _result_element(self, ((self.input, "input"), (self.grad, "cotangent")))
         x, g, r = _shape(self.input), _shape(self.grad), _shape(self.result)
         stride, dilation = ints(self.stride), ints(self.dilation)
         rank, axis = len(r) - 2, self.channel_axis.value.data
