@@ -56,14 +56,20 @@ class Jvp:
             self.block.add_op(clone)
             mapping.update(zip(op.results, clone.results, strict=True))
             self.b = Builder(self.block, op.location)
-            tangent[op.results[0]] = self.tangent(
-                op, clone, [tangent[v] for v in op.operands], seeds
-            )
+            result = self.tangent(op, clone, [tangent[v] for v in op.operands], seeds)
+            if isinstance(result, tuple):
+                # The rule's fold computed the primal too: the forward op goes.
+                primal, result = result
+                mapping[op.results[0]] = primal
+                clone.detach()
+                clone.erase()
+            tangent[op.results[0]] = result
         raise AssertionError("a function body ends in func.return")
 
     def tangent(
         self, op: Operation, clone: Operation, dots: list[SSAValue], seeds: dict
-    ) -> SSAValue:
+    ) -> SSAValue | tuple[SSAValue, SSAValue]:
+        """The op's tangent, or (primal, tangent) where the rule computes both."""
         if op in seeds:
             return seeds[op]
         if 0 in clone.results[0].type.get_shape():

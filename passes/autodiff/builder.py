@@ -210,7 +210,7 @@ class Builder:
 
     def fold(
         self,
-        inputs: Sequence[SSAValue],
+        inputs: Sequence[SSAValue | float],
         maps: Sequence[Sequence],
         bounds: Sequence[int],
         reductions: Sequence[int],
@@ -219,19 +219,36 @@ class Builder:
     ) -> list[SSAValue]:
         """A `tlir_ad.fold` over `bounds`; `maps` give each input's index
         expressions (ints or `dim(k)`), `reductions` the reduction dimensions,
-        `inits` each result's start (a value, or a number to fill it with)."""
-        element = element_of(inputs[0]) if inputs else element_of(inits[0])
+        `inits` each result's start (a value, or a number to fill it with).
+
+        An input given as a number reaches the body as a constant (nothing to
+        read), and a number as init is a broadcast of a rank-0 constant, which
+        kernel formation fuses into the fold's kernel: the result buffer is
+        filled there instead of copied from a constant tensor."""
+        tensors = [v for v in inputs if isinstance(v, SSAValue)]
+        element = element_of(tensors[0]) if tensors else element_of(inits[0])
         out_shape = [n for k, n in enumerate(bounds) if k not in reductions]
         init_values = [
-            v if isinstance(v, SSAValue) else self.const(v, out_shape, element) for v in inits
+            v if isinstance(v, SSAValue) else self.filled(v, out_shape, element) for v in inits
         ]
-        block = Block(arg_types=[element] * (len(inputs) + len(init_values)))
-        block.add_op(A.YieldOp(*body(Scalar(block, element), list(block.args))))
+        block = Block(arg_types=[element] * (len(tensors) + len(init_values)))
+        scalar = Scalar(block, element)
+        args = iter(block.args)
+        values = [next(args) if isinstance(v, SSAValue) else scalar.const(v) for v in inputs]
+        block.add_op(A.YieldOp(*body(scalar, [*values, *args])))
         _prune(block)
         iterators = [A.REDUCTION if k in reductions else A.PARALLEL for k in range(len(bounds))]
-        affine = [amap(len(bounds), exprs) for exprs in maps]
-        op = A.FoldOp(inputs, init_values, bounds, affine, iterators, Region(block))
+        read = [m for v, m in zip(inputs, maps, strict=True) if isinstance(v, SSAValue)]
+        affine = [amap(len(bounds), exprs) for exprs in read]
+        op = A.FoldOp(tensors, init_values, bounds, affine, iterators, Region(block))
         return list(self.add(op).results)
+
+    def filled(self, value: float, shape: Sequence[int], element: Attribute) -> SSAValue:
+        """A tensor of `value`: a broadcast of a rank-0 constant."""
+        if not shape:
+            return self.const(value, [], element)
+        scalar = self.const(value, [], element)
+        return self.tlir(T.BroadcastToOp, [scalar], shape)
 
     def pad(
         self,

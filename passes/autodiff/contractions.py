@@ -16,10 +16,10 @@ emits the op (the compiled contraction kernels) instead of a `tlir_ad.fold`.
 * JVP with parameter tangents +0 (unseeded): each term is (+0·x) + (W·dx). An
   accumulator from +0 is never −0, so a ±0 term leaves it unchanged and the
   sum equals the fold of W·dx, except that +0·x is NaN where x is infinite or
-  NaN. The tangent is therefore linear(dx, W, +0) (conv(dx, W, +0)) plus a
-  term that is NaN exactly where a non-finite x enters the fold, else +0
-  (adding +0 to a sum that is never −0 changes nothing): a fold of +0·x over
-  the row (for conv: over the channels, then a conv with a kernel of ones).
+  NaN. W·(dx + (+0·x)) has the same two properties (it differs from W·dx at
+  most in the sign of a zero, and is NaN where x is not finite), so the
+  tangent is linear(dx + (+0·x), W, +0) (conv(…), any groups): one elementwise
+  pass over the input instead of a mask over the output.
 
 Anything else (zero-size operands, broadcast batches, groups in dK, seeded
 parameter tangents) keeps the `tlir_ad.fold` of the rule.
@@ -121,11 +121,19 @@ def _zero_times(s: Scalar, value: SSAValue) -> SSAValue:
     return s.mul(s.const(0.0), value)
 
 
-def _add_nan_mask(b: Builder, value: SSAValue, mask: SSAValue, mask_read: list) -> SSAValue:
-    """value + mask (mask read at `mask_read`): NaN where the mask is NaN, else value."""
-    shape = shape_of(value)
-    maps = [dims(range(len(shape))), mask_read]
-    return b.fold([value, mask], maps, shape, [], [0.0], lambda s, v: [s.add(v[0], v[1])])[0]
+def _poisoned(b: Builder, tangent: SSAValue, primal: SSAValue) -> SSAValue:
+    """tangent + (+0·primal): the tangent (up to the sign of a zero) where the
+    primal is finite, NaN where it is not."""
+    shape = shape_of(primal)
+    every = dims(range(len(shape)))
+    return b.fold(
+        [tangent, primal],
+        [every, every],
+        shape,
+        [],
+        [0.0],
+        lambda s, v: [s.add(v[0], _zero_times(s, v[1]))],
+    )[0]
 
 
 def linear_jvp(b: Builder, op: T.LinearOp, dots: list[SSAValue]) -> SSAValue | None:
@@ -134,29 +142,16 @@ def linear_jvp(b: Builder, op: T.LinearOp, dots: list[SSAValue]) -> SSAValue | N
         return None
     if not _nonempty(op.input, op.weight):
         return None
-    x = shape_of(op.input)
-    lead = len(x) - 1
-    plain = b.tlir(T.LinearOp, [dots[0], op.weight, dots[2]], shape_of(op.result))
-    rows = dims(range(lead))
-    bad = b.fold(
-        [op.input],
-        [dims(range(lead + 1))],
-        x,
-        [lead],
-        [0.0],
-        lambda s, v: [s.add(v[1], _zero_times(s, v[0]))],
-    )[0]
-    return _add_nan_mask(b, plain, bad, rows)
+    dx = _poisoned(b, dots[0], op.input)
+    return b.tlir(T.LinearOp, [dx, op.weight, dots[2]], shape_of(op.result))
 
 
 def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
-    """The tangent of conv with +0 kernel and bias tangents (one group), or None."""
-    cfg = op.config
-    if cfg.groups != 1 or not (is_positive_zero(dots[1]) and is_positive_zero(dots[2])):
+    """The tangent of conv with +0 kernel and bias tangents, or None."""
+    if not (is_positive_zero(dots[1]) and is_positive_zero(dots[2])):
         return None
     if not _nonempty(op.input, op.weight):
         return None
-    element = element_of(op.input)
     props = dict(
         kernel=op.kernel,
         stride=op.stride,
@@ -166,35 +161,10 @@ def conv_jvp(b: Builder, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue | None:
         groups=op.groups,
         channel_axis=op.channel_axis,
         in_channels=op.in_channels,
+        out_channels=op.out_channels,
     )
-    out = shape_of(op.result)
-    plain = b.tlir(
-        T.ConvOp, [dots[0], op.weight, dots[2]], out, out_channels=op.out_channels, **props
-    )
-    # +0·x summed over the channels (+0, or NaN where a channel is not finite; the
-    # order of a sum of zeros and NaNs does not matter), then over each window.
-    x = shape_of(op.input)
-    axis = cfg.channel_axis
-    zeroed = b.fold(
-        [op.input],
-        [dims(range(len(x)))],
-        x,
-        [axis],
-        [0.0],
-        lambda s, v: [s.add(v[1], _zero_times(s, v[0]))],
-    )[0]
-    zeroed = b.reshape(zeroed, [*x[:axis], 1, *x[axis + 1 :]])
-    ones = b.const(1.0, [1, 1, *cfg.kernel], element)
-    mask_shape = [*out[:axis], 1, *out[axis + 1 :]]
-    mask = b.tlir(
-        T.ConvOp,
-        [zeroed, ones, b.const(0.0, [1], element)],
-        mask_shape,
-        out_channels=T.i64_attr(1),
-        **{**props, "in_channels": T.i64_attr(1)},
-    )
-    read = [*dims(range(axis)), 0, *dims(range(axis + 1, len(out)))]
-    return _add_nan_mask(b, plain, mask, read)
+    dx = _poisoned(b, dots[0], op.input)
+    return b.tlir(T.ConvOp, [dx, op.weight, dots[2]], shape_of(op.result), **props)
 
 
 def conv_input_vjp(b: Builder, op: T.ConvOp, g: SSAValue) -> SSAValue:

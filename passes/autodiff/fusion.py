@@ -7,8 +7,8 @@ reshaped to the input's shape, and the rule of the op before it is a
 Kernel formation does not fuse across the reshape (a view), so run as two
 kernels the gathered value is written out and read back; as one, each element
 goes straight from the gather's body into the map's. (Forward mode is not
-rewritten: there the gathers, such as the NaN mask added to a conv's tangent,
-feed their maps directly, and kernel formation already fuses them.)
+rewritten: its gathers feed their consumers directly, and kernel formation
+already fuses them.)
 
 `fuse_maps_into_gathers` rewrites
 

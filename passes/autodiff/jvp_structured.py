@@ -145,7 +145,9 @@ def conv(j, op: T.ConvOp, dots: list[SSAValue]) -> SSAValue:
 def _pool_inputs(j, op: T.WindowOp, dx: SSAValue, window: Window):
     low = [0] * window.lead + list(window.pad_before)
     x_pad, dx_pad = (j.b.pad(v, low, low) for v in (op.input, dx))
-    valid = j.b.pad(j.b.ones(shape_of(op.input), element_of(dx)), low, low)
+    valid: SSAValue | float = 1.0  # every cell is real
+    if any(low):
+        valid = j.b.pad(j.b.ones(shape_of(op.input), element_of(dx)), low, low)
     rank = window.lead + 2 * window.rank
     out_dims = range(window.lead, window.lead + window.rank)
     k_dims = range(window.lead + window.rank, rank)
@@ -155,8 +157,11 @@ def _pool_inputs(j, op: T.WindowOp, dx: SSAValue, window: Window):
 
 
 @jvp_rule(T.MaxPoolOp)
-def max_pool(j, op: T.MaxPoolOp, dots: list[SSAValue]) -> SSAValue:
-    """The tangent of the first maximal real cell (row-major, strict >)."""
+def max_pool(j, op: T.MaxPoolOp, dots: list[SSAValue]) -> tuple[SSAValue, SSAValue]:
+    """The tangent of the first maximal real cell (row-major, strict >). The
+    fold picks that cell's value too, which is the op's own result (the same
+    cell, by the same comparisons): it is returned as the primal, so the dual
+    pool is one pass and its input (a relu, say) can fuse into it."""
     window = Window.of_pool(op)
     inputs, read, bounds, k_dims = _pool_inputs(j, op, dots[0], window)
 
@@ -167,7 +172,8 @@ def max_pool(j, op: T.MaxPoolOp, dots: list[SSAValue]) -> SSAValue:
         return [s.select(take, x, best), s.select(s.nonzero(valid), s.const(1.0), seen),
                 s.select(take, dx, dbest)]  # fmt: skip
 
-    return j.b.fold(inputs, [read] * 3, bounds, k_dims, [0.0] * 3, body)[2]
+    best, _, tangent = j.b.fold(inputs, [read] * 3, bounds, k_dims, [0.0] * 3, body)
+    return best, tangent
 
 
 @jvp_rule(T.AvgPoolOp)

@@ -2,9 +2,10 @@
 
 A JVP rule gets the context (`Jvp`, with the builder), the op as cloned into the
 derivative function and its operands' tangents, and returns the result's
-tangent. A VJP rule gets the context, the op and its result's cotangent `g`,
-and returns one contribution per operand (None: no contribution), in operand
-order; `stops` lists the operands no gradient flows to (D8, D9, D4 of
+tangent, or (primal, tangent) when its program computes the op's result as
+well (the clone is then dropped). A VJP rule gets the context, the op and its
+result's cotangent `g`, and returns one contribution per operand (None: no
+contribution), in operand order; `stops` lists the operands no gradient flows to (D8, D9, D4 of
 docs/autodiff.md#choices-beyond-torchlean).
 """
 
@@ -17,7 +18,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tlir.optable import OpTable
 
-JvpRule = Callable[..., SSAValue]
+JvpRule = Callable[..., SSAValue | tuple[SSAValue, SSAValue]]
 JVP_RULES: OpTable[JvpRule] = OpTable("JVP rule")
 jvp_rule = JVP_RULES.register
 

@@ -326,8 +326,9 @@ def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> SSAValue:
     x = op.input
     x_pad = v.b.pad(x, low, low)
     padded = any(low)
-    ones = v.b.ones(shape_of(x) if padded else [], element_of(x))
-    valid = v.b.pad(ones, low, low) if padded else ones
+    valid: SSAValue | float = 1.0  # every cell is real
+    if padded:
+        valid = v.b.pad(v.b.ones(shape_of(x), element_of(x)), low, low)
     offsets = v.b.array(window.offsets(), element_of(x))
     out_dims = range(lead, lead + rank)
     k_dims = list(range(lead + rank, lead + 2 * rank))
@@ -341,7 +342,7 @@ def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> SSAValue:
                 s.select(take, offset, winner)]  # fmt: skip
 
     bounds = [*shape_of(op.result), *window.kernel]
-    maps = [read, read if padded else [], dims(k_dims)]
+    maps = [read, read, dims(k_dims)]
     return v.b.fold([x_pad, valid, offsets], maps, bounds, k_dims, [0.0] * 3, body)[2]
 
 

@@ -1,6 +1,6 @@
 // Derivative folds that are contractions become contractions (passes/autodiff/contractions.py):
-// the JVP of linear with +0 parameter tangents is linear(dx, W, +0) plus a NaN mask (the fold
-// of +0·x over each row, added last); the VJP of an unbroadcast matmul is two matmuls with
+// the JVP of linear with +0 parameter tangents is linear(dx + (+0·x), W, +0) (the elementwise
+// term makes the tangent NaN where a non-finite x enters the fold); the VJP of an unbroadcast matmul is two matmuls with
 // transposes; the VJP of a stride-1 conv has its kernel gradient as one tlir_ad.conv_kernel_grad
 // on the padded input and g ([c, k…, oc], then transposed to the weight's layout) and its input
 // gradient as one tlir_ad.conv_input_grad on g and the transposed weight.
@@ -11,12 +11,14 @@
 
 // LIN-LABEL: func.func @lin_jvp(%x: tensor<2x3xf64>, %dx: tensor<2x3xf64>)
 // LIN:         %y = tlir.linear %x, %w, %b
-// LIN-NEXT:    [[T:%.+]] = tlir.linear %dx, %w, [[DB:%.+]] : (tensor<2x3xf64>, tensor<4x3xf64>, tensor<4xf64>) -> tensor<2x4xf64>
-// LIN:         [[MASK:%.+]] = tlir_ad.fold ins(%x) init({{.*}}) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d0, d1)>], iterators = ["parallel", "reduction"]}
-// LIN:           [[Z:%.+]] = arith.constant 0.000000e+00 : f64
-// LIN-NEXT:      [[P:%.+]] = arith.mulf [[Z]], {{%.+}} : f64
-// LIN:         [[R:%.+]] = tlir_ad.fold ins([[T]], [[MASK]]) {{.*}} maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
-// LIN:         func.return %y, [[R]]
+// LIN:         [[DXP:%.+]] = tlir_ad.fold ins(%dx, %x) init({{.*}}) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterators = ["parallel", "parallel"]}
+// LIN-NEXT:      ^bb0([[D:%.+]]: f64, [[XV:%.+]]: f64, {{%.+}}: f64):
+// LIN-NEXT:      [[Z:%.+]] = arith.constant 0.000000e+00 : f64
+// LIN-NEXT:      [[P:%.+]] = arith.mulf [[Z]], [[XV]] : f64
+// LIN-NEXT:      [[S:%.+]] = arith.addf [[D]], [[P]] : f64
+// LIN-NEXT:      tlir_ad.yield [[S]] : f64
+// LIN:         [[T:%.+]] = tlir.linear [[DXP]], %w, [[DB:%.+]] : (tensor<2x3xf64>, tensor<4x3xf64>, tensor<4xf64>) -> tensor<2x4xf64>
+// LIN-NEXT:    func.return %y, [[T]]
 
 // MM-LABEL: func.func @mm_vjp
 // MM-NEXT:    %y = tlir.matmul %a, %b

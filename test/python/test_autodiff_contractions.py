@@ -2,7 +2,7 @@
 contractions.py`): the VJP of linear and matmul as matmuls, conv's kernel
 gradient as one `tlir_ad.conv_kernel_grad`, its input gradient as one
 `tlir_ad.conv_input_grad`, and the JVP of linear and conv with unseeded (+0)
-parameter tangents as the plain op plus a NaN mask. They must equal the spec's
+parameter tangents as the plain op on dx + (+0·x). They must equal the spec's
 folds bit for bit, non-finite inputs included: an infinite or NaN input makes
 +0·x NaN in exactly the outputs whose fold reads it, and nowhere else."""
 
@@ -58,6 +58,10 @@ CONVS = {
         x=(2, 1, 2, 5, 4), w=(2, 2, 3, 1), out=(2, 1, 2, 3, 4), kernel=(3, 1), stride=(1, 1),
         pad=(0, 0), after=(0, 0), dil=(1, 1),
     ),
+    "conv_grouped": dict(
+        x=(2, 4, 6, 5), w=(6, 4, 3, 3), out=(2, 6, 4, 3), kernel=(3, 3), stride=(1, 1),
+        pad=(0, 0), after=(0, 0), dil=(1, 1), groups=(2,),
+    ),
 }  # fmt: skip
 
 
@@ -88,9 +92,11 @@ def _module(kind: str, dtype: str, weights_nonfinite: bool = False) -> tuple[str
         ints = {k: "array<i64: " + ", ".join(map(str, v)) + ">" for k, v in spec.items()}
         props = (
             f"{{kernel = {ints['kernel']}, stride = {ints['stride']}, padding = {ints['pad']}, "
-            f"padding_after = {ints['after']}, dilation = {ints['dil']}, groups = 1 : i64, "
+            f"padding_after = {ints['after']}, dilation = {ints['dil']}, "
+            f"groups = {spec.get('groups', (1,))[0]} : i64, "
             f"channel_axis = {len(x) - 1 - len(spec['kernel'])} : i64, "
-            f"in_channels = {w[1]} : i64, out_channels = {w[0]} : i64}}"
+            f"in_channels = {x[len(x) - 1 - len(spec['kernel'])]} : i64, "
+            f"out_channels = {w[0]} : i64}}"
         )
         op = f"tlir.conv %x, %w, %b {props} : ({_type(x, dtype)}, "
         op += f"{_type(w, dtype)}, {_type((w[0],), dtype)}) -> {_type(out, dtype)}"
@@ -121,6 +127,7 @@ def test_emitted_contractions_evaluate_to_the_reference(kind, dtype, finite):
     module = tlir.parse_module(text)
     x = _inputs(shape, dtype, finite)
     dx = normal(shape, dtype, seed=4)
+    dx.reshape(-1)[0] = -0.0  # dx + (+0·x) turns it to +0 where x > 0
     dy = normal(output_shapes(module)[0], dtype, seed=6)
     dy.reshape(-1)[2] = np.nan if not finite else dy.reshape(-1)[2]
     for got, want in [
@@ -137,14 +144,17 @@ def test_rules_emit_contractions():
     from tlir.universe import context
 
     # Forward op, its copies in @main_jvp and @main_vjp, then the rules' own.
-    conv = {"tlir.conv": 3 + 2, "tlir.matmul": 0, "tlir_ad.conv_input_grad": 1}
+    conv = {"tlir.conv": 3 + 1, "tlir.matmul": 0, "tlir_ad.conv_input_grad": 1}
     conv["tlir_ad.conv_kernel_grad"] = 1
+    # A grouped conv's tangent is a conv too; its kernel gradient keeps the fold.
+    grouped = {**conv, "tlir_ad.conv_kernel_grad": 0}
     for kind, counts in [
         ("linear", {"tlir.linear": 3 + 1, "tlir.matmul": 2}),
         ("matmul", {"tlir.matmul": 3 + 2}),
         ("conv", conv),
         ("conv_same", conv),
         ("conv_unreached", conv),
+        ("conv_grouped", grouped),
     ]:
         module = tlir.parse_module(_module(kind, "f64")[0])
         TlirJvp().apply(context(), module)
@@ -161,6 +171,7 @@ def test_compiled_contractions_match_the_reference(kind):
     model = tlir.compile(module)
     x = _inputs(shape, dtype, finite=False)
     dx = normal(shape, dtype, seed=4)
+    dx.reshape(-1)[0] = -0.0  # dx + (+0·x) turns it to +0 where x > 0
     dy = normal(output_shapes(module)[0], dtype, seed=6)
     ys, dys = model.jvp([x], [dx])
     want = jvp(module, [x], [dx])

@@ -4,16 +4,17 @@
 // CHECK-LABEL: func.func @main_vjp
 // CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<2x3xf64>, [[DY0:%[a-zA-Z0-9_.$-]+]]: tensor<3xf64>) -> (tensor<3xf64>, tensor<2x3xf64>) {
 // CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.reduce_mean [[X]] axis = 0 : (tensor<2x3xf64>) -> tensor<3xf64>
-// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<2x3xf64>} : tensor<2x3xf64>
-// CHECK-NEXT:    [[V1:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[DY0]]) init([[V0]]) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d1)>], iterators = ["parallel", "parallel"]} : (tensor<3xf64>), (tensor<2x3xf64>) -> tensor<2x3xf64> {
-// CHECK-NEXT:    ^bb0([[V2:%[a-zA-Z0-9_.$-]+]]: f64, [[V3:%[a-zA-Z0-9_.$-]+]]: f64):
-// CHECK-NEXT:    [[V4:%[a-zA-Z0-9_.$-]+]] = arith.constant 1.000000e+00 : f64
-// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = arith.constant 2.000000e+00 : f64
-// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = arith.divf [[V4]], [[V5]] : f64
-// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V2]], [[V6]] : f64
-// CHECK-NEXT:    tlir_ad.yield [[V7]] : f64
+// CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<f64>} : tensor<f64>
+// CHECK-NEXT:    [[V1:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V0]] : (tensor<f64>) -> tensor<2x3xf64>
+// CHECK-NEXT:    [[V2:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[DY0]]) init([[V1]]) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d1)>], iterators = ["parallel", "parallel"]} : (tensor<3xf64>), (tensor<2x3xf64>) -> tensor<2x3xf64> {
+// CHECK-NEXT:    ^bb0([[V3:%[a-zA-Z0-9_.$-]+]]: f64, [[V4:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = arith.divf [[V5]], [[V6]] : f64
+// CHECK-NEXT:    [[V8:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V3]], [[V7]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V8]] : f64
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return [[Y]], [[V1]] : tensor<3xf64>, tensor<2x3xf64>
+// CHECK-NEXT:    func.return [[Y]], [[V2]] : tensor<3xf64>, tensor<2x3xf64>
 // CHECK-NEXT:  }
 
 func.func @main(%x: tensor<2x3xf64>) -> tensor<3xf64> {
