@@ -48,11 +48,17 @@ class Vjp:
         self.module = module
         self.block = block
         self.b = Builder(block, None)
+        self.saved: dict[Operation, SSAValue] = {}
+        """What a rule's `forward` kept for its `apply`, by the op's clone."""
+        self.replaced: list[Operation] = []
+        """Clones whose result a rule's `forward` computed: erased at the end."""
 
     def forward(
-        self, body: Block, primals: Sequence[SSAValue]
+        self, body: Block, primals: Sequence[SSAValue], needed: set[SSAValue] = frozenset()
     ) -> tuple[dict[SSAValue, SSAValue], list[tuple[Operation, Operation]]]:
-        """`body`'s ops cloned onto `primals`: the value mapping and (op, clone) pairs."""
+        """`body`'s ops cloned onto `primals`: the value mapping and (op, clone)
+        pairs. An op with a `forward` rule whose operands need a gradient gets
+        its value from that rule (the clone stays for the sweep to read)."""
         mapping: dict[SSAValue, SSAValue] = dict(zip(body.args, primals, strict=True))
         pairs = []
         for op in body.ops:
@@ -63,7 +69,18 @@ class Vjp:
             self.block.add_op(clone)
             mapping.update(zip(op.results, clone.results, strict=True))
             pairs.append((op, clone))
+            rule = VJP_RULES[type(op)]
+            if rule.forward is not None and any(v in needed for v in op.operands):
+                self.b = Builder(self.block, op.location)
+                mapping[op.results[0]], self.saved[clone] = rule.forward(self, clone)
+                self.replaced.append(clone)
         return mapping, pairs
+
+    def erase_replaced(self) -> None:
+        for clone in self.replaced:
+            assert not clone.results[0].uses, "a replaced forward op is not read"
+            clone.detach()
+            clone.erase()
 
     def backward(
         self,
@@ -108,6 +125,11 @@ class Vjp:
         return found if found is not None else Builder(self.block, where.location).zeros_like(like)
 
 
+def _ops(body: Block) -> list[Operation]:
+    """The ops of a function body but its return."""
+    return [op for op in body.ops if not isinstance(op, func.ReturnOp)]
+
+
 def _needs_gradient(ops: list[Operation], leaves: set[SSAValue]) -> set[SSAValue]:
     """The values a leaf reaches through edges gradients flow along."""
     needed = set(leaves)
@@ -124,7 +146,7 @@ def custom(v: Vjp, op: T.CustomOp, g: SSAValue, wants: list[bool]) -> list:
     result does not reach): the callee's forward again, then its own sweep."""
     callee = callee_of(v.module, op)
     body = callee.body.block
-    mapping, pairs = v.forward(body, list(op.args))
+    mapping, pairs = v.forward(body, list(op.args), _needs_gradient(_ops(body), set(body.args)))
     returned = body.last_op
     assert isinstance(returned, func.ReturnOp)
     cotangent = v.backward(pairs, [(returned.arguments[0], g, op)], body.args)
@@ -160,17 +182,18 @@ class TlirVjp(ModulePass):
             seed.name_hint = f"dy{index}"
         vjp = Vjp(op, block)
         body = source.body.block
-        mapping, pairs = vjp.forward(body, primals)
-        returned = body.last_op
-        assert isinstance(returned, func.ReturnOp)
         consts = parameters(source) if self.wrt != "inputs" else []
         args = list(body.args) if self.wrt != "params" else []
         leaves = [*args, *(c.result for c in consts)]
+        mapping, pairs = vjp.forward(body, primals, _needs_gradient(_ops(body), set(leaves)))
+        returned = body.last_op
+        assert isinstance(returned, func.ReturnOp)
         seed_list = [
             (value, seed, returned) for value, seed in zip(returned.arguments, seeds, strict=True)
         ]
         cotangent = vjp.backward(pairs, seed_list, leaves)
         results = [mapping[v] for v in returned.arguments]
         grads = [vjp.gradient(cotangent, leaf, mapping[leaf], returned) for leaf in leaves]
+        vjp.erase_replaced()
         function = add_function(op, source, f"{self.function}_vjp", block, [*results, *grads])
         fuse_maps_into_gathers(function)

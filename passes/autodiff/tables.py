@@ -27,6 +27,11 @@ jvp_rule = JVP_RULES.register
 class VjpRule:
     apply: Callable[..., Sequence[SSAValue | None]]
     stops: frozenset[int] = frozenset()
+    forward: Callable[..., tuple[SSAValue, SSAValue]] | None = None
+    """Emits the op's forward value together with what `apply` needs of it
+    (max_pool: the winning cells), returning (result, saved); the forward
+    copy then uses that result instead of the op's, and `apply` finds the
+    saved value in `Vjp.saved`."""
 
     def flows(self, operand: int) -> bool:
         return operand not in self.stops
@@ -35,10 +40,12 @@ class VjpRule:
 VJP_RULES: OpTable[VjpRule] = OpTable("VJP rule")
 
 
-def vjp_rule(*op_classes: type[Operation], stops: Sequence[int] = ()) -> Callable:
+def vjp_rule(
+    *op_classes: type[Operation], stops: Sequence[int] = (), forward: Callable | None = None
+) -> Callable:
     def decorate(function: Callable) -> Callable:
         for op_class in op_classes:
-            VJP_RULES.add(op_class, VjpRule(function, frozenset(stops)))
+            VJP_RULES.add(op_class, VjpRule(function, frozenset(stops), forward))
         return function
 
     return decorate

@@ -303,11 +303,19 @@ def _tiled_pool_grad(v, op: T.WindowOp, g, window: Window, body, extra) -> SSAVa
     return v.b.pad(grad, [0] * (lead + rank), [0] * lead + rest)
 
 
-@vjp_rule(T.MaxPoolOp)
+def max_pool_forward(v, op: T.MaxPoolOp) -> tuple[SSAValue, SSAValue]:
+    """The winner fold in the forward copy: its first result, the value of the
+    first maximal real cell, is the op's own result (the same cell by the same
+    comparisons), so the forward copy needs no `tlir.max_pool` and the op
+    before it (a relu) fuses into the fold."""
+    return _pool_winners(v, op, Window.of_pool(op))
+
+
+@vjp_rule(T.MaxPoolOp, forward=max_pool_forward)
 def max_pool(v, op: T.MaxPoolOp, g: SSAValue, wants: list[bool]) -> list:
     """Each output's g added to its first maximal real cell; outputs in row-major order."""
     window = Window.of_pool(op)
-    winners = _pool_winners(v, op, window)
+    winners = v.saved[op] if op in v.saved else _pool_winners(v, op, window)[1]
 
     def body(s: Scalar, a: list[SSAValue]) -> list[SSAValue]:
         grad, winner, offset, acc = a
@@ -318,9 +326,9 @@ def max_pool(v, op: T.MaxPoolOp, g: SSAValue, wants: list[bool]) -> list:
     return [_pool_grad(v, op, g, window, body, [winners])]
 
 
-def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> SSAValue:
-    """Per output, the row-major position + 1 of the first maximal real cell.
-    Without padding every cell is real: the flag is one scalar 1."""
+def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> tuple[SSAValue, SSAValue]:
+    """Per output, the value and the row-major position + 1 of the first
+    maximal real cell. Without padding every cell is real: the flag is 1."""
     lead, rank = window.lead, window.rank
     low = [0] * lead + list(window.pad_before)
     x = op.input
@@ -343,7 +351,8 @@ def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> SSAValue:
 
     bounds = [*shape_of(op.result), *window.kernel]
     maps = [read, read, dims(k_dims)]
-    return v.b.fold([x_pad, valid, offsets], maps, bounds, k_dims, [0.0] * 3, body)[2]
+    best, _, winners = v.b.fold([x_pad, valid, offsets], maps, bounds, k_dims, [0.0] * 3, body)
+    return best, winners
 
 
 @vjp_rule(T.AvgPoolOp)

@@ -6,6 +6,9 @@
 // RUN: tlir-opt %s -p 'tlir-vjp{function=kept}' | filecheck %s --check-prefix=KEPT
 
 // RP-LABEL: func.func @rp_vjp
+// The winner fold's first result is the pool's value: no tlir.max_pool in the forward copy.
+// RP-NOT:     tlir.max_pool
+// RP:         [[P:%.+]], {{%.+}}, {{%.+}} = tlir_ad.fold ins(%r, %{{.+}})
 // RP:         [[G:%.+]] = tlir_ad.fold ins(%dy0, %{{.+}}, %{{.+}}, %x) init(%{{.+}}) {bounds = array<i64: 1, 2, 2, 2, 2, 2>, maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d4 * 2) + d5))>], iterators = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
 // RP-NEXT:    ^bb0(%[[DY:.+]]: f64, %[[WIN:.+]]: f64, %[[CELL:.+]]: f64, %[[X:.+]]: f64, %[[ACC:.+]]: f64):
 // RP-NEXT:      %[[HIT:.+]] = arith.cmpf oeq, %[[WIN]], %[[CELL]] : f64
@@ -17,7 +20,7 @@
 // RP-NEXT:      tlir_ad.yield %[[OUT]] : f64
 // RP:         [[DX:%.+]] = tlir.reshape [[G]] : (tensor<1x2x2x2x2x2xf64>) -> tensor<1x2x4x4xf64>
 // RP-NOT:     tlir_ad.map
-// RP:         func.return %p, [[DX]]
+// RP:         func.return [[P]], [[DX]]
 
 // KEPT-LABEL: func.func @kept_vjp
 // KEPT:         tlir_ad.map

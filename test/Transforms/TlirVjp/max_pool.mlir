@@ -1,10 +1,10 @@
 // max_pool: each output's g is added to its first maximal real cell, outputs in row-major order (a
-// fold per input position over the cells, last to first).
+// fold per input position over the cells, last to first). The winner fold runs in the forward
+// copy: its first result, the first maximal real cell's value, is the pool's value.
 // RUN: tlir-opt %s -p tlir-vjp | filecheck %s
 
 // CHECK-LABEL: func.func @main_vjp
 // CHECK-SAME:    ([[X:%[a-zA-Z0-9_.$-]+]]: tensor<2x4xf64>, [[DY0:%[a-zA-Z0-9_.$-]+]]: tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x4xf64>) {
-// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]] = tlir.max_pool [[X]] {kernel = array<i64: 2>, stride = array<i64: 2>, padding = array<i64: 1>} : (tensor<2x4xf64>) -> tensor<2x3xf64>
 // CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir_ad.pad [[X]] {low = array<i64: 0, 1>, high = array<i64: 0, 1>, interior = array<i64: 0, 0>} : (tensor<2x4xf64>) -> tensor<2x6xf64>
 // CHECK-NEXT:    [[V1:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<1.000000e+00> : tensor<2x4xf64>} : tensor<2x4xf64>
 // CHECK-NEXT:    [[V2:%[a-zA-Z0-9_.$-]+]] = tlir_ad.pad [[V1]] {low = array<i64: 0, 1>, high = array<i64: 0, 1>, interior = array<i64: 0, 0>} : (tensor<2x4xf64>) -> tensor<2x6xf64>
@@ -15,7 +15,7 @@
 // CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V6]] : (tensor<f64>) -> tensor<2x3xf64>
 // CHECK-NEXT:    [[V8:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<f64>} : tensor<f64>
 // CHECK-NEXT:    [[V9:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V8]] : (tensor<f64>) -> tensor<2x3xf64>
-// CHECK-NEXT:    [[V10:%[a-zA-Z0-9_.$-]+]], [[V11:%[a-zA-Z0-9_.$-]+]], [[V12:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[V0]], [[V2]], [[V3]]) init([[V5]], [[V7]], [[V9]]) {bounds = array<i64: 2, 3, 2>, maps = [affine_map<(d0, d1, d2) -> (d0, ((d1 * 2) + d2))>, affine_map<(d0, d1, d2) -> (d0, ((d1 * 2) + d2))>, affine_map<(d0, d1, d2) -> (d2)>], iterators = ["parallel", "parallel", "reduction"]} : (tensor<2x6xf64>, tensor<2x6xf64>, tensor<2xf64>), (tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64> {
+// CHECK-NEXT:    [[Y:%[a-zA-Z0-9_.$-]+]], [[V11:%[a-zA-Z0-9_.$-]+]], [[V12:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[V0]], [[V2]], [[V3]]) init([[V5]], [[V7]], [[V9]]) {bounds = array<i64: 2, 3, 2>, maps = [affine_map<(d0, d1, d2) -> (d0, ((d1 * 2) + d2))>, affine_map<(d0, d1, d2) -> (d0, ((d1 * 2) + d2))>, affine_map<(d0, d1, d2) -> (d2)>], iterators = ["parallel", "parallel", "reduction"]} : (tensor<2x6xf64>, tensor<2x6xf64>, tensor<2xf64>), (tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64> {
 // CHECK-NEXT:    ^bb0([[V13:%[a-zA-Z0-9_.$-]+]]: f64, [[V14:%[a-zA-Z0-9_.$-]+]]: f64, [[V15:%[a-zA-Z0-9_.$-]+]]: f64, [[V16:%[a-zA-Z0-9_.$-]+]]: f64, [[V17:%[a-zA-Z0-9_.$-]+]]: f64, [[V18:%[a-zA-Z0-9_.$-]+]]: f64):
 // CHECK-NEXT:    [[V19:%[a-zA-Z0-9_.$-]+]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT:    [[V20:%[a-zA-Z0-9_.$-]+]] = arith.cmpf oeq, [[V17]], [[V19]] : f64
