@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
+from tlir.interface import VJP_WRT
 from tlir.parameters import parameters
 from tlir.passes.autodiff import (  # noqa: F401 - fill VJP_RULES
     vjp_elementwise,
@@ -38,7 +39,7 @@ from tlir.passes.autodiff.fusion import fuse_maps_into_gathers
 from tlir.passes.autodiff.tables import VJP_RULES, vjp_rule
 
 NAME = "tlir-vjp"
-WRT = ("inputs", "params", "all")
+WRT = VJP_WRT
 
 
 class Vjp:

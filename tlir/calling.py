@@ -101,7 +101,10 @@ class EntryCall:
         self._frames: list[_Frame] = []
 
     def __call__(self, inputs: Sequence, threads: int) -> list[np.ndarray]:
-        checked = self._inputs.check(inputs, "input", self.where)
+        return self.run(self._inputs.check(inputs, "input", self.where), threads)
+
+    def run(self, checked: Sequence[np.ndarray], threads: int) -> list[np.ndarray]:
+        """The call on arrays already checked against the input specs."""
         buffer = self._allocate(self._output_bytes + _ALIGN, "outputs")
         base = address(buffer)
         skip = -base % _ALIGN

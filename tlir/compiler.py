@@ -33,7 +33,7 @@ from tlir.calling import ArraySpecs, EntryCall, pointer_array
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import find_function
+from tlir.interface import VJP_WRT, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
@@ -152,6 +152,7 @@ class CompiledModel:
         self._module, self.function = module, function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
+        self._parameter_names_cache: list[str] | None = None
         build = Build(module, function, backend, opt_level, where, fuse, progress)
         store = open_cache(cache)
         loaded = build.load(store) if store is not None else None
@@ -209,9 +210,11 @@ class CompiledModel:
         return {name: self._shared[slot] for name, slot in self._parameter_slots}
 
     def _parameter_names(self) -> list[str]:
-        if self._parameter_slots is None:
-            self.parameters()
-        return [name for name, _ in self._parameter_slots]
+        if self._parameter_names_cache is None:
+            if self._parameter_slots is None:
+                self.parameters()
+            self._parameter_names_cache = [name for name, _ in self._parameter_slots]
+        return self._parameter_names_cache
 
     def constant_arrays(self) -> list[np.ndarray]:
         """Every constant array the compiled code reads, in plan order."""
@@ -238,7 +241,7 @@ class CompiledModel:
         tangents = self._check(tangents, "tangent", "tangents (one per input)")
         seeded = param_tangents is not None
         extra = self._param_arrays(param_tangents, "parameter tangent") if seeded else []
-        results = self._derivative("jvp", seeded)(*inputs, *tangents, *extra)
+        results = self._derivative("jvp", seeded).run_checked([*inputs, *tangents, *extra])
         count = len(self.plan.outputs)
         return results[:count], results[count:]
 
@@ -249,15 +252,13 @@ class CompiledModel:
         (one per output); `param_grads` maps each parameter's name to its gradient.
         `wrt="params"` (`"inputs"`) compiles and runs a VJP without the input
         (parameter) gradients, returned empty."""
-        from tlir.passes.tlir_vjp import WRT
-
-        if wrt not in WRT:
-            raise TlirError(self.where, f"wrt must be one of {', '.join(WRT)}, got {wrt!r}")
+        if wrt not in VJP_WRT:
+            raise TlirError(self.where, f"wrt must be one of {', '.join(VJP_WRT)}, got {wrt!r}")
         inputs = self._check(inputs, "input", "inputs")
         cotangents = _check_arrays(
             self._results, cotangents, "cotangent", "cotangents (one per output)", self.where
         )
-        results = self._derivative("vjp", wrt)(*inputs, *cotangents)
+        results = self._derivative("vjp", wrt).run_checked([*inputs, *cotangents])
         outputs = len(self._results)
         inputs_count = len(inputs) if wrt != "params" else 0
         names = self._parameter_names() if wrt != "inputs" else []
@@ -318,6 +319,10 @@ class CompiledModel:
                 f"@{self.function} takes {len(self._inputs)} inputs, got {len(inputs)}",
             )
         return self._call(inputs, self.threads)
+
+    def run_checked(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Call with arrays the caller has checked (count, shapes, dtypes, C order)."""
+        return self._call.run(arrays, self.threads)
 
 
 def _check_arrays(

@@ -14,6 +14,9 @@ from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, TensorType
 
 from tlir.diagnostics import TlirError
 
+VJP_WRT = ("inputs", "params", "all")
+"""What a VJP differentiates with respect to (`tlir-vjp{wrt=…}`, `model.vjp(wrt=…)`)."""
+
 
 def numpy_dtype(typ: TensorType) -> np.dtype:
     """float32 for an f32 tensor, float64 for an f64 one."""
