@@ -78,10 +78,12 @@ class Jvp:
 
 
 @jvp_rule(T.CustomOp)
-def custom(j: Jvp, op: T.CustomOp, dots: list[SSAValue]) -> SSAValue:
-    """The callee's own dual execution on the call's (primal, tangent) operands."""
+def custom(j: Jvp, op: T.CustomOp, dots: list[SSAValue]) -> tuple[SSAValue, SSAValue]:
+    """The callee's own dual execution on the call's (primal, tangent)
+    operands; its primal result is the call's, so the call itself goes."""
     callee = callee_of(j.module, op)
-    return j.run(callee.body.block, list(op.args), dots, {})[1][0]
+    values, tangents = j.run(callee.body.block, list(op.args), dots, {})
+    return values[0], tangents[0]
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class Vjp:
         self.module = module
         self.block = block
         self.b = Builder(block, None)
-        self.saved: dict[Operation, SSAValue] = {}
+        self.saved: dict[Operation, object] = {}
         """What a rule's `forward` kept for its `apply`, by the op's clone."""
         self.replaced: list[Operation] = []
         """Clones whose result a rule's `forward` computed: erased at the end."""
@@ -141,13 +141,23 @@ def _needs_gradient(ops: list[Operation], leaves: set[SSAValue]) -> set[SSAValue
     return needed
 
 
-@vjp_rule(T.CustomOp)
+def custom_forward(v: Vjp, op: T.CustomOp) -> tuple[SSAValue, tuple]:
+    """The callee's forward ops in place of the call (their values are the
+    sweep's stored values): the call's result, and (mapping, pairs)."""
+    body = callee_of(v.module, op).body.block
+    mapping, pairs = v.forward(body, list(op.args), _needs_gradient(_ops(body), set(body.args)))
+    returned = body.last_op
+    assert isinstance(returned, func.ReturnOp)
+    return mapping[returned.arguments[0]], (mapping, pairs)
+
+
+@vjp_rule(T.CustomOp, forward=custom_forward)
 def custom(v: Vjp, op: T.CustomOp, g: SSAValue, wants: list[bool]) -> list:
     """The callee's VJP with respect to its arguments (+0 for an argument its
-    result does not reach): the callee's forward again, then its own sweep."""
-    callee = callee_of(v.module, op)
-    body = callee.body.block
-    mapping, pairs = v.forward(body, list(op.args), _needs_gradient(_ops(body), set(body.args)))
+    result does not reach): the sweep of the callee's forward ops, which ran in
+    place of the call."""
+    body = callee_of(v.module, op).body.block
+    _, pairs = v.saved[op] if op in v.saved else custom_forward(v, op)[1]
     returned = body.last_op
     assert isinstance(returned, func.ReturnOp)
     cotangent = v.backward(pairs, [(returned.arguments[0], g, op)], body.args)

@@ -27,11 +27,11 @@ jvp_rule = JVP_RULES.register
 class VjpRule:
     apply: Callable[..., Sequence[SSAValue | None]]
     stops: frozenset[int] = frozenset()
-    forward: Callable[..., tuple[SSAValue, SSAValue]] | None = None
+    forward: Callable[..., tuple[SSAValue, object]] | None = None
     """Emits the op's forward value together with what `apply` needs of it
-    (max_pool: the winning cells), returning (result, saved); the forward
-    copy then uses that result instead of the op's, and `apply` finds the
-    saved value in `Vjp.saved`."""
+    (max_pool: the winning cells; custom: the callee's forward ops), returning
+    (result, saved); the forward copy then uses that result instead of the
+    op's, and `apply` finds the saved value in `Vjp.saved`."""
 
     def flows(self, operand: int) -> bool:
         return operand not in self.stops

@@ -156,6 +156,41 @@ def test_custom_is_differentiated_through_its_callee():
     assert all(same_bits(g, w) for g, w in zip(compiled_backward, backward))
 
 
+POOLED = """func.func @main(%x: tensor<1x6xf64>) -> tensor<1x3xf64> {
+  %a = tlir.custom @block(%x) {name = "relu pool"} : (tensor<1x6xf64>) -> tensor<1x3xf64>
+  %b = tlir.max_pool %a {kernel = array<i64: 2>, stride = array<i64: 1>, padding = array<i64: 1>} : (tensor<1x3xf64>) -> tensor<1x4xf64>
+  %c = tlir.reduce_sum %b axis = 1 : (tensor<1x4xf64>) -> tensor<1xf64>
+  %d = tlir.broadcast_to %c : (tensor<1xf64>) -> tensor<1x3xf64>
+  %e = tlir.mul_elem %a, %d : (tensor<1x3xf64>, tensor<1x3xf64>) -> tensor<1x3xf64>
+  func.return %e : tensor<1x3xf64>
+}
+func.func @block(%u: tensor<1x6xf64>) -> tensor<1x3xf64> {
+  %r = tlir.relu %u : (tensor<1x6xf64>) -> tensor<1x6xf64>
+  %p = tlir.max_pool %r {kernel = array<i64: 2>, stride = array<i64: 2>, padding = array<i64: 0>} : (tensor<1x6xf64>) -> tensor<1x3xf64>
+  func.return %p : tensor<1x3xf64>
+}
+"""
+
+
+def test_pools_take_their_value_from_the_derivative_fold():
+    """max_pool's dual fold (JVP) and winner fold (VJP forward copy) give the
+    pool's value, so no tlir.max_pool is left, in a callee too; values, ties
+    (first maximum), padding and the pooled value's second use (the product)
+    stay bit-identical to the reference."""
+    module = tlir.parse_module(POOLED)
+    x = [np.array([[1.0, 3.0, 3.0, -1.0, 0.0, -0.0]])]
+    dx = [np.array([[0.5, 2.0, -1.0, 4.0, 1.5, 3.0]])]
+    dy = [np.array([[1.0, -2.0, 0.5]])]
+    for mode, args, want in [
+        ("jvp", [*x, *dx], jvp(module, x, dx)),
+        ("vjp", [*x, *dy], vjp(module, x, dy, wrt="inputs")),
+    ]:
+        derived = derivative(POOLED, mode, **({"wrt": "inputs"} if mode == "vjp" else {}))
+        names = [op.name for op in find_function(derived).walk()]
+        assert "tlir.max_pool" not in names and "tlir.custom" not in names, mode
+        assert all(same_bits(g, w) for g, w in zip(tlir.compile(derived)(*args), want)), mode
+
+
 def test_a_callee_without_rules_is_a_located_one_line_error():
     text = CUSTOM.replace(
         "%q = tlir.add %p, %r : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>",
