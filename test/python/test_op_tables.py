@@ -17,6 +17,7 @@ from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES, lower_
 from tlir.passes.tlir_form_kernels import KERNEL_KINDS, SCALAR_OPS
 from tlir.passes.tlir_jvp import TlirJvp  # noqa: F401 - fills JVP_RULES
 from tlir.passes.tlir_vjp import TlirVjp  # noqa: F401 - fills VJP_RULES
+from tlir.plan import WORK
 from tlir.reference.dual_execution import DualEvaluator
 from tlir.reference.ops import EVALUATORS
 from tlir.reference.reverse import RULES as REFERENCE_VJP
@@ -31,6 +32,7 @@ TABLES = {
     "JSON readers": (READERS, TLIR_OPS),
     "JSON writers": (WRITERS, TLIR_OPS),
     "kernel kinds": (KERNEL_KINDS, ALL_OPS),
+    "work models (threading)": (WORK, ALL_OPS),
     "tlir-jvp rules": (JVP_RULES, TLIR_OPS),
     "tlir-vjp rules": (VJP_RULES, TLIR_OPS),
     "reference JVP": (DualEvaluator, TLIR_OPS),

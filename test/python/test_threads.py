@@ -120,3 +120,46 @@ def test_pooling_splits_over_samples_with_the_same_bits(dtype):
         if threads > 1:
             assert all(step.threaded for step in model.plan.steps), model.plan.steps
         assert [o.tobytes() for o in model(x)] == reference, threads
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_derivatives_split_with_the_same_bits(dtype):
+    """A conv → relu → pool model's JVP and VJP (contraction kernels threaded,
+    the derivative folds on one thread: `tlir.plan.WORK`) have the reference's
+    bits for any thread count."""
+    from tlir.reference import jvp, vjp
+
+    x_t, y_t = f"tensor<8x4x32x32x{dtype}>", f"tensor<8x4x16x16x{dtype}>"
+    w_t, b_t = f"tensor<4x4x3x3x{dtype}>", f"tensor<4x{dtype}>"
+    conv = (
+        "kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
+        "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
+        "channel_axis = 1 : i64, in_channels = 4 : i64, out_channels = 4 : i64"
+    )
+    pool = "kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>"
+    text = f"""func.func @main(%x: {x_t}) -> {y_t} {{
+  %w = tlir.const {{value = dense<0.125> : {w_t}}} : {w_t}
+  %b = tlir.const {{value = dense<-0.5> : {b_t}}} : {b_t}
+  %c = tlir.conv %x, %w, %b {{{conv}}} : ({x_t}, {w_t}, {b_t}) -> {x_t}
+  %r = tlir.relu %c : ({x_t}) -> {x_t}
+  %p = tlir.max_pool %r {{{pool}}} : ({x_t}) -> {y_t}
+  func.return %p : {y_t}
+}}"""
+    numpy_type = np.float64 if dtype == "f64" else np.float32
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(8, 4, 32, 32)).astype(numpy_type)
+    x[0, 1, 2, 3] = np.nan
+    dx = rng.normal(size=x.shape).astype(numpy_type)
+    dy = rng.normal(size=(8, 4, 16, 16)).astype(numpy_type)
+    module = tlir.parse_module(text)
+    want_jvp = [np.asarray(a).tobytes() for a in jvp(module, [x], [dx])]
+    want_vjp = [np.asarray(a).tobytes() for a in vjp(module, [x], [dy])]
+    for threads in (1, 3):
+        model = tlir.compile(text, threads=threads, cache=False)
+        ys, ts = model.jvp([x], [dx])
+        assert [a.tobytes() for a in [*ys, *ts]] == want_jvp, threads
+        ys, gx, gp = model.vjp([x], [dy])
+        assert [a.tobytes() for a in [*ys, *gx, *gp.values()]] == want_vjp, threads
+        if threads > 1:  # the conv, its input and kernel gradients
+            steps = model._derivative("vjp", "all").plan.steps
+            assert sum(step.threaded for step in steps) >= 3, steps
