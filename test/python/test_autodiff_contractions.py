@@ -163,7 +163,9 @@ def test_rules_emit_contractions():
         assert {name: names.count(name) for name in counts} == counts, kind
 
 
-@pytest.mark.parametrize("kind", ["linear", "matmul", "conv", "conv_same", "conv_unreached"])
+@pytest.mark.parametrize(
+    "kind", ["linear", "matmul", "conv", "conv_same", "conv_unreached", "conv_grouped"]
+)
 def test_compiled_contractions_match_the_reference(kind):
     dtype = "f32" if kind.startswith("conv") else "f64"
     text, shape = _module(kind, dtype)
