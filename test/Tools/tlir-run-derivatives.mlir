@@ -15,6 +15,9 @@
 // RUN: not tlir-run %S/Inputs/small.json --input %t.x.npy --jvp %t.dx.npy --param-tangents %t.bad.npz 2>&1 | filecheck %s --check-prefix=NAME
 // RUN: not tlir-run %S/Inputs/small.json --input %t.x.npy --param-tangents %t.pt.npz 2>&1 | filecheck %s --check-prefix=ALONE
 // RUN: not tlir-run %S/Inputs/small.json --input %t.x.npy --jvp %t.x32.npy 2>&1 | filecheck %s --check-prefix=DTYPE
+// RUN: python -c "import numpy as np, sys; np.save(sys.argv[1], np.array([1.0, -1.0, 2.0])); np.savez(sys.argv[2], output0=np.ones(3))" %t.neg.npy %t.negdy.npz
+// RUN: not tlir-run %S/Inputs/log.mlir --input %t.neg.npy --vjp %t.negdy.npz --compare 2>&1 | filecheck %s --check-prefix=LOG
+// RUN: not tlir-run %S/Inputs/log.mlir --input %t.neg.npy --jvp %t.neg.npy --compare 2>&1 | filecheck %s --check-prefix=LOG
 
 // JVP:      output0: shape [3] float64:
 // JVP-NEXT: output1: shape [2, 1] float64:
@@ -44,3 +47,7 @@
 // NAME: .bad.npz: error: no parameter named 'node9.weight' (parameters: node1.weight, node1.bias)
 // ALONE: tlir-run: error: --param-tangents goes with --jvp
 // DTYPE: .x32.npy: error: tangent 0 has shape [2, 4] and dtype float32, expected shape [2, 4] and dtype float64
+
+// The reference's JVP and VJP check log's domain as its forward does (compiled code gives NaN):
+// LOG:     log.mlir:2:3: error: tlir.log: log of a tensor with an element that is not > 0 (or NaN)
+// LOG-NOT: {{.}}

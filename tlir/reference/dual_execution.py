@@ -19,13 +19,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
 from tlir.optable import OpTable
 from tlir.parameters import parameters
 from tlir.reference import dual as D
 from tlir.reference.dual import Dual, where
-from tlir.reference.ops import EVALUATORS
+from tlir.reference.ops import EVALUATORS, EvaluationError
 
 DualEvaluator = OpTable("reference JVP")
 """One dual evaluator per tlir op: (op, operand duals) -> result dual."""
@@ -58,6 +59,13 @@ def _softplus(x: Dual) -> Dual:
     return where(x.re > 0, x + D.log(1 + D.exp(-x)), D.log(1 + D.exp(x)))
 
 
+def _log_domain(x: Dual) -> Dual:
+    """x, if log's domain holds (every primal > 0), as the forward evaluator checks."""
+    if not np.all(x.re > 0):
+        raise EvaluationError("log of a tensor with an element that is not > 0 (or NaN)")
+    return x
+
+
 def _relu(x: Dual) -> Dual:
     return where(x.re == 0, D.zero_like(x), D.dual_max(x, D.zero_like(x)))
 
@@ -70,7 +78,7 @@ UNARY = {
     T.TanhOp: D.tanh,
     T.SigmoidOp: lambda x: where(x.re > 0, 1 / (1 + D.exp(-x)), D.exp(x) / (1 + D.exp(x))),
     T.ExpOp: D.exp,
-    T.LogOp: D.log,
+    T.LogOp: lambda x: D.log(_log_domain(x)),
     T.SinOp: D.sin,
     T.CosOp: D.cos,
     T.SoftplusOp: _softplus,
@@ -319,8 +327,11 @@ def run_dual(
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.arguments]
         operands = [values[v] for v in op.operands]
-        with np.errstate(all="ignore"):
-            result = DualEvaluator[type(op)](op, operands)
+        try:
+            with np.errstate(all="ignore"):
+                result = DualEvaluator[type(op)](op, operands)
+        except EvaluationError as err:
+            raise TlirError(describe_location(op.location, "input"), f"{op.name}: {err}") from None
         if op in seeds:
             result = Dual(result.re, seeds[op])
         dtype = numpy_dtype(op.results[0].type)
