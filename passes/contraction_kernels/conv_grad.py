@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, SSAValue
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.conv import Im2colPacker, unravel
+from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
 from tlir.passes.contraction_kernels.gemm import Bases, GemmEmitter, GemmSpec, Tiling, _zero_pad
 from tlir.passes.contraction_kernels.target import TargetInfo
 
@@ -78,9 +79,13 @@ class ExactFallback:
 
         return kb.loop(main, count, 1, [total], scalar_step)[0]
 
-    def unit(self, kb: KernelBuilder, bases: Bases, r0, r1, c0, c1) -> None:
+    def unit(
+        self, kb: KernelBuilder, bases: Bases, r0, r1, c0, c1, epilogue: BoundEpilogue | None
+    ) -> None:
         """C(l, i) for rows [r0, r1) and positions [c0, c1): a fold from +0 of
-        only the terms D6 pairs, one product then one sum each."""
+        only the terms D6 pairs, one product then one sum each, then the fused
+        epilogue (the GEMM path applies it too: a fused `add` of another
+        cotangent must not be lost on this path)."""
         geo = self.geometry
         kvol = math.prod(geo.kernel)
         in_size, out_size = math.prod(geo.in_spatial), math.prod(geo.out_spatial)
@@ -112,7 +117,10 @@ class ExactFallback:
                     return kb.loop(0, kvol, 1, carried, cell)
 
                 (total,) = kb.loop(0, geo.cout, 1, [zero], channel)
-                kb.store(total, self.out, kb.add(bases.c, kb.add(kb.mul(r, in_size), j)))
+                at = kb.add(bases.c, kb.add(kb.mul(r, in_size), j))
+                if epilogue is not None:
+                    total = epilogue.apply_scalar(kb, total, at, 0)
+                kb.store(total, self.out, at)
                 return []
 
             kb.loop(c0, c1, 1, [], column)
@@ -205,7 +213,8 @@ class PlanePacker:
             m, w = kb.div(k, kvol), kb.rem(k, kvol)
             fresh = kb.equal(kk, 0)
             if not (isinstance(w, int) and w != 0):
-                fresh = kb.emit(arith.OrIOp(kb.equal(w, 0), kb.equal(kk, 0)))
+                # known now when the k loop has one iteration (kk is an int)
+                fresh = kb.either(kb.equal(w, 0), fresh)
             kb.when(fresh, lambda: self._fill(kb, bases, m, lanes))
             cell = unravel(kb, w, geo.kernel)
             shift: Index = 0  # the plane offset of input position 0 for this cell

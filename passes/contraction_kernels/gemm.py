@@ -237,8 +237,18 @@ class Fallback(Protocol):
     def check(self, kb: KernelBuilder, lanes: int) -> SSAValue:
         """A float that is +0 when the GEMM is exact (anything else: not)."""
 
-    def unit(self, kb: KernelBuilder, bases: Bases, r0: Index, r1: Index, c0: Index, c1: Index):
-        """Rows [r0, r1) and columns [c0, c1) of C, computed without the GEMM."""
+    def unit(
+        self,
+        kb: KernelBuilder,
+        bases: Bases,
+        r0: Index,
+        r1: Index,
+        c0: Index,
+        c1: Index,
+        epilogue: BoundEpilogue | None,
+    ):
+        """Rows [r0, r1) and columns [c0, c1) of C, computed without the GEMM,
+        each element through the fused `epilogue` (if any) as the GEMM's are."""
 
 
 @dataclass(frozen=True)
@@ -409,7 +419,7 @@ class GemmEmitter:
 
         def other_unit(u: Index, carried: list) -> list:
             bases, r0, r1, c0, c1, _ = unit_bounds(u)
-            exact.unit(kb, bases, r0, r1, c0, c1)
+            exact.unit(kb, bases, r0, r1, c0, c1, s.epilogue)
             return []
 
         check = exact.check(kb, t.lanes)

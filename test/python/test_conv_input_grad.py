@@ -14,6 +14,7 @@ from autodiff_util import BACKENDS, merged, same_bits
 from xdsl.dialects.builtin import ModuleOp
 
 import tlir
+from tlir.compiler import to_text
 from tlir.reference import evaluate
 
 # name: result (conv input) shape, cotangent shape, transposed weight shape,
@@ -30,6 +31,9 @@ CASES = {
     "wide_plane": ((2, 3, 20, 20), (2, 16, 20, 20), (3, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
     "direct": ((2, 3, 16, 16), (2, 32, 16, 16), (3, 32, 3, 3), (1, 1), (1, 1), (1, 1), 1, 1),
     "direct_dilated": ((1, 2, 8, 16), (1, 5, 8, 16), (2, 5, 3, 3), (1, 1), (2, 0), (2, 1), 1, 1),
+    # one output channel and one kernel cell: the packer's k loop has one iteration
+    "single_k": ((1, 4), (1, 4), (1, 1, 1), (1,), (0,), (1,), 1, 0),
+    "single_k_wide": ((2, 7), (1, 7), (2, 1, 1), (1,), (0,), (1,), 1, 0),
 }  # fmt: skip
 
 
@@ -124,3 +128,29 @@ def test_a_plane_unit_covers_a_whole_sample(dtype):
     op = next(op for op in function.walk() if isinstance(op, A.ConvInputGradOp))
     kernel = contraction_kernel(op, "k", host_target())
     assert kernel.attributes["tlir.parallel_extent"].value.data == 2  # two samples, not 6 or 10
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_the_exact_fallback_keeps_the_fused_epilogue(dtype, backend):
+    """A VJP adds the input gradient to another cotangent of the same value;
+    kernel formation fuses that `tlir.add` into the GEMM's kernel. With a
+    non-finite weight the kernel takes the exact fallback, which must apply
+    the add too (it once stored the bare gradient)."""
+    x, g, wt, *_ = CASES["same_3x3"]
+    base = to_text(_case("same_3x3", dtype))
+    t = _type(x, dtype)
+    text = base.replace(
+        f"func.func @main(%g: {_type(g, dtype)}, %wt: {_type(wt, dtype)}) -> {t} {{",
+        f"func.func @main(%g: {_type(g, dtype)}, %wt: {_type(wt, dtype)}, %e: {t}) -> {t} {{",
+    ).replace(
+        f"func.return %dx : {t}",
+        f"%s = tlir.add %e, %dx : ({t}, {t}) -> {t}\n  func.return %s : {t}",
+    )
+    module = tlir.parse_module(text)
+    grad, weight = _arrays(dtype, False, seed=5)[:2]
+    other = np.arange(np.prod(x), dtype=grad.dtype).reshape(x) + 1
+    got = tlir.compile(module, backend=backend)(grad, weight, other)
+    want = evaluate(module, [grad, weight, other])
+    assert same_bits(got[0], want[0])
+    assert np.isfinite(got[0]).any() and np.isnan(got[0]).any()  # the fallback ran
