@@ -15,7 +15,7 @@ import numpy as np
 from fuzz_graphs import budget
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_random_graphs import assert_same_bits, with_special_constants
+from test_random_graphs import HAVE_MLIR, assert_same_bits, with_special_constants
 
 import tlir
 from tlir.diagnostics import TlirError
@@ -29,6 +29,7 @@ def test_random_dag_derivatives_compiled_match_reference(tmp_path_factory, data)
 
     document = data.draw(fuzz_graphs.graphs(), label="graph")
     dtype = data.draw(st.sampled_from(["f32", "f64"]), label="dtype")
+    backend = data.draw(st.sampled_from(["xdsl", "mlir"] if HAVE_MLIR else ["xdsl"]), "backend")
     path = tmp_path_factory.mktemp("dag") / "model.json"
     path.write_text(fuzz_graphs.dumps(document))
     module = import_file(str(path), dtype)
@@ -37,7 +38,7 @@ def test_random_dag_derivatives_compiled_match_reference(tmp_path_factory, data)
     shape = tuple(document["nodes"][0]["shape"])
     x = fuzz_graphs.input_array(data.draw, shape, np_dtype)
     dx = fuzz_graphs.input_array(data.draw, shape, np_dtype)
-    model = tlir.compile(module)
+    model = tlir.compile(module, backend=backend)
     dys = [fuzz_graphs.input_array(data.draw, s, np_dtype) for s, _ in model.plan.outputs]
     try:
         want_jvp = jvp(module, [x], [dx])
@@ -49,6 +50,8 @@ def test_random_dag_derivatives_compiled_match_reference(tmp_path_factory, data)
     event(f"compared: {len(document['nodes'])} nodes")
     text = tlir.compiler.to_text(module)
     ys, tangents = model.jvp([x], [dx])
-    assert_same_bits([*ys, *tangents], want_jvp, f"jvp {dtype}\n{text}")
+    assert_same_bits([*ys, *tangents], want_jvp, f"jvp {backend} {dtype}\n{text}")
     ys, input_grads, param_grads = model.vjp([x], dys)
-    assert_same_bits([*ys, *input_grads, *param_grads.values()], want_vjp, f"vjp {dtype}\n{text}")
+    assert_same_bits(
+        [*ys, *input_grads, *param_grads.values()], want_vjp, f"vjp {backend} {dtype}\n{text}"
+    )
