@@ -1,8 +1,9 @@
 """Randomized graphs (hypothesis) through `tlir-jvp` and `tlir-vjp`: DAGs over
 every op kind with a JSON encoding (`fuzz_graphs`: shared values, extents 0
 and 1, several outputs, the input returned), NaN, infinities, signed zeros and
-subnormals in inputs, tangents, cotangents and constants; the compiled JVP and
-VJP (parameter gradients included) against the reference's, bit for bit.
+subnormals in inputs, tangents (parameter tangents in half the draws),
+cotangents and constants; the compiled JVP and VJP (parameter gradients
+included) against the reference's, bit for bit.
 
 The rules that rewrite the forward program (a pool's or a call's value taken
 from the derivative fold, the contraction forms of linear and conv) meet here
@@ -40,8 +41,15 @@ def test_random_dag_derivatives_compiled_match_reference(tmp_path_factory, data)
     dx = fuzz_graphs.input_array(data.draw, shape, np_dtype)
     model = tlir.compile(module, backend=backend)
     dys = [fuzz_graphs.input_array(data.draw, s, np_dtype) for s, _ in model.plan.outputs]
+    seeded = data.draw(st.booleans(), label="parameter tangents")
+    dps = None
+    if seeded:
+        dps = [
+            fuzz_graphs.input_array(data.draw, p.shape, np_dtype)
+            for p in model.parameters().values()
+        ]
     try:
-        want_jvp = jvp(module, [x], [dx])
+        want_jvp = jvp(module, [x], [dx], dps)
         want_vjp = vjp(module, [x], dys)
     except TlirError as err:
         assert "log of a tensor" in str(err), err  # the reference's one domain check
@@ -49,7 +57,7 @@ def test_random_dag_derivatives_compiled_match_reference(tmp_path_factory, data)
         return
     event(f"compared: {len(document['nodes'])} nodes")
     text = tlir.compiler.to_text(module)
-    ys, tangents = model.jvp([x], [dx])
+    ys, tangents = model.jvp([x], [dx], dps)
     assert_same_bits([*ys, *tangents], want_jvp, f"jvp {backend} {dtype}\n{text}")
     ys, input_grads, param_grads = model.vjp([x], dys)
     assert_same_bits(
