@@ -20,7 +20,7 @@ from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
 from tlir.reference import ad_ops  # noqa: F401 - fills EVALUATORS for the tlir_ad ops
-from tlir.reference.ops import EVALUATORS, EvaluationError, evaluates
+from tlir.reference.ops import EVALUATORS, EvaluationError, evaluates, evaluating
 
 __all__ = ["EvaluationError", "evaluate", "jvp", "run_function", "vjp"]
 
@@ -66,11 +66,8 @@ def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> list[np.n
             describe_location(op.location, where),
             f"the reference evaluator has no semantics for '{op.name}'",
         )
-    try:
-        with np.errstate(all="ignore"):
-            result = evaluator(op, args)
-    except EvaluationError as err:
-        raise TlirError(describe_location(op.location, where), f"{op.name}: {err}") from None
+    with evaluating(op, where):
+        result = evaluator(op, args)
     results = [np.asarray(r) for r in (result if isinstance(result, list) else [result])]
     for value, array in zip(op.results, results, strict=True):
         # A float64 value leaking into float32 mode would round twice: refuse it.

@@ -19,14 +19,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
 from tlir.optable import OpTable
 from tlir.parameters import parameters
 from tlir.reference import dual as D
 from tlir.reference.dual import Dual, where
-from tlir.reference.ops import EVALUATORS, EvaluationError
+from tlir.reference.ops import EVALUATORS, check_log_domain, evaluating
 
 DualEvaluator = OpTable("reference JVP")
 """One dual evaluator per tlir op: (op, operand duals) -> result dual."""
@@ -59,11 +58,10 @@ def _softplus(x: Dual) -> Dual:
     return where(x.re > 0, x + D.log(1 + D.exp(-x)), D.log(1 + D.exp(x)))
 
 
-def _log_domain(x: Dual) -> Dual:
-    """x, if log's domain holds (every primal > 0), as the forward evaluator checks."""
-    if not np.all(x.re > 0):
-        raise EvaluationError("log of a tensor with an element that is not > 0 (or NaN)")
-    return x
+def _log(x: Dual) -> Dual:
+    """log on duals, its domain checked on the primals as the forward evaluator does."""
+    check_log_domain(x.re)
+    return D.log(x)
 
 
 def _relu(x: Dual) -> Dual:
@@ -78,7 +76,7 @@ UNARY = {
     T.TanhOp: D.tanh,
     T.SigmoidOp: lambda x: where(x.re > 0, 1 / (1 + D.exp(-x)), D.exp(x) / (1 + D.exp(x))),
     T.ExpOp: D.exp,
-    T.LogOp: lambda x: D.log(_log_domain(x)),
+    T.LogOp: _log,
     T.SinOp: D.sin,
     T.CosOp: D.cos,
     T.SoftplusOp: _softplus,
@@ -327,11 +325,8 @@ def run_dual(
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.arguments]
         operands = [values[v] for v in op.operands]
-        try:
-            with np.errstate(all="ignore"):
-                result = DualEvaluator[type(op)](op, operands)
-        except EvaluationError as err:
-            raise TlirError(describe_location(op.location, "input"), f"{op.name}: {err}") from None
+        with evaluating(op, "input"):
+            result = DualEvaluator[type(op)](op, operands)
         if op in seeds:
             result = Dual(result.re, seeds[op])
         dtype = numpy_dtype(op.results[0].type)

@@ -7,14 +7,16 @@ and returns the result. `EVALUATORS` maps op classes to them; the interpreter in
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from xdsl.ir import Operation
 
 from tlir import rng
 from tlir.dense import dense_to_numpy
+from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.optable import OpTable
 from tlir.reference.carrier import cmax, cmin, fold_max, fold_sum, libm, nat
@@ -22,6 +24,23 @@ from tlir.reference.carrier import cmax, cmin, fold_max, fold_sum, libm, nat
 
 class EvaluationError(Exception):
     """TorchLean's evaluation rejects the input (e.g. `log` of a non-positive)."""
+
+
+@contextlib.contextmanager
+def evaluating(op: Operation, where: str) -> Iterator[None]:
+    """Evaluating `op`: floating-point warnings off, and a rejected input as the
+    one-line error located at the op (the forward, JVP and VJP references)."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except EvaluationError as err:
+        raise TlirError(describe_location(op.location, where), f"{op.name}: {err}") from None
+
+
+def check_log_domain(x: np.ndarray) -> None:
+    """TorchLean's `log` takes only elements > 0 (a NaN is not)."""
+    if not np.all(x > 0):
+        raise EvaluationError("log of a tensor with an element that is not > 0 (or NaN)")
 
 
 Evaluator = Callable[[Operation, Sequence[np.ndarray]], np.ndarray]
@@ -68,8 +87,7 @@ def _softplus(x: np.ndarray) -> np.ndarray:
 
 
 def _log_checked(x: np.ndarray) -> np.ndarray:
-    if not np.all(x > 0):
-        raise EvaluationError("log of a tensor with an element that is not > 0 (or NaN)")
+    check_log_domain(x)
     return libm("log", x)
 
 

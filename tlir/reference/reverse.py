@@ -21,12 +21,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.traits import SymbolTable
 
-from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
 from tlir.parameters import parameters
 from tlir.reference import vjp_windows  # noqa: F401 - fills RULES
-from tlir.reference.ops import EVALUATORS, EvaluationError
+from tlir.reference.ops import EVALUATORS, evaluating
 from tlir.reference.vjp_rules import RULES, Context, rule
 
 
@@ -35,11 +34,8 @@ def _forward(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> dict[SSAVal
     for op in function.body.block.ops:
         if isinstance(op, func.ReturnOp):
             break
-        try:
-            with np.errstate(all="ignore"):
-                results = EVALUATORS[type(op)](op, [values[v] for v in op.operands])
-        except EvaluationError as err:
-            raise TlirError(describe_location(op.location, "input"), f"{op.name}: {err}") from None
+        with evaluating(op, "input"):
+            results = EVALUATORS[type(op)](op, [values[v] for v in op.operands])
         dtype = numpy_dtype(op.results[0].type)
         values[op.results[0]] = np.asarray(results, dtype).reshape(op.results[0].type.get_shape())
     return values
