@@ -42,6 +42,16 @@ NAME = "tlir-vjp"
 WRT = VJP_WRT
 
 
+@dataclass
+class Forward:
+    """A function body's forward copy: the value mapping, (op, clone) pairs and
+    the values the sweep needs a gradient for."""
+
+    mapping: dict[SSAValue, SSAValue]
+    pairs: list[tuple[Operation, Operation]]
+    needed: set[SSAValue]
+
+
 class Vjp:
     """Emits a forward pass and its reverse sweep into `block`."""
 
@@ -55,11 +65,14 @@ class Vjp:
         """Clones whose result a rule's `forward` computed: erased at the end."""
 
     def forward(
-        self, body: Block, primals: Sequence[SSAValue], needed: set[SSAValue] = frozenset()
-    ) -> tuple[dict[SSAValue, SSAValue], list[tuple[Operation, Operation]]]:
-        """`body`'s ops cloned onto `primals`: the value mapping and (op, clone)
-        pairs. An op with a `forward` rule whose operands need a gradient gets
-        its value from that rule (the clone stays for the sweep to read)."""
+        self, body: Block, primals: Sequence[SSAValue], leaves: Iterable[SSAValue]
+    ) -> Forward:
+        """`body`'s ops cloned onto `primals`, and the values whose gradient the
+        sweep toward `leaves` needs. An op with a `forward` rule whose operands
+        need a gradient gets its value from that rule (the clone stays for the
+        sweep to read)."""
+        ops = [op for op in body.ops if not isinstance(op, func.ReturnOp)]
+        needed = _needs_gradient(ops, set(leaves))
         mapping: dict[SSAValue, SSAValue] = dict(zip(body.args, primals, strict=True))
         pairs = []
         for op in body.ops:
@@ -75,7 +88,7 @@ class Vjp:
                 self.b = Builder(self.block, op.location)
                 mapping[op.results[0]], self.saved[clone] = rule.forward(self, clone)
                 self.replaced.append(clone)
-        return mapping, pairs
+        return Forward(mapping, pairs, needed)
 
     def erase_replaced(self) -> None:
         for clone in self.replaced:
@@ -84,13 +97,11 @@ class Vjp:
             clone.erase()
 
     def backward(
-        self,
-        pairs: list[tuple[Operation, Operation]],
-        seeds: Sequence[tuple[SSAValue, SSAValue, Operation]],
-        leaves: Iterable[SSAValue],
+        self, forward: Forward, seeds: Sequence[tuple[SSAValue, SSAValue, Operation]]
     ) -> dict[SSAValue, SSAValue]:
-        """The sweep: `seeds` are (value, cotangent, op whose location to use)."""
-        needed = _needs_gradient([op for op, _ in pairs], set(leaves))
+        """The sweep over `forward`'s ops: `seeds` are (value, cotangent, op whose
+        location to use)."""
+        pairs, needed = forward.pairs, forward.needed
         cotangent: dict[SSAValue, SSAValue] = {}
         for value, seed, where in seeds:
             if value in needed:
@@ -126,11 +137,6 @@ class Vjp:
         return found if found is not None else Builder(self.block, where.location).zeros_like(like)
 
 
-def _ops(body: Block) -> list[Operation]:
-    """The ops of a function body but its return."""
-    return [op for op in body.ops if not isinstance(op, func.ReturnOp)]
-
-
 def _needs_gradient(ops: list[Operation], leaves: set[SSAValue]) -> set[SSAValue]:
     """The values a leaf reaches through edges gradients flow along."""
     needed = set(leaves)
@@ -141,14 +147,14 @@ def _needs_gradient(ops: list[Operation], leaves: set[SSAValue]) -> set[SSAValue
     return needed
 
 
-def custom_forward(v: Vjp, op: T.CustomOp) -> tuple[SSAValue, tuple]:
+def custom_forward(v: Vjp, op: T.CustomOp) -> tuple[SSAValue, Forward]:
     """The callee's forward ops in place of the call (their values are the
-    sweep's stored values): the call's result, and (mapping, pairs)."""
+    sweep's stored values): the call's result, and the callee's `Forward`."""
     body = callee_of(v.module, op).body.block
-    mapping, pairs = v.forward(body, list(op.args), _needs_gradient(_ops(body), set(body.args)))
+    forward = v.forward(body, list(op.args), body.args)
     returned = body.last_op
     assert isinstance(returned, func.ReturnOp)
-    return mapping[returned.arguments[0]], (mapping, pairs)
+    return forward.mapping[returned.arguments[0]], forward
 
 
 @vjp_rule(T.CustomOp, forward=custom_forward)
@@ -157,10 +163,10 @@ def custom(v: Vjp, op: T.CustomOp, g: SSAValue, wants: list[bool]) -> list:
     result does not reach): the sweep of the callee's forward ops, which ran in
     place of the call."""
     body = callee_of(v.module, op).body.block
-    _, pairs = v.saved[op] if op in v.saved else custom_forward(v, op)[1]
     returned = body.last_op
     assert isinstance(returned, func.ReturnOp)
-    cotangent = v.backward(pairs, [(returned.arguments[0], g, op)], body.args)
+    # the rule runs only where an argument needs a gradient: custom_forward ran
+    cotangent = v.backward(v.saved[op], [(returned.arguments[0], g, op)])
     return [
         v.gradient(cotangent, arg, value, op) if wanted else None
         for arg, value, wanted in zip(body.args, op.args, wants, strict=True)
@@ -196,13 +202,14 @@ class TlirVjp(ModulePass):
         consts = parameters(source) if self.wrt != "inputs" else []
         args = list(body.args) if self.wrt != "params" else []
         leaves = [*args, *(c.result for c in consts)]
-        mapping, pairs = vjp.forward(body, primals, _needs_gradient(_ops(body), set(leaves)))
+        forward = vjp.forward(body, primals, leaves)
         returned = body.last_op
         assert isinstance(returned, func.ReturnOp)
         seed_list = [
             (value, seed, returned) for value, seed in zip(returned.arguments, seeds, strict=True)
         ]
-        cotangent = vjp.backward(pairs, seed_list, leaves)
+        cotangent = vjp.backward(forward, seed_list)
+        mapping = forward.mapping
         results = [mapping[v] for v in returned.arguments]
         grads = [vjp.gradient(cotangent, leaf, mapping[leaf], returned) for leaf in leaves]
         vjp.erase_replaced()

@@ -315,7 +315,7 @@ def max_pool_forward(v, op: T.MaxPoolOp) -> tuple[SSAValue, SSAValue]:
 def max_pool(v, op: T.MaxPoolOp, g: SSAValue, wants: list[bool]) -> list:
     """Each output's g added to its first maximal real cell; outputs in row-major order."""
     window = Window.of_pool(op)
-    winners = v.saved[op] if op in v.saved else _pool_winners(v, op, window)[1]
+    winners = v.saved[op]  # the rule runs only where the input needs a gradient
 
     def body(s: Scalar, a: list[SSAValue]) -> list[SSAValue]:
         grad, winner, offset, acc = a
