@@ -255,6 +255,9 @@ class PlaneGemmSpec(GemmSpec):
     direct: bool = False
     """B read straight from the planes of the k block's channels (`DirectEmitter`)."""
 
+    def emitter(self) -> type[GemmEmitter]:
+        return DirectEmitter
+
     def adjust_tiling(self, tiling: Tiling, target: TargetInfo) -> Tiling:
         tiling = self._whole_samples(tiling, target)
         direct = self._direct(tiling, target)

@@ -232,6 +232,14 @@ class GemmSpec:
     """A GEMM that is exact only under a condition checked at run time: the
     check and the units computed another way when it fails."""
 
+    def adjust_tiling(self, tiling: Tiling, target: TargetInfo) -> Tiling:
+        """The tiling `choose_tiling` gave, as this kind of GEMM wants it."""
+        return tiling
+
+    def emitter(self) -> type[GemmEmitter]:
+        """The emitter of this kind of GEMM."""
+        return GemmEmitter
+
 
 class Fallback(Protocol):
     def check(self, kb: KernelBuilder, lanes: int) -> SSAValue:

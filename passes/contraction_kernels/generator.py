@@ -21,11 +21,9 @@ from xdsl.ir import Operation, SSAValue
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import KernelBuilder
-from tlir.passes.contraction_kernels.conv_grad import DirectEmitter, PlaneGemmSpec
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
-from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec, Tiling, choose_tiling
+from tlir.passes.contraction_kernels.gemm import GemmSpec, Tiling, choose_tiling
 from tlir.passes.contraction_kernels.kernel_grad import (
-    KernelGradEmitter,
     KernelGradSpec,
     conv_kernel_grad_spec,
 )
@@ -70,8 +68,7 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) 
     )
     if a_in_place and tiling.kcp and _apart(spec, tiling, target):
         tiling = dataclasses.replace(tiling, kcp=0)
-    adjust = getattr(spec, "adjust_tiling", None)
-    return adjust(tiling, target) if adjust is not None else tiling
+    return spec.adjust_tiling(tiling, target)
 
 
 def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo, ways: int = 8) -> bool:
@@ -114,10 +111,7 @@ def contraction_kernel(
     # conv: every unit uses the same rows of the weight, so a packed copy per
     # unit is only repeated work where those rows do not compete for L1 sets
     tiling = kernel_tiling(spec, target, a_in_place=isinstance(op, T.ConvOp))
-    emitter = KernelGradEmitter if isinstance(spec, KernelGradSpec) else GemmEmitter
-    if isinstance(spec, PlaneGemmSpec):
-        emitter = DirectEmitter
-    emitter(kb, spec, tiling).emit(lo, hi)
+    spec.emitter()(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)

@@ -108,6 +108,9 @@ class KernelGradSpec(GemmSpec):
 
     geometry: A.ConvKernelGradGeometry | None = None
 
+    def emitter(self) -> type[GemmEmitter]:
+        return KernelGradEmitter
+
     def adjust_tiling(self, tiling: Tiling, target: object) -> Tiling:
         """k blocks of whole vector-lane groups (for the packer's squares); at
         most two units of rows (each unit packs all of the cotangent)."""
