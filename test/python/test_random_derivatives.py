@@ -12,11 +12,10 @@ shapes and sharing no hand-written case has."""
 from __future__ import annotations
 
 import fuzz_graphs
-import numpy as np
 from fuzz_graphs import budget
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_random_graphs import HAVE_MLIR, assert_same_bits, with_special_constants
+from test_random_graphs import assert_same_bits, draw_model, skipped_for_log_domain
 
 import tlir
 from tlir.diagnostics import TlirError
@@ -26,40 +25,24 @@ from tlir.reference import jvp, vjp
 @budget(ci=6, long=1_500)
 @given(data=st.data())
 def test_random_dag_derivatives_compiled_match_reference(tmp_path_factory, data):
-    from tlir.torchlean import import_file
-
-    document = data.draw(fuzz_graphs.graphs(), label="graph")
-    dtype = data.draw(st.sampled_from(["f32", "f64"]), label="dtype")
-    backend = data.draw(st.sampled_from(["xdsl", "mlir"] if HAVE_MLIR else ["xdsl"]), "backend")
-    path = tmp_path_factory.mktemp("dag") / "model.json"
-    path.write_text(fuzz_graphs.dumps(document))
-    module = import_file(str(path), dtype)
-    np_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
-    with_special_constants(data.draw, module, np_dtype)
-    shape = tuple(document["nodes"][0]["shape"])
-    x = fuzz_graphs.input_array(data.draw, shape, np_dtype)
-    dx = fuzz_graphs.input_array(data.draw, shape, np_dtype)
-    model = tlir.compile(module, backend=backend)
+    case = draw_model(data, tmp_path_factory)
+    module, x, np_dtype = case.module, case.x, case.np_dtype
+    dx = fuzz_graphs.input_array(data.draw, x.shape, np_dtype)
+    model = tlir.compile(module, backend=case.backend)
     dys = [fuzz_graphs.input_array(data.draw, s, np_dtype) for s, _ in model.plan.outputs]
     seeded = data.draw(st.booleans(), label="parameter tangents")
     dps = None
     if seeded:
-        dps = [
-            fuzz_graphs.input_array(data.draw, p.shape, np_dtype)
-            for p in model.parameters().values()
-        ]
+        params = model.parameters().values()
+        dps = [fuzz_graphs.input_array(data.draw, p.shape, np_dtype) for p in params]
     try:
         want_jvp = jvp(module, [x], [dx], dps)
         want_vjp = vjp(module, [x], dys)
     except TlirError as err:
-        assert "log of a tensor" in str(err), err  # the reference's one domain check
-        event("skipped: log of a non-positive value")
+        skipped_for_log_domain(err)
         return
-    event(f"compared: {len(document['nodes'])} nodes")
-    text = tlir.compiler.to_text(module)
+    event(f"compared: {case.nodes} nodes")
     ys, tangents = model.jvp([x], [dx], dps)
-    assert_same_bits([*ys, *tangents], want_jvp, f"jvp {backend} {dtype}\n{text}")
+    assert_same_bits([*ys, *tangents], want_jvp, case.context("jvp"))
     ys, input_grads, param_grads = model.vjp([x], dys)
-    assert_same_bits(
-        [*ys, *input_grads, *param_grads.values()], want_vjp, f"vjp {backend} {dtype}\n{text}"
-    )
+    assert_same_bits([*ys, *input_grads, *param_grads.values()], want_vjp, case.context("vjp"))

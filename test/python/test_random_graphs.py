@@ -3,11 +3,15 @@ through tlir's route, against the reference evaluator, bit for bit."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import fuzz_graphs
 import numpy as np
 from fuzz_graphs import budget
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import ModuleOp
 
 import tlir
 from tlir.backend.mlir import find_tool
@@ -105,10 +109,29 @@ def with_special_constants(draw, module, dtype: np.dtype) -> None:
             op.value = numpy_to_dense(fuzz_graphs.input_array(draw, shape, dtype))
 
 
-@budget(ci=300, long=10_000)
-@given(data=st.data())
-def test_random_dag_over_all_kinds_compiled_matches_reference(tmp_path_factory, data):
-    from tlir.diagnostics import TlirError
+@dataclass
+class DrawnModel:
+    """A random DAG's module, its carrier and back end, and an input."""
+
+    nodes: int
+    dtype: str
+    backend: str
+    module: ModuleOp
+    np_dtype: np.dtype
+    x: np.ndarray
+
+    @cached_property
+    def text(self) -> str:
+        return tlir.compiler.to_text(self.module)
+
+    def context(self, what: str) -> str:
+        return f"{what} {self.backend} {self.dtype}\n{self.text}"
+
+
+def draw_model(data, tmp_path_factory) -> DrawnModel:
+    """A DAG over every op kind, imported from its JSON in a drawn carrier, some
+    constants made special values, a drawn back end and an input (special
+    values included)."""
     from tlir.torchlean import import_file
 
     document = data.draw(fuzz_graphs.graphs(), label="graph")
@@ -121,12 +144,26 @@ def test_random_dag_over_all_kinds_compiled_matches_reference(tmp_path_factory, 
     with_special_constants(data.draw, module, np_dtype)
     shape = tuple(document["nodes"][0]["shape"])
     x = fuzz_graphs.input_array(data.draw, shape, np_dtype)
+    return DrawnModel(len(document["nodes"]), dtype, backend, module, np_dtype, x)
+
+
+def skipped_for_log_domain(err: Exception) -> None:
+    """The reference's one domain check (log of a non-positive): the case is skipped."""
+    assert "log of a tensor" in str(err), err
+    event("skipped: log of a non-positive value")
+
+
+@budget(ci=300, long=10_000)
+@given(data=st.data())
+def test_random_dag_over_all_kinds_compiled_matches_reference(tmp_path_factory, data):
+    from tlir.diagnostics import TlirError
+
+    case = draw_model(data, tmp_path_factory)
     try:
-        want = evaluate(module, [x])
+        want = evaluate(case.module, [case.x])
     except TlirError as err:
-        assert "log of a tensor" in str(err), err  # the reference's one domain check
-        event("skipped: log of a non-positive value")
+        skipped_for_log_domain(err)
         return
-    event(f"compiled: {len(document['nodes'])} nodes")
-    got = tlir.compile(module, backend=backend)(x)
-    assert_same_bits(got, want, f"{backend} {dtype}\n{tlir.compiler.to_text(module)}")
+    event(f"compiled: {case.nodes} nodes")
+    got = tlir.compile(case.module, backend=case.backend)(case.x)
+    assert_same_bits(got, want, case.context("forward"))
