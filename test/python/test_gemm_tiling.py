@@ -1,0 +1,86 @@
+"""How a GEMM's outputs are cut into work units: threads take whole units, so
+units of equal work (and, when there are few, an even number of them) let two
+or four threads finish together. The results do not depend on the tiling (the
+kernel tests check every tiling against the reference); this checks the cut."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tlir.passes.contraction_kernels.gemm import choose_tiling
+from tlir.passes.contraction_kernels.target import TargetInfo
+
+AVX512 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32 * 1024, l2_bytes=1024 * 1024)
+AVX2 = TargetInfo(vector_bytes=32, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
+ZEN1 = TargetInfo(vector_bytes=32, registers=16, tile=(1, 12))
+SHAPES = [  # (batch, m, n, k)
+    (1, 128, 256, 1024),
+    (1, 128, 256, 256),
+    (1, 128, 10, 256),
+    (1, 384, 512, 640),
+    (1, 100, 300, 50),
+    (3, 17, 33, 9),
+    (2, 64, 1000, 300),
+    (1, 1, 4096, 64),
+    (5, 32, 96, 96),
+]
+
+
+def _column_blocks(n: int, nc: int) -> list[int]:
+    """Widths, in columns, of the column blocks covering n."""
+    return [min(nc, n - c0) for c0 in range(0, n, nc)]
+
+
+@pytest.mark.parametrize(
+    "target, element, shape",
+    list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES)),
+)
+def test_column_blocks_are_as_even_as_register_tiles_allow(target, element, shape):
+    batch, m, n, k = shape
+    tiling = choose_tiling(target, element, m, n, k, batch)
+    nr = tiling.nr
+    widths = _column_blocks(n, tiling.nc)
+    assert tiling.nc % nr == 0
+    # No narrower width (a multiple of nr) covers n with as few blocks: the
+    # widest block holds ⌈tiles / blocks⌉ register tiles, the least possible.
+    tiles = -(-n // nr)
+    assert tiling.nc // nr == -(-tiles // len(widths))
+
+
+@pytest.mark.parametrize(
+    "target, element, shape",
+    list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES)),
+)
+def test_a_small_number_of_units_is_even_where_columns_allow(target, element, shape):
+    batch, m, n, k = shape
+    tiling = choose_tiling(target, element, m, n, k, batch)
+    units = tiling.units(batch, m, n)
+    blocks = len(_column_blocks(n, tiling.nc))
+    tiles = -(-n // tiling.nr)
+    if units % 2 and units < 16:
+        # odd only where one more column block is impossible (n has too few
+        # register tiles) or where no uniform width gives exactly one more
+        more = [
+            w
+            for w in range(tiling.nr, tiling.nc, tiling.nr)
+            if len(_column_blocks(n, w)) == blocks + 1
+        ]
+        assert blocks == tiles or not more
+
+
+def test_mlp_layer_of_256_columns_splits_into_four_equal_blocks():
+    """f64 on AVX-512: one register tile is 8 columns and at most 72 columns fit
+    the packed block; 256 columns then split as 4 × 64, not 72 + 72 + 72 + 40
+    (which leaves one of two threads 144 columns against the ideal 128)."""
+    tiling = choose_tiling(AVX512, 8, 128, 256, 1024)
+    assert _column_blocks(256, tiling.nc) == [64, 64, 64, 64]
+
+
+def test_three_column_blocks_of_one_row_block_become_four():
+    """f32 on AVX-512 (16-column tiles): 240 columns fit one 80-column width in
+    three blocks; with one row block that is 3 units, so the cut is 4 × 64 - 16."""
+    tiling = choose_tiling(AVX512, 4, 16, 240, 512)
+    assert tiling.units(1, 16, 240) == 4
+    assert _column_blocks(240, tiling.nc) == [64, 64, 64, 48]
