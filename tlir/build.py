@@ -63,6 +63,8 @@ class Build:
         self.backend, self.opt_level, self.where = backend, opt_level, where
         self.fuse, self.progress = fuse, progress
         self.seconds: dict[str, float] = {}
+        self.helper_kernels = 0
+        """Distinct kernels compiled by helper processes (`tlir.helper`)."""
         self.environment = environment(backend, opt_level)
         start = time.perf_counter()
         structure = model_structure(module)
@@ -123,25 +125,38 @@ class Build:
             for k in work.ops
             if isinstance(k, func.FuncOp) and is_kernel(k) and k.sym_name.data in used
         ]
-        objects: list[bytes | Future] = []
+        called = [k for k in kernels if _computes_something(k)]
+        objects: list[bytes | Future | None] = []
         keys: list[str] = []
-        infos: dict[str, KernelInfo] = {}
-        arities: dict[str, int] = {}
+        abis: dict[str, KernelABI] = {}
+        pending: list[tuple[int, func.FuncOp]] = []  # (position, kernel) to compile
+        for kernel in called:
+            key = self.kernel_key(kernel.sym_name.data)
+            cached = store.get(key) if store is not None else None
+            if cached is None:
+                pending.append((len(objects), kernel))
+                objects.append(None)
+            else:
+                header, data = unpack(cached)
+                objects.append(data)
+                abis[kernel.sym_name.data] = _abi(header)
+            keys.append(key)
         self.lowering_seconds = 0.0
+        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
+        tool_seconds: list[float] = []
+        mine, helpers, theirs = self._start_helpers(pending)
         # LLVM compiles kernel i on a worker thread while this thread lowers
         # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it and
         # take it back sooner with a short switch interval: tlir.interpreter),
         # then the entry function while this thread waits.
-        # One worker: all llvmlite use stays on that thread.
+        # One worker: all llvmlite use stays on that thread. The threads start
+        # after the helpers are forked (tlir.helper forks a single-threaded process).
         llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
         tools = (
             ThreadPoolExecutor(2, thread_name_prefix="tlir-mlir-tools")
             if self.backend == "mlir"
             else None
         )
-        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
-        tool_seconds: list[float] = []
-        fresh: list[tuple[int, str, KernelABI]] = []  # (position, cache key, ABI)
 
         def to_object(llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
             begin = time.perf_counter()
@@ -164,19 +179,28 @@ class Build:
             ir = tools.submit(run_tools, finish)
             return llvm_thread.submit(lambda: to_object(ir.result(), self.opt_level))
 
+        bar = _progress(len(pending), self.progress)
         try:
             with quick_gil_handoff():
-                for kernel in _progress(kernels, self.progress):
-                    name = kernel.sym_name.data
-                    if not any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data):
-                        infos[name] = KernelInfo(name, 0, 0, (), 1, 0)  # never called
-                        continue
-                    data, key, abi = self._object(kernel, store, submit_kernel)
-                    if isinstance(data, Future):
-                        fresh.append((len(objects), key, abi))
-                    objects.append(data)
-                    keys.append(key)
-                    arities[name] = abi.arity
+                for position, kernel in mine:
+                    begin = time.perf_counter()
+                    abi, finish = start_lowering(kernel, self.backend, self.where)
+                    self.lowering_seconds += time.perf_counter() - begin
+                    objects[position] = submit_kernel(finish)
+                    abis[kernel.sym_name.data] = abi
+                    bar.update()
+                futures = [f for helper in helpers for f in helper.futures]
+                for (position, kernel), future in zip(theirs, futures, strict=True):
+                    header, data = future.result()
+                    objects[position] = data
+                    abis[kernel.sym_name.data] = _abi(header)
+                    bar.update()
+                infos = {
+                    k.sym_name.data: KernelInfo(k.sym_name.data, 0, 0, (), 1, 0)  # never called
+                    for k in kernels
+                }
+                for kernel in called:
+                    name, abi = kernel.sym_name.data, abis[kernel.sym_name.data]
                     infos[name] = KernelInfo(
                         name,
                         abi.num_inputs,
@@ -185,6 +209,7 @@ class Build:
                         abi.parallel_extent,
                         kernel_work(kernel),
                     )
+                arities = {k.sym_name.data: abis[k.sym_name.data].arity for k in called}
                 # The plan and the entry function's IR are built while LLVM is
                 # still busy with the last kernels.
                 start = time.perf_counter()
@@ -200,51 +225,104 @@ class Build:
                 objects = [o.result() if isinstance(o, Future) else o for o in objects]
                 main_object = main_future.result()
         finally:
+            bar.close()
             llvm_thread.shutdown(cancel_futures=True)
             if tools is not None:
                 tools.shutdown(cancel_futures=True)
+            for helper in helpers:
+                helper.close()
         if store is not None:
-            for position, key, abi in fresh:
-                store.put(key, pack(dataclasses.asdict(abi), objects[position]))
+            for position, kernel in pending:
+                abi = abis[kernel.sym_name.data]
+                store.put(keys[position], pack(dataclasses.asdict(abi), objects[position]))
         self.seconds.update(
             lowering=self.lowering_seconds + sum(tool_seconds),
             llvm=llvm_seconds["kernels"],
             entry=planning + llvm_seconds["entry"],
         )
+        self.helper_kernels = len(theirs)
         if store is not None:
             header = {"plan": plan_to_json(plan), "kernels": keys}
             store.put(self.model_key, pack(header, main_object))
         return plan, [*objects, main_object]
 
-    def _object(
-        self, kernel: func.FuncOp, store, submit: Callable[[Callable[[], str]], Future]
-    ) -> tuple[bytes | Future, str, KernelABI]:
-        """(object, cache key, ABI) of a kernel: from the cache, else lowered here
-        as far as xDSL goes, the rest (the mlir back end's tools) and LLVM's
-        compile handed to the worker (`submit`), the object a future."""
-        key = self.kernel_key(kernel.sym_name.data)
-        cached = store.get(key) if store is not None else None
-        if cached is not None:
-            header, data = unpack(cached)
-            return (
-                data,
-                key,
-                KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])}),
-            )
-        begin = time.perf_counter()
-        abi, finish = start_lowering(kernel, self.backend, self.where)
-        self.lowering_seconds += time.perf_counter() - begin
-        return submit(finish), key, abi
+    def _start_helpers(self, pending: list[tuple[int, func.FuncOp]]):
+        """(this process's share of `pending`, the helper processes compiling the
+        rest (tlir.helper), their kernels in the order of their futures)."""
+        from tlir import helper
+
+        count = min(helper.processes(), len(pending))
+        if count < 2:
+            return pending, [], []
+        shares = _shares(pending, count)
+        from tlir.backend import preload
+
+        preload(self.backend)  # imported once, before the fork, for every process
+        backend, opt_level, where = self.backend, self.opt_level, self.where
+
+        def job(kernel: func.FuncOp) -> Callable[[], tuple[dict, bytes]]:
+            def run() -> tuple[dict, bytes]:
+                abi, data = compile_kernel(kernel, backend, opt_level, where)
+                return dataclasses.asdict(abi), data
+
+            return run
+
+        mine, theirs, started = shares[0], [], []
+        others = shares[1:]
+        helpers = helper.start_helpers([[job(k) for _, k in share] for share in others], where)
+        for share, process in zip(others, helpers, strict=True):
+            if process is None:  # not forked: this process takes the share
+                mine = mine + share
+            else:
+                started.append(process)
+                theirs.extend(share)
+        return mine, started, theirs
 
 
-def _progress(items: list, enabled: bool):
+def _computes_something(kernel: func.FuncOp) -> bool:
+    """Whether a kernel has an output with elements (one without is never called)."""
+    return any(math.prod(t.get_shape()) for t in kernel.function_type.outputs.data)
+
+
+def _abi(header: dict) -> KernelABI:
+    return KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])})
+
+
+def _shares(pending: list[tuple[int, func.FuncOp]], count: int) -> list[list]:
+    """`pending` dealt out to `count` processes, this one first: contractions
+    (the longest to lower and compile) before other kernels and the largest
+    first within each kind, round-robin, so that each gets a like share."""
+    from tlir.backend import CONTRACTIONS
+
+    def size(item: tuple[int, func.FuncOp]) -> tuple[bool, int]:
+        ops = list(item[1].body.block.ops)
+        return (bool(ops) and isinstance(ops[0], CONTRACTIONS), len(ops))
+
+    ordered = sorted(pending, key=size, reverse=True)
+    return [ordered[i::count] for i in range(count)]
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool):
     """A bar on stderr, shown only if it is a terminal and the work takes > 2 s."""
-    if not enabled or not items:
-        return items
+    if not enabled or not total:
+        return _NoBar()
     from tqdm import tqdm
 
     return tqdm(
-        items, desc="tlir: compiling kernels", unit="kernel", delay=2.0, leave=False, disable=None
+        total=total,
+        desc="tlir: compiling kernels",
+        unit="kernel",
+        delay=2.0,
+        leave=False,
+        disable=None,
     )
 
 

@@ -159,6 +159,7 @@ class CompiledModel:
         self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
         plan, objects = loaded or build.compile(store)
         self.stats.update(build.seconds)
+        self.stats["helper kernels"] = build.helper_kernels
         self.plan = plan
         check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]

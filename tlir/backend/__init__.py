@@ -61,6 +61,35 @@ def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
 
 CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp, A.ConvInputGradOp, A.ConvKernelGradOp)
 
+_GENERATOR_MODULES = (
+    "tlir.passes.contraction_kernels.generator",
+    "tlir.passes.contraction_kernels.epilogue",
+    "tlir.passes.contraction_kernels.conv_grad",
+    "tlir.passes.contraction_kernels.linalg_ops",
+)
+_LOWERING_MODULES = {
+    "xdsl": (
+        *_GENERATOR_MODULES,
+        "tlir.backend.xdsl",
+        "tlir.dialects.tlir_llvm",
+        "xdsl.backend.llvm.convert",
+    ),
+    "mlir": (*_GENERATOR_MODULES, "tlir.backend.mlir"),
+}
+
+
+def preload(backend: str) -> None:
+    """Import what lowering a kernel with `backend` imports on first use (before
+    a helper process is forked: then neither process imports it again)."""
+    import importlib
+
+    from tlir.passes.tlir_to_llvm import KERNEL_LOWERING, TO_LLVM, stage_passes
+
+    for name in _LOWERING_MODULES[backend]:
+        importlib.import_module(name)
+    for stage in stage_passes(KERNEL_LOWERING + (TO_LLVM if backend == "xdsl" else ())):
+        importlib.import_module(type(stage).__module__)
+
 
 def _generated(op) -> bool:
     """Whether the kernel generator takes the contraction `op`."""
