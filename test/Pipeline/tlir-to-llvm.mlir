@@ -15,6 +15,7 @@
 // CHECK-DAG:     llvm.mlir.global internal constant @__constant_0(dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00]> : tensor<6xf32>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<6 x f32>
 // CHECK-LABEL: llvm.func @main
 // CHECK-SAME:    (%[[X:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr) -> i32 {
+// CHECK-COUNT-4: llvm.mlir.constant
 // CHECK-NEXT:    %[[G:.*]] = llvm.mlir.addressof @__constant_0 : !llvm.ptr
 // CHECK:         %[[T:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK:         llvm.call @k_{{[0-9a-f]+}}(%[[X]], %[[G]], %[[OUT]], %[[T]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64) -> ()

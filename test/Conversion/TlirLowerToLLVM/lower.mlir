@@ -13,19 +13,21 @@
 // CHECK-DAG:   llvm.func @free(!llvm.ptr)
 // CHECK-DAG:   llvm.func @exp(f64) -> f64
 // CHECK-DAG:   llvm.func @llvm.sqrt.f64(f64) -> f64
+// Integer constants are one op per value and type, at the top of the entry block.
 // CHECK-LABEL: llvm.func @main
 // CHECK-SAME:    (%[[X:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr) -> i32 {
 // CHECK-NEXT:    %[[SIZE:.*]] = llvm.mlir.constant(32) : i64
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[T:.*]] = llvm.call @malloc(%[[SIZE]]) : (i64) -> !llvm.ptr
 // CHECK-NEXT:    %[[P:.*]] = llvm.ptrtoint %[[T]] : !llvm.ptr to i64
-// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.constant(0) : i64
 // CHECK-NEXT:    %[[FAILED:.*]] = llvm.icmp "eq" %[[P]], %[[NULL]] : i64
 // CHECK-NEXT:    llvm.cond_br %[[FAILED]], ^[[OOM:.*]], ^[[OK:.*]]
 // CHECK-NEXT:  ^[[OK]]:
-// CHECK:         llvm.call @k(%[[X]], %[[T]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
-// CHECK-NEXT:    llvm.call @k(%[[T]], %[[OUT]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+// CHECK-NEXT:    llvm.call @k(%[[X]], %[[T]], %[[NULL]], %[[FOUR]]) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+// CHECK-NEXT:    llvm.call @k(%[[T]], %[[OUT]], %[[NULL]], %[[FOUR]]) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
 // CHECK-NEXT:    llvm.call @free(%[[T]]) : (!llvm.ptr) -> ()
-// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.return %[[ZERO]] : i32
 // CHECK-NEXT:  ^[[OOM]]:
 // CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -33,6 +35,7 @@
 // CHECK-LABEL: llvm.func @k
 // CHECK-SAME:    (%[[A:.*]]: !llvm.ptr {llvm.noalias}, %[[B:.*]]: !llvm.ptr {llvm.noalias}, %[[LO:.*]]: i64, %[[HI:.*]]: i64) attributes {no_inline} {
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:    %[[STEP:.*]] = llvm.mlir.constant(1) : i64
 // CHECK-NEXT:    %[[LESS:.*]] = llvm.icmp "slt" %[[HI]], %[[N]] : i64
 // CHECK-NEXT:    %[[UB:.*]] = llvm.select %[[LESS]], %[[HI]], %[[N]] : i1, i64
 // CHECK:       ^bb2:
@@ -42,15 +45,19 @@
 // CHECK-NEXT:    %[[S:.*]] = llvm.call @llvm.sqrt.f64(%[[E]]) : (f64) -> f64
 // CHECK-NEXT:    %[[PB:.*]] = llvm.getelementptr %[[B]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f64
 // CHECK-NEXT:    llvm.store %[[S]], %[[PB]] : f64, !llvm.ptr
+// CHECK-NEXT:    %{{.*}} = llvm.add %{{.*}}, %[[STEP]] : i64
 // A store into a strided view: index 9 + 7·i + j into the base pointer.
 // CHECK-LABEL: llvm.func internal @view
-// CHECK:         %[[OFF:.*]] = llvm.mlir.constant(9) : i64
+// CHECK-NEXT:    %[[I:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[J:.*]] = llvm.mlir.constant(2) : i64
+// CHECK-NEXT:    %[[OFF:.*]] = llvm.mlir.constant(9) : i64
 // CHECK-NEXT:    %[[S7:.*]] = llvm.mlir.constant(7) : i64
-// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %{{.*}}, %[[S7]] : i64
+// CHECK-NEXT:    %[[HALF:.*]] = llvm.mlir.constant(5.000000e-01 : f32) : f32
+// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %[[I]], %[[S7]] : i64
 // CHECK-NEXT:    %[[I1:.*]] = llvm.add %[[OFF]], %[[ROW]] : i64
-// CHECK-NEXT:    %[[I2:.*]] = llvm.add %[[I1]], %{{.*}} : i64
+// CHECK-NEXT:    %[[I2:.*]] = llvm.add %[[I1]], %[[J]] : i64
 // CHECK-NEXT:    %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[I2]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.store %{{.*}}, %[[PTR]] : f32, !llvm.ptr
+// CHECK-NEXT:    llvm.store %[[HALF]], %[[PTR]] : f32, !llvm.ptr
 func.func @main(%x: memref<4xf64>, %out: memref<4xf64>) {
   %t = memref.alloc() {alignment = 64 : i64} : memref<4xf64>
   %lo = arith.constant 0 : index
