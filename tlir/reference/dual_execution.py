@@ -25,7 +25,7 @@ from tlir.optable import OpTable
 from tlir.parameters import parameters
 from tlir.reference import dual as D
 from tlir.reference.dual import Dual, where
-from tlir.reference.ops import EVALUATORS, check_log_domain, evaluating
+from tlir.reference.ops import EVALUATORS, check_log_domain, conv_fold, conv_padding, evaluating
 
 DualEvaluator = OpTable("reference JVP")
 """One dual evaluator per tlir op: (op, operand duals) -> result dual."""
@@ -183,32 +183,11 @@ def _pad_dual(x: Dual, pad) -> Dual:
 
 @jvp_of(T.ConvOp)
 def _conv(op: T.ConvOp, args: Sequence[Dual]) -> Dual:
-    """As the forward: per output, fold over l (outer) then kernel offsets."""
+    """As the forward (`conv_fold`), on dual numbers."""
     x, weight, bias = args
-    cfg = op.config
-    axis = cfg.channel_axis
-    out_shape = _shape(op)
-    out_spatial = out_shape[axis + 1 :]
-    padded = _pad_dual(
-        x, [(0, 0)] * (axis + 1) + list(zip(cfg.padding, cfg.padding_after, strict=True))
-    )
-    cin, cout = cfg.in_channels // cfg.groups, cfg.out_channels // cfg.groups
-    base = (np.arange(cfg.out_channels) // cout) * cin
-    zeros = np.zeros(out_shape, x.dtype)
-    acc = Dual(zeros, zeros.copy())
-    lead = (slice(None),) * axis
-    spread = (slice(None),) + (np.newaxis,) * len(out_spatial)
-    for local in range(cin):
-        channels = base + local
-        for offset in itertools.product(*(range(k) for k in cfg.kernel)):
-            window = tuple(
-                slice(w * d, w * d + (o - 1) * s + 1, s) if o else slice(0, 0)
-                for w, d, s, o in zip(offset, cfg.dilation, cfg.stride, out_spatial, strict=True)
-            )
-            cells = padded[lead + (channels,) + window]
-            taps = weight[(np.arange(cfg.out_channels), channels) + offset]
-            acc = acc + cells * taps[spread]
-    return acc + bias[spread]
+    padded = _pad_dual(x, conv_padding(op.config))
+    zeros = np.zeros(_shape(op), x.dtype)
+    return conv_fold(op.config, padded, weight, bias, Dual(zeros, zeros.copy()))
 
 
 def _pool_cells(op: T.WindowOp, x: Dual):

@@ -221,21 +221,23 @@ def _linear(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
     return acc + bias
 
 
-@evaluates(T.ConvOp)
-def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
-    """docs/ops.md#conv: one fold per output, input channel of the group outermost, then
-    kernel offsets in row-major order; padded cells read as 0."""
-    x, weight, bias = args
-    cfg = op.config
+def conv_padding(cfg) -> list[tuple[int, int]]:
+    """`np.pad` widths of a conv's input: none before the channel axis, the conv's own after."""
+    return [(0, 0)] * (cfg.channel_axis + 1) + list(
+        zip(cfg.padding, cfg.padding_after, strict=True)
+    )
+
+
+def conv_fold(cfg, padded, weight, bias, acc):
+    """docs/ops.md#conv on a padded input: from `acc` (zeros of the output's
+    shape), per output, input channel of the group outermost, then kernel
+    offsets in row-major order, acc + cell·tap; then + bias. Arrays or Dual
+    numbers (the JVP reference) alike."""
     axis = cfg.channel_axis
-    out_shape = _result_shape(op)
-    out_spatial = out_shape[axis + 1 :]
-    pad = [(0, 0)] * (axis + 1) + list(zip(cfg.padding, cfg.padding_after, strict=True))
-    padded = np.pad(x, pad)
+    out_spatial = acc.shape[axis + 1 :]
     in_per_group = cfg.in_channels // cfg.groups
     out_per_group = cfg.out_channels // cfg.groups
     group_base = (np.arange(cfg.out_channels) // out_per_group) * in_per_group
-    acc = np.zeros(out_shape, x.dtype)
     lead = (slice(None),) * axis
     spread = (slice(None),) + (np.newaxis,) * len(out_spatial)
     for local in range(in_per_group):
@@ -249,6 +251,14 @@ def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
             taps = weight[(np.arange(cfg.out_channels), channels) + offset]
             acc = acc + cells * taps[spread]
     return acc + bias[spread]
+
+
+@evaluates(T.ConvOp)
+def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
+    """One fold per output (`conv_fold`); padded cells read as 0."""
+    x, weight, bias = args
+    padded = np.pad(x, conv_padding(op.config))
+    return conv_fold(op.config, padded, weight, bias, np.zeros(_result_shape(op), x.dtype))
 
 
 def _window_cells(x: np.ndarray, op: T.WindowOp):
