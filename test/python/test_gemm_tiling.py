@@ -33,10 +33,10 @@ def _column_blocks(n: int, nc: int) -> list[int]:
     return [min(nc, n - c0) for c0 in range(0, n, nc)]
 
 
-@pytest.mark.parametrize(
-    "target, element, shape",
-    list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES)),
-)
+CASES = list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES))
+
+
+@pytest.mark.parametrize("target, element, shape", CASES)
 def test_column_blocks_are_as_even_as_register_tiles_allow(target, element, shape):
     batch, m, n, k = shape
     tiling = choose_tiling(target, element, m, n, k, batch)
@@ -49,10 +49,7 @@ def test_column_blocks_are_as_even_as_register_tiles_allow(target, element, shap
     assert tiling.nc // nr == -(-tiles // len(widths))
 
 
-@pytest.mark.parametrize(
-    "target, element, shape",
-    list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES)),
-)
+@pytest.mark.parametrize("target, element, shape", CASES)
 def test_a_small_number_of_units_is_even_where_columns_allow(target, element, shape):
     batch, m, n, k = shape
     tiling = choose_tiling(target, element, m, n, k, batch)

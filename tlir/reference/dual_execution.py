@@ -10,7 +10,6 @@ pass's rules.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +24,14 @@ from tlir.optable import OpTable
 from tlir.parameters import parameters
 from tlir.reference import dual as D
 from tlir.reference.dual import Dual, where
-from tlir.reference.ops import EVALUATORS, check_log_domain, conv_fold, conv_padding, evaluating
+from tlir.reference.ops import (
+    EVALUATORS,
+    check_log_domain,
+    conv_fold,
+    conv_padding,
+    evaluating,
+    window_cells,
+)
 
 DualEvaluator = OpTable("reference JVP")
 """One dual evaluator per tlir op: (op, operand duals) -> result dual."""
@@ -191,19 +197,7 @@ def _conv(op: T.ConvOp, args: Sequence[Dual]) -> Dual:
 
 
 def _pool_cells(op: T.WindowOp, x: Dual):
-    kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
-    lead_rank = len(x.shape) - len(kernel)
-    out_spatial = _shape(op)[lead_rank:]
-    pad = [(0, 0)] * lead_rank + [(p, p) for p in padding]
-    padded = _pad_dual(x, pad)
-    inside = np.pad(np.ones(x.shape[lead_rank:], bool), pad[lead_rank:])
-    lead = (slice(None),) * lead_rank
-    for offset in itertools.product(*(range(k) for k in kernel)):
-        window = tuple(
-            slice(w, w + (o - 1) * s + 1, s) if o else slice(0, 0)
-            for w, s, o in zip(offset, stride, out_spatial, strict=True)
-        )
-        yield padded[lead + window], inside[window]
+    return window_cells(x, op, _shape(op), _pad_dual)
 
 
 @jvp_of(T.MaxPoolOp)

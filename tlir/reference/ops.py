@@ -261,16 +261,16 @@ def _conv(op: T.ConvOp, args: Sequence[np.ndarray]) -> np.ndarray:
     return conv_fold(op.config, padded, weight, bias, np.zeros(_result_shape(op), x.dtype))
 
 
-def _window_cells(x: np.ndarray, op: T.WindowOp):
+def window_cells(x, op: T.WindowOp, out_shape, pad=np.pad):
     """Yield (values, valid) per window offset in row-major order; `valid` marks
-    cells inside the input (padding excluded)."""
+    cells inside the input (padding excluded). `x` an array, or Dual numbers
+    with their own `pad` (the JVP reference)."""
     kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
-    rank = len(kernel)
-    lead_rank = x.ndim - rank
-    out_spatial = _result_shape(op)[lead_rank:]
-    pad = [(0, 0)] * lead_rank + [(p, p) for p in padding]
-    padded = np.pad(x, pad)
-    inside = np.pad(np.ones(x.shape[lead_rank:], bool), pad[lead_rank:])
+    lead_rank = len(x.shape) - len(kernel)
+    out_spatial = out_shape[lead_rank:]
+    widths = [(0, 0)] * lead_rank + [(p, p) for p in padding]
+    padded = pad(x, widths)
+    inside = np.pad(np.ones(x.shape[lead_rank:], bool), widths[lead_rank:])
     lead = (slice(None),) * lead_rank
     for offset in itertools.product(*(range(k) for k in kernel)):
         window = tuple(
@@ -278,6 +278,10 @@ def _window_cells(x: np.ndarray, op: T.WindowOp):
             for w, s, o in zip(offset, stride, out_spatial, strict=True)
         )
         yield padded[lead + window], inside[window]
+
+
+def _window_cells(x: np.ndarray, op: T.WindowOp):
+    return window_cells(x, op, _result_shape(op))
 
 
 @evaluates(T.MaxPoolOp)
