@@ -71,7 +71,7 @@ class Helper:
                 # Python 3.12+ warns of any other OS thread; `processes` has judged them.
                 warnings.simplefilter("ignore", DeprecationWarning)
                 self.pid = os.fork()
-        except OSError:
+        except BaseException:  # no process: neither end of the pipe is needed
             os.close(self._fd)
             os.close(write_end)
             raise
@@ -123,11 +123,17 @@ def start_helpers(shares: Sequence[Sequence[Job]], where: str) -> list[Helper | 
     the caller then runs that share itself), all forked before any reader
     thread starts (a process is forked only while it runs one thread)."""
     helpers: list[Helper | None] = []
-    for jobs in shares:
-        try:
-            helpers.append(Helper(jobs, where))
-        except OSError:
-            helpers.append(None)
+    try:
+        for jobs in shares:
+            try:
+                helpers.append(Helper(jobs, where))
+            except OSError:
+                helpers.append(None)
+    except BaseException:  # an interrupt between forks: no helper is left running
+        for helper in helpers:
+            if helper is not None:
+                helper.close()
+        raise
     for helper in helpers:
         if helper is not None:
             helper.start_reading()

@@ -108,6 +108,27 @@ def test_a_failed_fork_leaves_the_share_to_the_caller(monkeypatch):
     assert len(os.listdir("/proc/self/fd")) == open_files  # the pipe is closed again
 
 
+def test_an_interrupt_between_forks_leaves_no_helper_running(monkeypatch):
+    real_fork, forked = os.fork, []
+
+    def fork_once():
+        if forked:
+            raise KeyboardInterrupt
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    slow = [lambda: time.sleep(120) or ({}, b"")]
+    open_files = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(KeyboardInterrupt):
+        helper.start_helpers([slow, slow], "m.json")
+    assert len(os.listdir("/proc/self/fd")) == open_files  # every pipe closed
+    with pytest.raises(ChildProcessError):  # the first helper was killed and reaped
+        os.waitpid(forked[0], os.WNOHANG)
+
+
 def test_processes_follows_the_environment(monkeypatch):
     monkeypatch.setenv("TLIR_COMPILE_PROCESSES", "1")
     assert helper.processes() == 1
