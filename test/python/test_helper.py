@@ -239,3 +239,17 @@ def test_preload_imports_what_lowering_imports(backend, example):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_tlir_run_rejects_a_bad_process_count_in_one_line():
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    proc = subprocess.run(
+        ["tlir-run", "examples/cnn.json", "--input", "examples/cnn_input.npy", "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "TLIR_COMPILE_PROCESSES": "two"},
+        timeout=300,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == ("TLIR_COMPILE_PROCESSES: error: must be a positive integer, got 'two'\n")
