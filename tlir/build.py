@@ -144,13 +144,13 @@ class Build:
         self.lowering_seconds = 0.0
         llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
         tool_seconds: list[float] = []
-        mine, helpers, theirs = self._start_helpers(pending)
         # LLVM compiles kernel i on a worker thread while this thread lowers
         # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it and
         # take it back sooner with a short switch interval: tlir.interpreter),
         # then the entry function while this thread waits.
-        # One worker: all llvmlite use stays on that thread. The threads start
-        # after the helpers are forked (tlir.helper forks a single-threaded process).
+        # One worker: all llvmlite use stays on that thread. An executor starts
+        # its threads at the first submit, after the helpers are forked
+        # (tlir.helper forks only a single-threaded process).
         llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
         tools = (
             ThreadPoolExecutor(2, thread_name_prefix="tlir-mlir-tools")
@@ -179,8 +179,11 @@ class Build:
             ir = tools.submit(run_tools, finish)
             return llvm_thread.submit(lambda: to_object(ir.result(), self.opt_level))
 
-        bar = _progress(len(pending), self.progress)
+        helpers: list = []
+        bar = _NoBar()
         try:
+            mine, helpers, theirs = self._start_helpers(pending)
+            bar = _progress(len(pending), self.progress)
             with quick_gil_handoff():
                 for position, kernel in mine:
                     begin = time.perf_counter()
