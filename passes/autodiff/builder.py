@@ -60,6 +60,20 @@ class Scalar(Body):
         """A 0/1 mask element as i1."""
         return self.cmp("une", flag, self.const(0.0))
 
+    def first_max(
+        self, value: SSAValue, valid: SSAValue, carried: SSAValue, state: list[SSAValue]
+    ) -> list[SSAValue]:
+        """One step of the fold that finds the first maximal valid cell (row-major,
+        strict >): `state` is (best, seen, what the winner carries) and becomes the
+        new state; `valid` is a 0/1 flag. max_pool's JVP (the winner's tangent),
+        its VJP (the winner's offset) and the masked softmax's row maximum."""
+        best, seen, winner = state
+        unseen = self.cmp("oeq", seen, self.const(0.0))
+        take = self.both(self.nonzero(valid), self.either(unseen, self.gt(value, best)))
+        new_best = self.select(take, value, best)
+        now_seen = self.select(self.nonzero(valid), self.const(1.0), seen)
+        return [new_best, now_seen, self.select(take, carried, winner)]
+
     def choose(self, *cases: tuple[SSAValue, SSAValue], otherwise: SSAValue) -> SSAValue:
         """`if c1 then v1 elif c2 then v2 … else otherwise`."""
         result = otherwise

@@ -166,11 +166,8 @@ def max_pool(j, op: T.MaxPoolOp, dots: list[SSAValue]) -> tuple[SSAValue, SSAVal
     inputs, read, bounds, k_dims = _pool_inputs(j, op, dots[0], window)
 
     def body(s: Scalar, v: list[SSAValue]) -> list[SSAValue]:
-        x, dx, valid, best, seen, dbest = v
-        unseen = s.cmp("oeq", seen, s.const(0.0))
-        take = s.both(s.nonzero(valid), s.either(unseen, s.gt(x, best)))
-        return [s.select(take, x, best), s.select(s.nonzero(valid), s.const(1.0), seen),
-                s.select(take, dx, dbest)]  # fmt: skip
+        x, dx, valid, *state = v
+        return s.first_max(x, valid, dx, state)
 
     best, _, tangent = j.b.fold(inputs, [read] * 3, bounds, k_dims, [0.0] * 3, body)
     return best, tangent
@@ -231,11 +228,8 @@ def hard_masked_softmax(j, op: T.HardMaskedSoftmaxOp, dots: list[SSAValue]) -> S
     full, row = _softmax_rows(shape, last)
 
     def row_max(s: Scalar, v: list[SSAValue]) -> list[SSAValue]:
-        value, dvalue, ok, best, seen, dbest = v
-        unseen = s.cmp("oeq", seen, s.const(0.0))
-        take = s.both(s.nonzero(ok), s.either(unseen, s.gt(value, best)))
-        return [s.select(take, value, best), s.select(s.nonzero(ok), s.const(1.0), seen),
-                s.select(take, dvalue, dbest)]  # fmt: skip
+        value, dvalue, ok, *state = v
+        return s.first_max(value, ok, dvalue, state)
 
     best, seen, dbest = j.b.fold([x, dx, mask], [full] * 3, shape, [last], [0.0] * 3, row_max)
 

@@ -343,11 +343,8 @@ def _pool_winners(v, op: T.MaxPoolOp, window: Window) -> tuple[SSAValue, SSAValu
     read = [*dims(range(lead)), *window.padded_read(out_dims, k_dims)]
 
     def body(s: Scalar, a: list[SSAValue]) -> list[SSAValue]:
-        value, ok, offset, best, seen, winner = a
-        unseen = s.cmp("oeq", seen, s.const(0.0))
-        take = s.both(s.nonzero(ok), s.either(unseen, s.gt(value, best)))
-        return [s.select(take, value, best), s.select(s.nonzero(ok), s.const(1.0), seen),
-                s.select(take, offset, winner)]  # fmt: skip
+        value, ok, offset, *state = a
+        return s.first_max(value, ok, offset, state)
 
     bounds = [*shape_of(op.result), *window.kernel]
     maps = [read, read, dims(k_dims)]
