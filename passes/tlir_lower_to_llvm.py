@@ -125,8 +125,8 @@ class FunctionLowering:
     """Integer constants and undef vectors, one per (type, value), hoisted into
     the entry block (which dominates every use) when the function is done. The
     translator writes a constant as an operand, not an instruction, so the LLVM
-    IR is the same as with one op per use; the xDSL ops are a third fewer in
-    kernels, which are built, walked and translated one by one."""
+    IR is the same as with one op per use; kernels have 11-22 % fewer xDSL ops
+    to build, walk and translate."""
 
     def emit(self, op: Operation) -> SSAValue | None:
         assert self.block is not None
@@ -138,15 +138,15 @@ class FunctionLowering:
 
     def integer(self, value: int, typ: IntegerType) -> SSAValue:
         """The function's one `llvm.mlir.constant` of `value` and `typ`."""
-        op = self.shared.get((typ, value))
-        if op is None:
-            op = self.shared[(typ, value)] = L.constant(value, typ)
-        return op.results[0]
+        return self._hoisted((typ, value), lambda: L.constant(value, typ))
 
     def undef(self, typ: VectorType) -> SSAValue:
-        op = self.shared.get((typ, None))
+        return self._hoisted((typ, None), lambda: llvm.UndefOp(typ))
+
+    def _hoisted(self, key: tuple[Attribute, object], make) -> SSAValue:
+        op = self.shared.get(key)
         if op is None:
-            op = self.shared[(typ, None)] = llvm.UndefOp(typ)
+            op = self.shared[key] = make()
         return op.results[0]
 
     def v(self, value: SSAValue) -> SSAValue:
@@ -171,9 +171,8 @@ class FunctionLowering:
             self.block = self.blocks[old_block]
             for op in old_block.ops:
                 self.lower(op)
-        entry = region.blocks[0]
-        for op in reversed(self.shared.values()):
-            entry.insert_op_before(op, entry.first_op) if entry.first_op else entry.add_op(op)
+        entry = region.blocks[0]  # never empty: it ends in a terminator at least
+        entry.insert_ops_before(list(self.shared.values()), entry.first_op)
         function_type = llvm.LLVMFunctionType(inputs, I32 if self.returns_status else None)
         private = (
             self.function.sym_visibility is not None

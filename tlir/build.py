@@ -141,7 +141,7 @@ class Build:
                 objects.append(data)
                 abis[kernel.sym_name.data] = _abi(header)
             keys.append(key)
-        self.lowering_seconds = 0.0
+        lowering_seconds = 0.0
         llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
         tool_seconds: list[float] = []
         # LLVM compiles kernel i on a worker thread while this thread lowers
@@ -188,7 +188,7 @@ class Build:
                 for position, kernel in mine:
                     begin = time.perf_counter()
                     abi, finish = start_lowering(kernel, self.backend, self.where)
-                    self.lowering_seconds += time.perf_counter() - begin
+                    lowering_seconds += time.perf_counter() - begin
                     objects[position] = submit_kernel(finish)
                     abis[kernel.sym_name.data] = abi
                     bar.update()
@@ -239,7 +239,7 @@ class Build:
                 abi = abis[kernel.sym_name.data]
                 store.put(keys[position], pack(dataclasses.asdict(abi), objects[position]))
         self.seconds.update(
-            lowering=self.lowering_seconds + sum(tool_seconds),
+            lowering=lowering_seconds + sum(tool_seconds),
             llvm=llvm_seconds["kernels"],
             entry=planning + llvm_seconds["entry"],
         )

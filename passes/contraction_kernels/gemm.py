@@ -283,7 +283,12 @@ class Tiling:
         return self.nv * self.lanes
 
     def units(self, batch: int, m: int, n: int) -> int:
-        return batch * -(-m // self.mc) * -(-n // self.nc)
+        return _units(batch, m, n, self.mc, self.nc)
+
+
+def _units(batch: int, m: int, n: int, mc: int, nc: int) -> int:
+    """Work units: blocks of mc rows times blocks of nc columns, per batch element."""
+    return batch * -(-m // mc) * _column_blocks(n, nc)
 
 
 def register_tile(target: TargetInfo) -> tuple[int, int]:
@@ -356,7 +361,7 @@ def choose_tiling(
         mc = max(mr, target.l2_bytes // 2 // (kc * element_bytes) // mr * mr)
     mc = max(mr, min(mc, -(-m // mr) * mr))
     # Enough units for a few threads: split rows further when there are few.
-    while batch * -(-m // mc) * _column_blocks(n, nc) < 4 and mc > mr:
+    while _units(batch, m, n, mc, nc) < 4 and mc > mr:
         mc = max(mr, (mc // 2) // mr * mr)
     if columns_multiple == 1:
         nc = _even_units(batch * -(-m // mc), n, nc, nr)
