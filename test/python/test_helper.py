@@ -19,6 +19,9 @@ from tlir.diagnostics import TlirError
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+EXAMPLES = os.path.join(ROOT, "examples")
+
 
 def _pid_job(tag: str):
     return lambda: ({"tag": tag, "pid": os.getpid()}, tag.encode() * 3)
@@ -170,16 +173,15 @@ COMPILE = textwrap.dedent(
 
 
 def _compile_in_subprocess(processes: str, backend: str) -> dict:
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
     env = {**os.environ, "TLIR_COMPILE_PROCESSES": processes}
     proc = subprocess.run(
         [
             sys.executable,
             "-c",
             COMPILE,
-            os.path.join(root, "transformer_block.json"),
+            os.path.join(EXAMPLES, "transformer_block.json"),
             backend,
-            os.path.join(root, "transformer_block_input.npy"),
+            os.path.join(EXAMPLES, "transformer_block_input.npy"),
         ],
         capture_output=True,
         text=True,
@@ -230,9 +232,8 @@ PRELOAD = textwrap.dedent(
 def test_preload_imports_what_lowering_imports(backend, example):
     """Helpers are forked after `preload`: a module lowering imported later
     would be imported again by every process."""
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
     proc = subprocess.run(
-        [sys.executable, "-c", PRELOAD, os.path.join(root, example), backend],
+        [sys.executable, "-c", PRELOAD, os.path.join(EXAMPLES, example), backend],
         capture_output=True,
         text=True,
         timeout=300,
@@ -242,12 +243,11 @@ def test_preload_imports_what_lowering_imports(backend, example):
 
 
 def test_tlir_run_rejects_a_bad_process_count_in_one_line():
-    root = os.path.join(os.path.dirname(__file__), "..", "..")
     proc = subprocess.run(
         ["tlir-run", "examples/cnn.json", "--input", "examples/cnn_input.npy", "--no-cache"],
         capture_output=True,
         text=True,
-        cwd=root,
+        cwd=ROOT,
         env={**os.environ, "TLIR_COMPILE_PROCESSES": "two"},
         timeout=300,
     )
