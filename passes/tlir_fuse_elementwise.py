@@ -11,9 +11,10 @@ consumer that reads its result as an input when
   a constant) after the maps are composed;
 * the producer has one use, or it calls no transcendental function (then it
   is cheap enough to recompute in each consumer);
-* a gather (a transpose or broadcast producer) is fused only into an
-  all-parallel consumer: in a loop nest with a reduction it would be read in
-  the reduction's order, and its own buffer exists to make that contiguous.
+* a transpose producer is fused only into an all-parallel consumer: in a loop
+  nest with a reduction it would be read in the reduction's order, and its own
+  buffer exists to make that contiguous (a broadcast keeps its order and fuses
+  into reductions too: layernorm's `x − mean` into its sums).
 
 The fused op reads the producer's inputs through the composed maps
 (`producer input map ∘ producer output map⁻¹ ∘ consumer map`) and computes the
@@ -89,18 +90,27 @@ def _fused_maps(consumer: GenericOp, position: int, producer: GenericOp) -> list
     return maps + consumer_maps[len(consumer.inputs) :]
 
 
-def _pure_elementwise(producer: GenericOp) -> bool:
-    """Every input read at the point written: no gather (transpose, broadcast)."""
-    maps = _maps(producer)
-    return all(m == maps[-1] for m in maps[:-1])
+def _order_preserving(producer: GenericOp) -> bool:
+    """Every input is read at the point written, or at a projection of it that
+    keeps the order of the indices (a broadcast such as a row's mean `m[i]` in
+    `x[i, j] - m[i]`): no transpose."""
+    written = [e.position for e in _maps(producer)[-1].results if isinstance(e, AffineDimExpr)]
+    for amap in _maps(producer)[:-1]:
+        if not all(isinstance(e, AffineDimExpr) for e in amap.results):
+            return False
+        positions = [written.index(e.position) for e in amap.results]
+        if positions != sorted(set(positions)):
+            return False
+    return True
 
 
 def _keeps_access_order(consumer: GenericOp, producer: GenericOp) -> bool:
-    """A gather fused into a loop nest with a reduction would read its source in
-    the reduction's order (a transposed weight read column by column): the
-    producer's own buffer exists to make that access contiguous, so it stays."""
+    """A transpose fused into a loop nest with a reduction would read its source
+    in the reduction's order (a transposed weight read column by column): the
+    producer's own buffer exists to make that access contiguous, so it stays.
+    A broadcast reads its source in the order the consumer walks the result."""
     has_reduction = not _all_parallel(consumer)
-    return not has_reduction or _pure_elementwise(producer)
+    return not has_reduction or _order_preserving(producer)
 
 
 def _bounds_known(maps: list[AffineMap]) -> bool:

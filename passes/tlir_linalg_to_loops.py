@@ -39,6 +39,7 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from tlir.passes.tlir_form_kernels import is_kernel
+from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
 
 PARALLEL_ATTR = "tlir.parallel_extent"
 
@@ -99,6 +100,10 @@ def _operands_and_maps(op: Linalg) -> tuple[list[SSAValue], list[AffineMap], lis
     return values, maps, [e for e in extents if e is not None]
 
 
+def _root_buffer(value: SSAValue) -> SSAValue:
+    return _root(value)[0]
+
+
 def _is_parallel_dim0(op: Linalg) -> bool:
     return isinstance(op, FillOp) or str(op.iterator_types.data[0].data) == "parallel"
 
@@ -157,7 +162,8 @@ INTERLEAVE = 8
 
 
 def _interleaved_dim(op: Linalg, maps: list[AffineMap], extents: list[int]) -> int | None:
-    """The parallel dimension whose outputs fold their terms side by side, or None.
+    """The parallel dimension whose outputs fold their terms side by side, or None
+    (with fewer than INTERLEAVE outputs, only the vector strips use it).
 
     A reduction nest in dimension order ends in its reduction loops, so each
     output's fold is one chain of dependent adds: latency-bound (an add every 3
@@ -179,8 +185,6 @@ def _interleaved_dim(op: Linalg, maps: list[AffineMap], extents: list[int]) -> i
     if not parallel or parallel[-1] == len(kinds) - 1:
         return None
     q = parallel[-1]
-    if extents[q] < INTERLEAVE:
-        return None
     # Windows (pooling: `oh·s + kh`) keep their order: their few terms per output
     # already overlap across the unrolled window, and strips of them run slower.
     for amap in maps[: len(op.inputs)]:
@@ -202,14 +206,22 @@ def _for(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Block:
     return body
 
 
-def lower_linalg(op: Linalg, bounds: tuple[SSAValue, SSAValue] | None) -> list[Operation]:
-    """The loop nest of one linalg op; `bounds` overrides the outermost loop's."""
+def lower_linalg(
+    op: Linalg, bounds: tuple[SSAValue, SSAValue] | None, vector_bytes: int = 0
+) -> list[Operation]:
+    """The loop nest of one linalg op; `bounds` overrides the outermost loop's.
+    A row reduction runs strips of outputs on vectors of `vector_bytes` where
+    its body allows (`tlir.passes.vector_row_folds`; 0: never)."""
     values, maps, extents = _operands_and_maps(op)
     if 0 in extents:
         return []
     outer = Block()
     one = IndexEmitter(outer).const(1)
-    interleaved = _interleaved_dim(op, maps, extents)
+    strips = _interleaved_dim(op, maps, extents)
+    fold = None
+    if strips is not None and isinstance(op, GenericOp) and vector_bytes:
+        fold = plan_row_fold(op, values, maps, extents, strips, vector_bytes, _root_buffer)
+    interleaved = strips if strips is not None and extents[strips] >= INTERLEAVE else None
     bodies: list[Block] = []
 
     def nest(block: Block, position: int, ivs: list[SSAValue]) -> None:
@@ -221,6 +233,9 @@ def lower_linalg(op: Linalg, bounds: tuple[SSAValue, SSAValue] | None) -> list[O
             lb, ub = bounds
         else:
             lb, ub = emitter.const(0), emitter.const(extents[position])
+        if position == strips and fold is not None:
+            # vector strips first; the scalar strips and the rest from where they end
+            lb = emit_vector_strips(fold, block, lb, ub, ivs, scalar_body)
         if position != interleaved:
             body = _for(block, lb, ub, one)
             bodies.append(body)
@@ -252,6 +267,9 @@ def lower_linalg(op: Linalg, bounds: tuple[SSAValue, SSAValue] | None) -> list[O
             output_ivs = [*ivs]
             output_ivs.insert(interleaved, index)
             _emit_body(op, values, maps, output_ivs, emitter)
+
+    def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
+        _emit_body(op, values, maps, ivs, IndexEmitter(block))
 
     nest(outer, 0, [])
     for body in bodies:
@@ -293,7 +311,7 @@ def _emit_body(
         emitter.emit(inner.clone(value_mapper=mapping))
 
 
-def lower_function(function: func.FuncOp) -> None:
+def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
     block = function.body.block
     ops = [op for op in block.ops if isinstance(op, GenericOp | FillOp)]
     bounds = None
@@ -309,7 +327,7 @@ def lower_function(function: func.FuncOp) -> None:
             block.insert_ops_before([n, ub], first) if first else block.add_ops([n, ub])
             bounds = (lo, ub.results[0])
     for op in ops:
-        block.insert_ops_before(lower_linalg(op, bounds), op)
+        block.insert_ops_before(lower_linalg(op, bounds, vector_bytes), op)
         op.detach()
         op.erase()
 
@@ -320,10 +338,19 @@ class TlirLinalgToLoops(ModulePass):
 
     name = "tlir-linalg-to-loops"
 
+    vector_bytes: int = -1
+    """Vector width of the row folds' strips (`vector_row_folds`): -1 the host
+    CPU's, 0 none (scalar strips only)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        width = self.vector_bytes
+        if width < 0:
+            from tlir.passes.contraction_kernels import host_target
+
+            width = host_target().vector_bytes
         for function in op.ops:
             if isinstance(function, func.FuncOp) and len(function.body.blocks) == 1:
-                lower_function(function)
+                lower_function(function, width)
 
 
 __all__ = ["PARALLEL_ATTR", "TlirLinalgToLoops", "lower_linalg", "parallel_extent"]

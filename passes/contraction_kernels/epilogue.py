@@ -25,7 +25,7 @@ from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES
 from tlir.passes.convert_tlir_to_linalg.emit import Body
 
-_VECTOR_SAFE = (
+VECTOR_SAFE = (
     arith.AddfOp,
     arith.SubfOp,
     arith.MulfOp,
@@ -60,7 +60,7 @@ class Step:
 def _vector_safe(op_class: type, arity: int) -> bool:
     block = Block(arg_types=[Float64Type()] * arity)
     SCALAR_BODIES[op_class](Body(block, Float64Type()), *block.args)
-    return all(isinstance(op, _VECTOR_SAFE) for op in block.ops)
+    return all(isinstance(op, VECTOR_SAFE) for op in block.ops)
 
 
 @dataclass(frozen=True)

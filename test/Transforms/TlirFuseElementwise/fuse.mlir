@@ -3,7 +3,9 @@
 // they read the producer's inputs through the composed maps and compute its
 // scalar body in place of their block argument (same ops, same order, same
 // bits). A producer read twice is recomputed only if it calls no C library
-// function; a fusion that would leave a loop without a bound is not done.
+// function; a fusion that would leave a loop without a bound is not done. A
+// transpose is not fused into a reduction (it would read its source across
+// rows); a broadcast, which keeps the order of its indices, is.
 // RUN: tlir-opt %s --split-input-file -p tlir-fuse-elementwise | filecheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -126,6 +128,38 @@ func.func @gather_into_reduction(%w: tensor<3x4xf64>, %acc: tensor<3xf64>) -> te
     linalg.yield %a : f64
   } -> tensor<4x3xf64>
   %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%t : tensor<4x3xf64>) outs(%acc : tensor<3xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %y = arith.addf %o, %a : f64
+    linalg.yield %y : f64
+  } -> tensor<3xf64>
+  func.return %s : tensor<3xf64>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// Each row minus its mean, summed along the row (layernorm's second fold): the
+// broadcast of the means keeps its order, so it fuses into the reduction and
+// the centred matrix is never stored.
+// CHECK-LABEL: func.func @broadcast_into_reduction
+// CHECK-SAME:    (%[[X:.*]]: tensor<3x4xf64>, %[[M:.*]]: tensor<3xf64>, %[[ACC:.*]]: tensor<3xf64>)
+// CHECK-NEXT:    %[[S:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[M]] : tensor<3x4xf64>, tensor<3xf64>) outs(%[[ACC]] : tensor<3xf64>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f64, %[[MEAN:.*]]: f64, %[[O:.*]]: f64):
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[A]], %[[MEAN]] : f64
+// CHECK-NEXT:      %[[Y:.*]] = arith.addf %[[O]], %[[D]] : f64
+// CHECK-NEXT:      linalg.yield %[[Y]] : f64
+// CHECK-NEXT:    } -> tensor<3xf64>
+// CHECK-NEXT:    func.return %[[S]] : tensor<3xf64>
+func.func @broadcast_into_reduction(%x: tensor<3x4xf64>, %m: tensor<3xf64>, %acc: tensor<3xf64>) -> tensor<3xf64> {
+  %e0 = tensor.empty() : tensor<3x4xf64>
+  %c = linalg.generic {indexing_maps = [#id, #rows, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<3x4xf64>, tensor<3xf64>) outs(%e0 : tensor<3x4xf64>) {
+  ^bb0(%a: f64, %mean: f64, %o: f64):
+    %d = arith.subf %a, %mean : f64
+    linalg.yield %d : f64
+  } -> tensor<3x4xf64>
+  %s = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]} ins(%c : tensor<3x4xf64>) outs(%acc : tensor<3xf64>) {
   ^bb0(%a: f64, %o: f64):
     %y = arith.addf %o, %a : f64
     linalg.yield %y : f64

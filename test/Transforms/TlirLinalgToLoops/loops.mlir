@@ -4,7 +4,7 @@
 // a parallel dimension 0 of the same extent N and touch written buffers only
 // along it, the outer loops run over [lo, min(hi, N)) and the kernel records
 // tlir.parallel_extent = N; otherwise N = 1 and lo/hi are ignored.
-// RUN: tlir-opt %s --split-input-file -p tlir-linalg-to-loops | filecheck %s
+// RUN: tlir-opt %s --split-input-file -p 'tlir-linalg-to-loops{vector_bytes=0}' | filecheck %s
 
 // Rows of a reduction: every loop nest splits over rows.
 // CHECK-LABEL: func.func @rows

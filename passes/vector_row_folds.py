@@ -1,0 +1,271 @@
+"""Row folds on vectors: one output of a reduction per vector lane.
+
+A row reduction (`reduce_sum`, the mean and variance of `layernorm`, …) folds
+each output's terms one after another, from the first index to the last. Its
+terms cannot be added side by side within one output without changing the
+result, but the folds of different outputs are independent: with `lanes`
+outputs in the lanes of one vector, one vector operation advances `lanes`
+folds by one term each, every fold still in its own order, bit for bit.
+
+The terms of `lanes` consecutive outputs sit in `lanes` rows of memory. A
+square of `lanes` rows × `lanes` columns is `lanes` vector loads along the
+rows and a transpose in registers (`gemm.transpose`); its columns are then
+the next `lanes` terms of every fold, in ascending order. A body that reads
+its input with the outputs' index last (a fold over rows: `x[k, i]`) loads its
+columns directly. The last `extent mod lanes` terms of each fold run element
+by element after the vector part has stored its partial results, and the
+outputs that do not fill a vector go back to `tlir-linalg-to-loops`'
+interleaved scalar strips.
+
+The vector body is the generic's own scalar body rebuilt on vectors, so only
+bodies of plain float arithmetic qualify (`_VECTOR_SAFE`: xDSL 0.74 builds
+`cmpf`/`select` on scalars only); a maximum, or a call of the C library such
+as `exp`, keeps the scalar strips. Stands in for what MLIR's vectorizer
+(`linalg::vectorize` with a transposing read) would do with the inner
+reduction kept in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    MemRefType,
+    NoneAttr,
+    VectorType,
+)
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Block, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+
+from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
+from tlir.passes.contraction_kernels.epilogue import VECTOR_SAFE
+from tlir.passes.contraction_kernels.gemm import transpose
+
+ScalarBody = Callable[[Block, list[SSAValue]], None]
+"""Emits the generic's scalar body at the end of a block for the given loop ivs."""
+
+
+@dataclass(frozen=True)
+class Operand:
+    """How the vector strips read one input of the body."""
+
+    value: SSAValue
+    amap: AffineMap
+    along_rows: bool
+    """Its index depends on the outputs' dimension."""
+    along_terms: bool
+    """Its index depends on the reduction dimension."""
+    terms_last: bool
+    """Its last index is the reduction dimension (a square needs a transpose)."""
+
+
+@dataclass(frozen=True)
+class RowFold:
+    """A reduction generic whose strips of `lanes` outputs run on vectors."""
+
+    op: GenericOp
+    extents: tuple[int, ...]
+    rows: int
+    """The parallel dimension whose consecutive outputs share a vector."""
+    terms: int
+    """The reduction dimension (the last one)."""
+    lanes: int
+    inputs: dict[SSAValue, Operand]
+    """Body argument → how it is read (arguments the body never reads are absent)."""
+    output: Operand
+
+    @property
+    def vector_type(self) -> VectorType:
+        return VectorType(self.output.value.type.element_type, [self.lanes])
+
+
+def _contiguous(value: SSAValue) -> bool:
+    typ = value.type
+    return isinstance(typ, MemRefType) and isinstance(typ.layout, NoneAttr)
+
+
+def _operand(value: SSAValue, amap: AffineMap, rows: int, terms: int) -> Operand | None:
+    if not all(isinstance(e, AffineDimExpr | AffineConstantExpr) for e in amap.results):
+        return None
+    dims = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
+    last = amap.results[-1] if amap.results else None
+    last_dim = last.position if isinstance(last, AffineDimExpr) else None
+    operand = Operand(value, amap, rows in dims, terms in dims, last_dim == terms)
+    if operand.along_rows and last_dim not in (rows, terms):
+        return None  # neither a row of terms nor a run of outputs is contiguous
+    return operand
+
+
+def _body_vectorizes(op: GenericOp) -> bool:
+    block = op.body.block
+    known = set(block.args)
+    for inner in block.ops:
+        if isinstance(inner, YieldOp):
+            return all(v in known for v in inner.operands)
+        if not isinstance(inner, VECTOR_SAFE) or any(v not in known for v in inner.operands):
+            return False
+        if isinstance(inner, arith.ConstantOp) and not isinstance(inner.value, FloatAttr):
+            return False
+        known.update(inner.results)
+    return False
+
+
+def plan_row_fold(
+    op: GenericOp,
+    values: Sequence[SSAValue],
+    maps: Sequence[AffineMap],
+    extents: Sequence[int],
+    rows: int,
+    vector_bytes: int,
+    root: Callable[[SSAValue], SSAValue],
+) -> RowFold | None:
+    """The vector strips of a reduction whose interleaved dimension is `rows`,
+    or None where they do not apply (see the module docstring)."""
+    terms = len(extents) - 1
+    kinds = [str(t.data) for t in op.iterator_types.data]
+    if rows != terms - 1 or kinds[terms] != "reduction" or len(op.outputs) != 1:
+        return None
+    element = op.outputs[0].type.element_type
+    if not isinstance(element, Float32Type | Float64Type):
+        return None
+    lanes = vector_bytes // (4 if isinstance(element, Float32Type) else 8)
+    if lanes < 2 or lanes & (lanes - 1) or min(extents[rows], extents[terms]) < lanes:
+        return None
+    if not all(_contiguous(v) for v in values) or not _body_vectorizes(op):
+        return None
+    output = _operand(values[-1], maps[-1], rows, terms)
+    if output is None or output.along_terms or output.terms_last or not output.along_rows:
+        return None
+    written = root(values[-1])
+    inputs: dict[SSAValue, Operand] = {}
+    args = op.body.block.args
+    for arg, value, amap in zip(args[: len(op.inputs)], values, maps, strict=False):
+        if not arg.uses.get_length():
+            continue
+        operand = _operand(value, amap, rows, terms)
+        if operand is None or root(value) == written:
+            return None
+        inputs[arg] = operand
+    return RowFold(op, tuple(extents), rows, terms, lanes, inputs, output)
+
+
+def _flat_index(kb: KernelBuilder, operand: Operand, ivs: Sequence[Index]) -> Index:
+    """The row-major position of `operand` at the loop indices `ivs`."""
+    shape = operand.value.type.get_shape()
+    at: Index = 0
+    stride = 1
+    for expr, extent in zip(reversed(operand.amap.results), reversed(shape), strict=True):
+        index = ivs[expr.position] if isinstance(expr, AffineDimExpr) else expr.value
+        at = kb.add(at, kb.mul(index, stride))
+        stride *= extent
+    return at
+
+
+def _vector_body(kb: KernelBuilder, op: GenericOp, mapping: dict[SSAValue, SSAValue],
+                 typ: VectorType) -> SSAValue:  # fmt: skip
+    """The generic's scalar body on vectors of `typ` (its ops are `VECTOR_SAFE`)."""
+    for inner in op.body.block.ops:
+        if isinstance(inner, YieldOp):
+            return mapping[inner.operands[0]]
+        if isinstance(inner, arith.ConstantOp):
+            mapping[inner.result] = kb.constant(inner.value.value.data, typ)
+            continue
+        rebuilt = type(inner).create(
+            operands=[mapping[v] for v in inner.operands],
+            result_types=[typ],
+            properties=dict(inner.properties),
+            attributes=dict(inner.attributes),
+        )
+        mapping[inner.results[0]] = kb.emit(rebuilt)
+    raise ValueError("a linalg.generic body without a yield")
+
+
+def emit_vector_strips(
+    fold: RowFold,
+    block: Block,
+    lower: SSAValue,
+    upper: SSAValue,
+    outer_ivs: Sequence[SSAValue],
+    scalar_body: ScalarBody,
+) -> SSAValue:
+    """Strips of `lanes` outputs over [lower, lower + whole strips), appended to
+    `block`; returns where the scalar strips take over."""
+    kb = KernelBuilder(block)
+    lanes, typ = fold.lanes, fold.vector_type
+    span = kb.sub(upper, lower)
+    split = kb.add(lower, kb.mul(kb.div(span, lanes), lanes))
+    assert isinstance(split, SSAValue)
+    flat = {v: kb.flat(v) for v in {o.value for o in (*fold.inputs.values(), fold.output)}}
+    extent = fold.extents[fold.terms]
+    whole_terms = extent - extent % lanes
+
+    def ivs(row: Index, term: Index) -> list[Index]:
+        return [*outer_ivs, row, term]
+
+    def strip(first: Index, carried: list) -> list:
+        out = fold.output
+        out_at = _flat_index(kb, out, ivs(first, 0))
+        fixed: dict[SSAValue, SSAValue] = {}
+        for arg, operand in fold.inputs.items():
+            if operand.along_terms:
+                continue
+            at = _flat_index(kb, operand, ivs(first, 0))
+            if operand.along_rows:  # a run of the outputs' own values (a mean, …)
+                fixed[arg] = kb.vload(flat[operand.value], at, typ)
+            else:
+                fixed[arg] = kb.broadcast(kb.load(flat[operand.value], at), typ)
+
+        def square(k0: Index, acc: list) -> list:
+            columns: dict[SSAValue, list[SSAValue]] = {}
+            for arg, operand in fold.inputs.items():
+                if not operand.along_terms:
+                    continue
+                buffer = flat[operand.value]
+                if operand.along_rows and operand.terms_last:
+                    rows = [
+                        kb.vload(buffer, _flat_index(kb, operand, ivs(kb.add(first, i), k0)), typ)
+                        for i in range(lanes)
+                    ]
+                    columns[arg] = transpose(kb, rows)
+                elif operand.along_rows:
+                    columns[arg] = [
+                        kb.vload(buffer, _flat_index(kb, operand, ivs(first, kb.add(k0, j))), typ)
+                        for j in range(lanes)
+                    ]
+                else:
+                    columns[arg] = [
+                        kb.broadcast(
+                            kb.load(buffer, _flat_index(kb, operand, ivs(first, kb.add(k0, j)))),
+                            typ,
+                        )
+                        for j in range(lanes)
+                    ]
+            value = acc[0]
+            accumulator = fold.op.body.block.args[-1]
+            for j in range(lanes):
+                mapping = {arg: columns[arg][j] for arg in columns}
+                mapping.update(fixed)
+                mapping[accumulator] = value
+                value = _vector_body(kb, fold.op, mapping, typ)
+            return [value]
+
+        start = kb.vload(flat[out.value], out_at, typ)
+        (result,) = kb.loop(0, whole_terms, lanes, [start], square)
+        kb.vstore(result, flat[out.value], out_at)
+
+        def rest(term: Index, carried: list) -> list:
+            for i in range(lanes):
+                scalar_body(kb.block, [*outer_ivs, kb.index(kb.add(first, i)), kb.index(term)])
+            return []
+
+        kb.loop(whole_terms, extent, 1, [], rest)
+        return []
+
+    kb.loop(lower, split, lanes, [], strip)
+    return split
