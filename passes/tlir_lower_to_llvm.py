@@ -7,7 +7,8 @@ built in one walk with final types (no type-conversion patterns, no casts):
 * a memref is a bare `!llvm.ptr` to the base of its allocation; views
   (subview, expand/collapse_shape) reuse the pointer, their static offset and
   strides live in the memref type, and a load or store is one `getelementptr`
-  with the linearized index;
+  with the linearized index (`memref.extract_aligned_pointer_as_index` is
+  the pointer as an integer);
 * `memref.alloc`/`dealloc` call `malloc`/`free`; constants become LLVM globals;
 * `exp`, `log`, `tanh`, `sin`, `cos` call the C math library (`exp`/`expf`, …),
   as TorchLean's `Float` does; `sqrt` and `fabs` are the LLVM intrinsics
@@ -286,6 +287,8 @@ class FunctionLowering:
                 return self.v(source)  # offset and strides live in the result type
             case memref.GetGlobalOp():
                 return self.emit(llvm.AddressOfOp(op.name_.root_reference, PTR))
+            case memref.ExtractAlignedPointerAsIndexOp():
+                return self.emit(llvm.PtrToIntOp(self.v(op.source), i64))
             case func.CallOp():
                 args = [self.v(a) for a in op.arguments]
                 self.emit(llvm.CallOp(op.callee.root_reference.data, *args))

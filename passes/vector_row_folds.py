@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
@@ -79,6 +79,10 @@ class RowFold:
     inputs: dict[SSAValue, Operand]
     """Body argument → how it is read (arguments the body never reads are absent)."""
     output: Operand
+    aligned: Operand | None
+    """A transposed input whose rows all start at the same offset within a
+    vector: the first terms up to its next vector boundary run element by
+    element, so that its squares load whole aligned vectors."""
 
     @property
     def vector_type(self) -> VectorType:
@@ -152,7 +156,28 @@ def plan_row_fold(
         if operand is None or root(value) == written:
             return None
         inputs[arg] = operand
-    return RowFold(op, tuple(extents), rows, terms, lanes, inputs, output)
+    aligned = next(
+        (
+            o
+            for o in inputs.values()
+            if o.along_rows
+            and o.terms_last
+            and _row_stride(o, rows) * (vector_bytes // lanes) % vector_bytes == 0
+        ),
+        None,
+    )
+    return RowFold(op, tuple(extents), rows, terms, lanes, inputs, output, aligned)
+
+
+def _row_stride(operand: Operand, rows: int) -> int:
+    """Elements between consecutive outputs' terms in `operand`."""
+    shape = operand.value.type.get_shape()
+    results = operand.amap.results
+    position = next(i for i, e in enumerate(results) if getattr(e, "position", None) == rows)
+    stride = 1
+    for extent in shape[position + 1 :]:
+        stride *= extent
+    return stride
 
 
 def _flat_index(kb: KernelBuilder, operand: Operand, ivs: Sequence[Index]) -> Index:
@@ -203,7 +228,11 @@ def emit_vector_strips(
     assert isinstance(split, SSAValue)
     flat = {v: kb.flat(v) for v in {o.value for o in (*fold.inputs.values(), fold.output)}}
     extent = fold.extents[fold.terms]
-    whole_terms = extent - extent % lanes
+    element_bytes = typ.element_type.bitwidth // 8
+    vector_bytes = lanes * element_bytes
+    base = None
+    if fold.aligned is not None:
+        base = kb.emit(memref.ExtractAlignedPointerAsIndexOp.get(fold.aligned.value))
 
     def ivs(row: Index, term: Index) -> list[Index]:
         return [*outer_ivs, row, term]
@@ -255,16 +284,23 @@ def emit_vector_strips(
                 value = _vector_body(kb, fold.op, mapping, typ)
             return [value]
 
-        start = kb.vload(flat[out.value], out_at, typ)
-        (result,) = kb.loop(0, whole_terms, lanes, [start], square)
-        kb.vstore(result, flat[out.value], out_at)
-
-        def rest(term: Index, carried: list) -> list:
+        def one_by_one(term: Index, carried: list) -> list:
             for i in range(lanes):
                 scalar_body(kb.block, [*outer_ivs, kb.index(kb.add(first, i)), kb.index(term)])
             return []
 
-        kb.loop(whole_terms, extent, 1, [], rest)
+        peel: Index = 0
+        if fold.aligned is not None and base is not None:
+            row = _flat_index(kb, fold.aligned, ivs(first, 0))
+            address = kb.add(base, kb.mul(row, element_bytes))
+            to_boundary = kb.rem(kb.sub(vector_bytes, kb.rem(address, vector_bytes)), vector_bytes)
+            peel = kb.div(to_boundary, element_bytes)
+            kb.loop(0, peel, 1, [], one_by_one)
+        end = kb.add(peel, kb.mul(kb.div(kb.sub(extent, peel), lanes), lanes))
+        start = kb.vload(flat[out.value], out_at, typ)
+        (result,) = kb.loop(peel, end, lanes, [start], square)
+        kb.vstore(result, flat[out.value], out_at)
+        kb.loop(end, extent, 1, [], one_by_one)
         return []
 
     kb.loop(lower, split, lanes, [], strip)

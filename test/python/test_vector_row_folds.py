@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.dialects import func, vector
+from xdsl.dialects import func, memref, vector
 
 import tlir
 from tlir.backend import kernel_to_loops, mlir
@@ -55,14 +55,15 @@ def _input(shape, dtype: str, seed: int = 0) -> np.ndarray:
     return x
 
 
-def _vector_ops(text: str) -> int:
-    """Vector ops in the loops of the model's kernels (the row folds' strips)."""
+def _vector_ops(text: str, kinds: tuple[type, ...] = (vector.ShuffleOp, vector.LoadOp)) -> int:
+    """Ops of `kinds` in the loops of the model's kernels (by default those of
+    the row folds' strips)."""
     work, _ = _entry_module(tlir.parse_module(text), "main", True)
     count = 0
     for kernel in work.ops:
         if isinstance(kernel, func.FuncOp) and is_kernel(kernel):
             loops = kernel_to_loops(kernel)
-            count += sum(isinstance(op, vector.ShuffleOp | vector.LoadOp) for op in loops.walk())
+            count += sum(isinstance(op, kinds) for op in loops.walk())
     return count
 
 
@@ -86,6 +87,37 @@ def test_row_folds_take_the_vector_strips(case, dtype):
         pytest.skip("no vector unit the strips use")
     _, shape, out_shape, op = case
     assert _vector_ops(_text(shape, out_shape, op, dtype)) > 0
+
+
+def _at_offset(x: np.ndarray, offset: int) -> np.ndarray:
+    """A copy of `x` whose data starts `offset` bytes past a 64-byte boundary."""
+    raw = np.empty(x.nbytes + 128, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset
+    copy = raw[start : start + x.nbytes].view(x.dtype).reshape(x.shape)
+    copy[...] = x
+    return copy
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_misaligned_rows_peel_their_first_terms_with_the_same_bits(dtype, backend):
+    """Rows of a multiple of 64 bytes: every row
+    starts at the array's offset within a vector, so the strips run the terms
+    before the first boundary one by one; at every offset the sums and the
+    layernorm keep the reference's bits."""
+    terms = 40 if dtype == "f64" else 48  # 320 / 192 bytes: five / three cache lines
+    text = _text((37, terms), (37, terms), f"tlir.layernorm %x {LN}", dtype)
+    sums = _text((37, terms), (37,), "tlir.reduce_sum %x axis = 1", dtype)
+    if host_target().vector_bytes in (32, 64):  # rows of 192 or 320 bytes
+        assert _vector_ops(sums, (memref.ExtractAlignedPointerAsIndexOp,)) == 1
+    x = _input((37, terms), dtype, seed=2)
+    models = [tlir.compile(t, backend=backend, cache=False, progress=False) for t in (text, sums)]
+    expected = [np.asarray(evaluate(tlir.parse_module(t), [x])[0]).tobytes() for t in (text, sums)]
+    for offset in range(0, 64, x.itemsize):
+        shifted = _at_offset(x, offset)
+        assert shifted.ctypes.data % 64 == offset
+        got = [model(shifted)[0].tobytes() for model in models]
+        assert got == expected, offset
 
 
 def test_the_inputs_tell_fold_orders_apart():

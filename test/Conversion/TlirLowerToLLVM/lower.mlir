@@ -93,3 +93,18 @@ func.func private @view(%a: memref<3x7xf32>) {
   memref.store %f, %v[%i, %j] : memref<2x3xf32, strided<[7, 1], offset: 9>>
   func.return
 }
+
+// A buffer's address as an integer (the row folds' alignment peel): the
+// pointer, converted.
+// CHECK-LABEL: llvm.func internal @address
+// CHECK-SAME:    (%[[A:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr)
+// CHECK:         %[[I:.*]] = llvm.ptrtoint %[[A]] : !llvm.ptr to i64
+// CHECK-NEXT:    %[[AT:.*]] = llvm.getelementptr %[[OUT]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK-NEXT:    llvm.store %[[I]], %[[AT]] : i64, !llvm.ptr
+func.func private @address(%a: memref<3x7xf32>, %out: memref<1xi64>) {
+  %p = "memref.extract_aligned_pointer_as_index"(%a) : (memref<3x7xf32>) -> index
+  %i = arith.index_cast %p : index to i64
+  %z = arith.constant 0 : index
+  memref.store %i, %out[%z] : memref<1xi64>
+  func.return
+}

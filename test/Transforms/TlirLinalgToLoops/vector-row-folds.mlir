@@ -5,7 +5,8 @@
 // the last: a square of 4 rows x 4 terms is 4 vector loads and a transpose in
 // registers (two rounds of shuffles), then 4 vector bodies in ascending term
 // order; the terms past the last square run element by element after the
-// partial results are stored; outputs past the last whole vector take the
+// partial results are stored (and, where all rows share one alignment, the
+// terms before the first vector boundary before the squares); outputs past the last whole vector take the
 // scalar loops. Bodies with a comparison, and folds with fewer outputs or
 // terms than lanes, keep the scalar loops.
 // RUN: tlir-opt %s --split-input-file -p 'tlir-linalg-to-loops{vector_bytes=32}' | filecheck %s
@@ -52,10 +53,43 @@ func.func @row_sums(%x: memref<6x10xf64>, %y: memref<6xf64>, %lo: index, %hi: in
 
 // -----
 
+// Rows of 8 f64 (64 bytes, a multiple of the vector): every row starts at the
+// same offset within a vector, so each strip first runs the terms up to the
+// input's next 32-byte boundary one by one, then whole aligned squares, then
+// the rest.
+// CHECK-LABEL: func.func @aligned_rows
+// CHECK-SAME:    (%[[X:.*]]: memref<4x8xf64>, %[[Y:.*]]: memref<4xf64>)
+// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 32 : index
+// CHECK-DAG:     %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK:         %[[BASE:.*]] = "memref.extract_aligned_pointer_as_index"(%[[X]]) : (memref<4x8xf64>) -> index
+// CHECK:         scf.for %[[R:.*]] = {{.*}} {
+// CHECK:           %[[ADDRESS:.*]] = arith.addi %[[BASE]], %{{.*}} : index
+// CHECK-NEXT:      %[[OFF:.*]] = arith.remsi %[[ADDRESS]], %[[BYTES]] : index
+// CHECK-NEXT:      %[[GAP:.*]] = arith.subi %[[BYTES]], %[[OFF]] : index
+// CHECK-NEXT:      %[[GAP32:.*]] = arith.remsi %[[GAP]], %[[BYTES]] : index
+// CHECK-NEXT:      %[[PEEL:.*]] = arith.divsi %[[GAP32]], %[[EIGHT]] : index
+// CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %[[PEEL]] step %{{.*}} {
+// CHECK-NEXT:        memref.load %[[X]][%[[R]], %[[K]]] : memref<4x8xf64>
+// CHECK:           }
+// CHECK:           %[[INIT:.*]] = vector.load %[[Y]][%[[R]]] : memref<4xf64>, vector<4xf64>
+// CHECK-NEXT:      %[[SUMS:.*]] = scf.for %{{.*}} = %[[PEEL]] to %[[END:.*]] step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<4xf64>) {
+// CHECK:           vector.store %[[SUMS]], %[[Y]][%[[R]]] : memref<4xf64>, vector<4xf64>
+// CHECK-NEXT:      scf.for %{{.*}} = %[[END]] to %[[EIGHT]] step %{{.*}} {
+func.func @aligned_rows(%x: memref<4x8xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x8xf64>) outs(%y : memref<4xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
 // A squared deviation from each row's mean: the means are one vector per strip,
 // loaded before the terms' loop; the constant is a splat.
 // CHECK-LABEL: func.func @deviations
-// CHECK-SAME:    (%[[X:.*]]: memref<4x4xf64>, %[[M:.*]]: memref<4xf64>, %[[Y:.*]]: memref<4xf64>)
+// CHECK-SAME:    (%[[X:.*]]: memref<4x5xf64>, %[[M:.*]]: memref<4xf64>, %[[Y:.*]]: memref<4xf64>)
 // CHECK:         %[[N:.*]] = arith.constant dense<4.000000e+00> : vector<4xf64>
 // CHECK:         scf.for %[[R:.*]] = {{.*}} {
 // CHECK-NEXT:      %[[MEANS:.*]] = vector.load %[[M]][%[[R]]] : memref<4xf64>, vector<4xf64>
@@ -65,8 +99,8 @@ func.func @row_sums(%x: memref<6x10xf64>, %y: memref<6xf64>, %lo: index, %hi: in
 // CHECK-NEXT:      %[[D:.*]] = arith.subf %{{.*}}, %[[MU]] : vector<4xf64>
 // CHECK-NEXT:      %[[SQ:.*]] = arith.mulf %[[D]], %[[D]] : vector<4xf64>
 // CHECK-NEXT:      arith.addf %[[INIT]], %[[SQ]] : vector<4xf64>
-func.func @deviations(%x: memref<4x4xf64>, %m: memref<4xf64>, %y: memref<4xf64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<4x4xf64>, memref<4xf64>) outs(%y : memref<4xf64>) {
+func.func @deviations(%x: memref<4x5xf64>, %m: memref<4xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<4x5xf64>, memref<4xf64>) outs(%y : memref<4xf64>) {
   ^bb0(%a: f64, %mean: f64, %acc: f64):
     %n = arith.constant 4.0 : f64
     %mu = arith.divf %mean, %n : f64
