@@ -20,13 +20,14 @@ interleaved scalar strips.
 The vector body is the generic's own scalar body rebuilt on vectors, so only
 bodies of plain float arithmetic qualify (`_VECTOR_SAFE`: xDSL 0.74 builds
 `cmpf`/`select` on scalars only); a maximum, or a call of the C library such
-as `exp`, keeps the scalar strips. Stands in for what MLIR's vectorizer
-(`linalg::vectorize` with a transposing read) would do with the inner
-reduction kept in order.
+as `exp`, keeps the scalar strips, and so do small folds (`MIN_TERMS`).
+Stands in for what MLIR's vectorizer (`linalg::vectorize` with a transposing
+read) would do with the inner reduction kept in order.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -46,6 +47,16 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import VECTOR_SAFE
 from tlir.passes.contraction_kernels.gemm import transpose
+
+MIN_TERMS = 4096
+"""Folds with fewer terms in all (outputs × terms each) keep the scalar strips:
+there the vectors save well under a microsecond per call, and their code
+costs a compile 10-30 ms per kernel (a 103-node transformer of 8 × 16 rows:
+0.81 against 0.70 s)."""
+
+PEEL_SQUARES = 4
+"""Rows shorter than this many squares are not aligned first: the element-by-
+element terms before the first vector boundary would be a large share."""
 
 ScalarBody = Callable[[Block, list[SSAValue]], None]
 """Emits the generic's scalar body at the end of a block for the given loop ivs."""
@@ -141,6 +152,8 @@ def plan_row_fold(
     lanes = vector_bytes // (4 if isinstance(element, Float32Type) else 8)
     if lanes < 2 or lanes & (lanes - 1) or min(extents[rows], extents[terms]) < lanes:
         return None
+    if math.prod(extents) < MIN_TERMS:
+        return None
     if not all(_contiguous(v) for v in values) or not _body_vectorizes(op):
         return None
     output = _operand(values[-1], maps[-1], rows, terms)
@@ -160,7 +173,8 @@ def plan_row_fold(
         (
             o
             for o in inputs.values()
-            if o.along_rows
+            if extents[terms] >= PEEL_SQUARES * lanes
+            and o.along_rows
             and o.terms_last
             and _row_stride(o, rows) * (vector_bytes // lanes) % vector_bytes == 0
         ),

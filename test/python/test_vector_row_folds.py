@@ -20,13 +20,13 @@ from tlir.reference import evaluate
 BACKENDS = ["xdsl"] + (["mlir"] if mlir.find_tool("mlir-opt") else [])
 LN = "{axis = 1 : i64, eps = 1.0e-05 : f64}"
 
-# (name, input shape, output shape, op): 37 rows and 45 terms leave rows past
+# (name, input shape, output shape, op): 37 rows and 243 terms leave rows past
 # the last whole vector (8 lanes of f64, 16 of f32 with AVX-512) and terms past
-# the last whole square.
+# the last whole square; every fold has at least MIN_TERMS terms in all.
 STRIPS = [
-    ("sum over rows", (37, 45), (37,), "tlir.reduce_sum %x axis = 1"),
-    ("mean over the last axis of 3-D", (3, 21, 19), (3, 21), "tlir.reduce_mean %x axis = 2"),
-    ("layernorm", (37, 45), (37, 45), f"tlir.layernorm %x {LN}"),
+    ("sum over rows", (37, 243), (37,), "tlir.reduce_sum %x axis = 1"),
+    ("mean over the last axis of 3-D", (3, 21, 99), (3, 21), "tlir.reduce_mean %x axis = 2"),
+    ("layernorm", (37, 243), (37, 243), f"tlir.layernorm %x {LN}"),
 ]
 # Folds over a leading axis: the outputs are contiguous, their loop is innermost
 # and LLVM vectorises it; no strips.
@@ -105,10 +105,10 @@ def test_misaligned_rows_peel_their_first_terms_with_the_same_bits(dtype, backen
     starts at the array's offset within a vector, so the strips run the terms
     before the first boundary one by one; at every offset the sums and the
     layernorm keep the reference's bits."""
-    terms = 40 if dtype == "f64" else 48  # 320 / 192 bytes: five / three cache lines
+    terms = 160  # rows of 1,280 / 640 bytes
     text = _text((37, terms), (37, terms), f"tlir.layernorm %x {LN}", dtype)
     sums = _text((37, terms), (37,), "tlir.reduce_sum %x axis = 1", dtype)
-    if host_target().vector_bytes in (32, 64):  # rows of 192 or 320 bytes
+    if host_target().vector_bytes in (32, 64):
         assert _vector_ops(sums, (memref.ExtractAlignedPointerAsIndexOp,)) == 1
     x = _input((37, terms), dtype, seed=2)
     models = [tlir.compile(t, backend=backend, cache=False, progress=False) for t in (text, sums)]
@@ -123,12 +123,12 @@ def test_misaligned_rows_peel_their_first_terms_with_the_same_bits(dtype, backen
 def test_the_inputs_tell_fold_orders_apart():
     """The bit-for-bit comparison above means something: summing the same
     rows pairwise (NumPy) or backwards gives other bits for some row."""
-    x = _input((37, 45), "f64")
+    x = _input((37, 243), "f64")
     ascending = np.zeros(37)
-    for k in range(45):
+    for k in range(243):
         ascending = ascending + x[:, k]
     backwards = np.zeros(37)
-    for k in reversed(range(45)):
+    for k in reversed(range(243)):
         backwards = backwards + x[:, k]
     assert ascending.tobytes() != backwards.tobytes()
     assert ascending.tobytes() != x.sum(axis=1).tobytes()
@@ -137,13 +137,15 @@ def test_the_inputs_tell_fold_orders_apart():
 @pytest.mark.parametrize(
     "op, shape, out_shape",
     [
-        ("tlir.reduce_sum %x axis = 1", (5, 45), (5,)),  # fewer rows than lanes
-        ("tlir.reduce_sum %x axis = 1", (37, 3), (37,)),  # fewer terms than lanes
+        ("tlir.reduce_sum %x axis = 1", (5, 2048), (5,)),  # fewer rows than lanes
+        ("tlir.reduce_sum %x axis = 1", (2048, 3), (2048,)),  # fewer terms than lanes
+        ("tlir.reduce_sum %x axis = 1", (20, 40), (20,)),  # fewer terms than MIN_TERMS
     ],
 )
-def test_folds_the_strips_cannot_take_stay_scalar_and_exact(op, shape, out_shape):
-    text = _text(shape, out_shape, op, "f64")
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_folds_the_strips_do_not_take_stay_scalar_and_exact(op, shape, out_shape, dtype):
+    text = _text(shape, out_shape, op, dtype)
     assert _vector_ops(text) == 0
-    x = _input(shape, "f64", seed=1)
+    x = _input(shape, dtype, seed=1)
     expected = np.asarray(evaluate(tlir.parse_module(text), [x])[0]).tobytes()
     assert tlir.compile(text, cache=False, progress=False)(x)[0].tobytes() == expected

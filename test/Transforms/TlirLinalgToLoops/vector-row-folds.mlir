@@ -6,20 +6,21 @@
 // registers (two rounds of shuffles), then 4 vector bodies in ascending term
 // order; the terms past the last square run element by element after the
 // partial results are stored (and, where all rows share one alignment, the
-// terms before the first vector boundary before the squares); outputs past the last whole vector take the
-// scalar loops. Bodies with a comparison, and folds with fewer outputs or
-// terms than lanes, keep the scalar loops.
+// terms before the first vector boundary before the squares); outputs past
+// the last whole vector take the scalar loops. Bodies with a comparison, and
+// folds with fewer outputs or terms than lanes or fewer than 4,096 terms in
+// all, keep the scalar loops.
 // RUN: tlir-opt %s --split-input-file -p 'tlir-linalg-to-loops{vector_bytes=32}' | filecheck %s
 
 // CHECK-LABEL: func.func @row_sums
-// CHECK-SAME:    (%[[X:.*]]: memref<6x10xf64>, %[[Y:.*]]: memref<6xf64>, %[[LO:.*]]: index, %[[HI:.*]]: index)
+// CHECK-SAME:    (%[[X:.*]]: memref<6x702xf64>, %[[Y:.*]]: memref<6xf64>, %[[LO:.*]]: index, %[[HI:.*]]: index)
 // CHECK:         %[[UB:.*]] = arith.minsi %[[HI]]
 // CHECK:         %[[SPLIT:.*]] = arith.addi %[[LO]], %{{.*}} : index
-// CHECK:         %[[FLAT:.*]] = memref.collapse_shape %[[X]] {{.*}} into memref<60xf64>
+// CHECK:         %[[FLAT:.*]] = memref.collapse_shape %[[X]] {{.*}} into memref<4212xf64>
 // CHECK:         scf.for %[[R:.*]] = %[[LO]] to %[[SPLIT]] step %{{.*}} {
 // CHECK-NEXT:      %[[INIT:.*]] = vector.load %[[Y]][%[[R]]] : memref<6xf64>, vector<4xf64>
 // CHECK-NEXT:      %[[SUMS:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf64>) {
-// CHECK-COUNT-4:     vector.load %[[FLAT]][%{{.*}}] : memref<60xf64>, vector<4xf64>
+// CHECK-COUNT-4:     vector.load %[[FLAT]][%{{.*}}] : memref<4212xf64>, vector<4xf64>
 // CHECK-NEXT:        %[[A:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5]
 // CHECK-COUNT-3:     vector.shuffle %{{.*}}, %{{.*}} [{{.*}}]
 // CHECK-NEXT:        %[[C0:.*]] = vector.shuffle %[[A]], %{{.*}} [0, 4, 2, 6]
@@ -34,7 +35,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      vector.store %[[SUMS]], %[[Y]][%[[R]]] : memref<6xf64>, vector<4xf64>
 // CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:        memref.load %[[X]][%[[R]], %[[K]]] : memref<6x10xf64>
+// CHECK-NEXT:        memref.load %[[X]][%[[R]], %[[K]]] : memref<6x702xf64>
 // CHECK-COUNT-3:     memref.store %{{.*}}, %[[Y]][%{{.*}}] : memref<6xf64>
 // CHECK:             memref.store %{{.*}}, %[[Y]][%{{.*}}] : memref<6xf64>
 // CHECK-NEXT:      }
@@ -42,8 +43,8 @@
 // CHECK-NEXT:    scf.for %[[REST:.*]] = %[[SPLIT]] to %[[UB]] step %{{.*}} {
 // CHECK-NOT:       vector
 // CHECK:         func.return
-func.func @row_sums(%x: memref<6x10xf64>, %y: memref<6xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<6x10xf64>) outs(%y : memref<6xf64>) {
+func.func @row_sums(%x: memref<6x702xf64>, %y: memref<6xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 1 : i64, tlir.num_outputs = 1 : i64} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<6x702xf64>) outs(%y : memref<6xf64>) {
   ^bb0(%a: f64, %acc: f64):
     %s = arith.addf %acc, %a : f64
     linalg.yield %s : f64
@@ -53,15 +54,16 @@ func.func @row_sums(%x: memref<6x10xf64>, %y: memref<6xf64>, %lo: index, %hi: in
 
 // -----
 
-// Rows of 8 f64 (64 bytes, a multiple of the vector): every row starts at the
+// Rows of 1,024 f64 (8 KiB, a multiple of the vector): every row starts at the
 // same offset within a vector, so each strip first runs the terms up to the
 // input's next 32-byte boundary one by one, then whole aligned squares, then
 // the rest.
 // CHECK-LABEL: func.func @aligned_rows
-// CHECK-SAME:    (%[[X:.*]]: memref<4x8xf64>, %[[Y:.*]]: memref<4xf64>)
+// CHECK-SAME:    (%[[X:.*]]: memref<4x1024xf64>, %[[Y:.*]]: memref<4xf64>)
 // CHECK-DAG:     %[[BYTES:.*]] = arith.constant 32 : index
 // CHECK-DAG:     %[[EIGHT:.*]] = arith.constant 8 : index
-// CHECK:         %[[BASE:.*]] = "memref.extract_aligned_pointer_as_index"(%[[X]]) : (memref<4x8xf64>) -> index
+// CHECK-DAG:     %[[TERMS:.*]] = arith.constant 1024 : index
+// CHECK:         %[[BASE:.*]] = "memref.extract_aligned_pointer_as_index"(%[[X]]) : (memref<4x1024xf64>) -> index
 // CHECK:         scf.for %[[R:.*]] = {{.*}} {
 // CHECK:           %[[ADDRESS:.*]] = arith.addi %[[BASE]], %{{.*}} : index
 // CHECK-NEXT:      %[[OFF:.*]] = arith.remsi %[[ADDRESS]], %[[BYTES]] : index
@@ -69,14 +71,14 @@ func.func @row_sums(%x: memref<6x10xf64>, %y: memref<6xf64>, %lo: index, %hi: in
 // CHECK-NEXT:      %[[GAP32:.*]] = arith.remsi %[[GAP]], %[[BYTES]] : index
 // CHECK-NEXT:      %[[PEEL:.*]] = arith.divsi %[[GAP32]], %[[EIGHT]] : index
 // CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %[[PEEL]] step %{{.*}} {
-// CHECK-NEXT:        memref.load %[[X]][%[[R]], %[[K]]] : memref<4x8xf64>
+// CHECK-NEXT:        memref.load %[[X]][%[[R]], %[[K]]] : memref<4x1024xf64>
 // CHECK:           }
 // CHECK:           %[[INIT:.*]] = vector.load %[[Y]][%[[R]]] : memref<4xf64>, vector<4xf64>
 // CHECK-NEXT:      %[[SUMS:.*]] = scf.for %{{.*}} = %[[PEEL]] to %[[END:.*]] step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<4xf64>) {
 // CHECK:           vector.store %[[SUMS]], %[[Y]][%[[R]]] : memref<4xf64>, vector<4xf64>
-// CHECK-NEXT:      scf.for %{{.*}} = %[[END]] to %[[EIGHT]] step %{{.*}} {
-func.func @aligned_rows(%x: memref<4x8xf64>, %y: memref<4xf64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x8xf64>) outs(%y : memref<4xf64>) {
+// CHECK-NEXT:      scf.for %{{.*}} = %[[END]] to %[[TERMS]] step %{{.*}} {
+func.func @aligned_rows(%x: memref<4x1024xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x1024xf64>) outs(%y : memref<4xf64>) {
   ^bb0(%a: f64, %acc: f64):
     %s = arith.addf %acc, %a : f64
     linalg.yield %s : f64
@@ -89,20 +91,21 @@ func.func @aligned_rows(%x: memref<4x8xf64>, %y: memref<4xf64>) {
 // A squared deviation from each row's mean: the means are one vector per strip,
 // loaded before the terms' loop; the constant is a splat.
 // CHECK-LABEL: func.func @deviations
-// CHECK-SAME:    (%[[X:.*]]: memref<4x5xf64>, %[[M:.*]]: memref<4xf64>, %[[Y:.*]]: memref<4xf64>)
-// CHECK:         %[[N:.*]] = arith.constant dense<4.000000e+00> : vector<4xf64>
+// CHECK-SAME:    (%[[X:.*]]: memref<4x1025xf64>, %[[M:.*]]: memref<4xf64>, %[[Y:.*]]: memref<4xf64>)
+// CHECK:         %[[N:.*]] = arith.constant dense<1.025000e+03> : vector<4xf64>
 // CHECK:         scf.for %[[R:.*]] = {{.*}} {
 // CHECK-NEXT:      %[[MEANS:.*]] = vector.load %[[M]][%[[R]]] : memref<4xf64>, vector<4xf64>
 // CHECK-NEXT:      %[[INIT:.*]] = vector.load %[[Y]][%[[R]]] : memref<4xf64>, vector<4xf64>
-// CHECK-COUNT-8:   vector.shuffle
-// CHECK-NEXT:      %[[MU:.*]] = arith.divf %[[MEANS]], %[[N]] : vector<4xf64>
-// CHECK-NEXT:      %[[D:.*]] = arith.subf %{{.*}}, %[[MU]] : vector<4xf64>
-// CHECK-NEXT:      %[[SQ:.*]] = arith.mulf %[[D]], %[[D]] : vector<4xf64>
-// CHECK-NEXT:      arith.addf %[[INIT]], %[[SQ]] : vector<4xf64>
-func.func @deviations(%x: memref<4x5xf64>, %m: memref<4xf64>, %y: memref<4xf64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<4x5xf64>, memref<4xf64>) outs(%y : memref<4xf64>) {
+// CHECK-NEXT:      scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<4xf64>) {
+// CHECK-COUNT-8:     vector.shuffle
+// CHECK-NEXT:        %[[MU:.*]] = arith.divf %[[MEANS]], %[[N]] : vector<4xf64>
+// CHECK-NEXT:        %[[D:.*]] = arith.subf %{{.*}}, %[[MU]] : vector<4xf64>
+// CHECK-NEXT:        %[[SQ:.*]] = arith.mulf %[[D]], %[[D]] : vector<4xf64>
+// CHECK-NEXT:        arith.addf %[[ACC]], %[[SQ]] : vector<4xf64>
+func.func @deviations(%x: memref<4x1025xf64>, %m: memref<4xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<4x1025xf64>, memref<4xf64>) outs(%y : memref<4xf64>) {
   ^bb0(%a: f64, %mean: f64, %acc: f64):
-    %n = arith.constant 4.0 : f64
+    %n = arith.constant 1025.0 : f64
     %mu = arith.divf %mean, %n : f64
     %d = arith.subf %a, %mu : f64
     %sq = arith.mulf %d, %d : f64
@@ -122,8 +125,8 @@ func.func @deviations(%x: memref<4x5xf64>, %m: memref<4xf64>, %y: memref<4xf64>)
 // CHECK-COUNT-4:     vector.load
 // CHECK-NOT:         vector.shuffle
 // CHECK:             scf.yield
-func.func @transposed_read(%x: memref<8x4xf64>, %y: memref<4xf64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x4xf64>) outs(%y : memref<4xf64>) {
+func.func @transposed_read(%x: memref<1024x4xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<1024x4xf64>) outs(%y : memref<4xf64>) {
   ^bb0(%a: f64, %acc: f64):
     %s = arith.addf %acc, %a : f64
     linalg.yield %s : f64
@@ -139,8 +142,8 @@ func.func @transposed_read(%x: memref<8x4xf64>, %y: memref<4xf64>) {
 // CHECK:         arith.cmpf
 // CHECK-NOT:     vector
 // CHECK:         func.return
-func.func @row_max(%x: memref<8x8xf64>, %y: memref<8xf64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x8xf64>) outs(%y : memref<8xf64>) {
+func.func @row_max(%x: memref<8x512xf64>, %y: memref<8xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x512xf64>) outs(%y : memref<8xf64>) {
   ^bb0(%a: f64, %acc: f64):
     %c = arith.cmpf ole, %acc, %a : f64
     %s = arith.select %c, %a, %acc : f64
@@ -151,20 +154,26 @@ func.func @row_max(%x: memref<8x8xf64>, %y: memref<8xf64>) {
 
 // -----
 
-// Three outputs, or three terms, do not fill a vector of four: scalar loops.
+// Three outputs, or three terms, do not fill a vector of four; 8 x 8 terms are
+// fewer than MIN_TERMS (4,096) in all: scalar loops.
 // CHECK-LABEL: func.func @too_few
 // CHECK-NOT:     vector
 // CHECK:         func.return
-func.func @too_few(%x: memref<3x9xf64>, %y: memref<3xf64>, %u: memref<9x3xf64>, %v: memref<9xf64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<3x9xf64>) outs(%y : memref<3xf64>) {
+func.func @too_few(%x: memref<3x2048xf64>, %y: memref<3xf64>, %u: memref<2048x3xf64>, %v: memref<2048xf64>, %w: memref<8x8xf64>, %t: memref<8xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<3x2048xf64>) outs(%y : memref<3xf64>) {
   ^bb0(%a: f64, %acc: f64):
     %s = arith.addf %acc, %a : f64
     linalg.yield %s : f64
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%u : memref<9x3xf64>) outs(%v : memref<9xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%u : memref<2048x3xf64>) outs(%v : memref<2048xf64>) {
   ^bb0(%a: f64, %acc: f64):
     %s = arith.addf %acc, %a : f64
     linalg.yield %s : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%w : memref<8x8xf64>) outs(%t : memref<8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.addf %acc, %a : f64
+    linalg.yield %r : f64
   }
   func.return
 }
