@@ -114,7 +114,8 @@ class Build:
     def compile(self, store) -> tuple[Plan, list[bytes]]:
         from tlir import jit
         from tlir.passes.tlir_form_kernels import is_kernel
-        from tlir.plan import KernelInfo, build_plan, entry_ir, kernel_work, plan_to_json
+        from tlir.plan import KernelInfo, build_plan, entry_ir, plan_to_json
+        from tlir.work import kernel_work
 
         start = time.perf_counter()
         work, entry = _entry_module(self.module, self.function, self.fuse)
@@ -295,11 +296,11 @@ def _shares(pending: list[tuple[int, func.FuncOp]], count: int) -> list[list]:
     """`pending` dealt out to `count` processes, this one first: contractions
     (the longest to lower and compile) before other kernels and the largest
     first within each kind, round-robin, so that each gets a like share."""
-    from tlir.backend import CONTRACTIONS
+    from tlir.backend import contractions
 
     def size(item: tuple[int, func.FuncOp]) -> tuple[bool, int]:
         ops = list(item[1].body.block.ops)
-        return (bool(ops) and isinstance(ops[0], CONTRACTIONS), len(ops))
+        return (bool(ops) and isinstance(ops[0], contractions()), len(ops))
 
     ordered = sorted(pending, key=size, reverse=True)
     return [ordered[i::count] for i in range(count)]

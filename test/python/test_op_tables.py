@@ -17,12 +17,12 @@ from tlir.passes.convert_tlir_to_linalg.elementwise import SCALAR_BODIES, lower_
 from tlir.passes.tlir_form_kernels import KERNEL_KINDS, SCALAR_OPS
 from tlir.passes.tlir_jvp import TlirJvp  # noqa: F401 - fills JVP_RULES
 from tlir.passes.tlir_vjp import TlirVjp  # noqa: F401 - fills VJP_RULES
-from tlir.plan import WORK
 from tlir.reference.dual_execution import DualEvaluator
 from tlir.reference.ops import EVALUATORS
 from tlir.reference.reverse import RULES as REFERENCE_VJP
 from tlir.torchlean.exporter import WRITERS
 from tlir.torchlean.importer import READERS
+from tlir.work import WORK
 
 ALL_OPS = (*TLIR_OPS, *AD_OPS)
 

@@ -125,7 +125,7 @@ def test_pooling_splits_over_samples_with_the_same_bits(dtype):
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 def test_derivatives_split_with_the_same_bits(dtype):
     """A conv → relu → pool model's JVP and VJP (contraction kernels threaded,
-    the derivative folds on one thread: `tlir.plan.WORK`) have the reference's
+    the derivative folds on one thread: `tlir.work.WORK`) have the reference's
     bits for any thread count."""
     from tlir.reference import jvp, vjp
 

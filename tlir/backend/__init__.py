@@ -11,14 +11,13 @@ pointers from an array, the form the threading runtime calls.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
 
-from tlir.dialects import tlir as T
-from tlir.dialects import tlir_ad as A
 from tlir.interface import numpy_dtype
 
 BACKENDS = ("xdsl", "mlir")
@@ -59,7 +58,15 @@ def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
     return module
 
 
-CONTRACTIONS = (T.MatmulOp, T.LinearOp, T.ConvOp, A.ConvInputGradOp, A.ConvKernelGradOp)
+@functools.cache
+def contractions() -> tuple[type, ...]:
+    """The ops the kernel generator takes (imported on first use: a compile that
+    hits the cache never needs the dialects, the autodiff one costing 30 ms)."""
+    from tlir.dialects import tlir as T
+    from tlir.dialects import tlir_ad as A
+
+    return (T.MatmulOp, T.LinearOp, T.ConvOp, A.ConvInputGradOp, A.ConvKernelGradOp)
+
 
 _GENERATOR_MODULES = (
     "tlir.passes.contraction_kernels.generator",
@@ -93,6 +100,8 @@ def preload(backend: str) -> None:
 
 def _generated(op) -> bool:
     """Whether the kernel generator takes the contraction `op`."""
+    from tlir.dialects import tlir_ad as A
+
     if isinstance(op, A.ConvInputGradOp):
         from tlir.passes.contraction_kernels.conv_grad import supported
 
@@ -107,7 +116,7 @@ def _contraction_parts(kernel: func.FuncOp):
     from tlir.passes.contraction_kernels.epilogue import EpiloguePlan
 
     ops = [op for op in kernel.body.block.ops if not isinstance(op, func.ReturnOp)]
-    if not ops or not isinstance(ops[0], CONTRACTIONS) or not _generated(ops[0]):
+    if not ops or not isinstance(ops[0], contractions()) or not _generated(ops[0]):
         return None
     op, chain = ops[0], ops[1:]
     arguments = set(kernel.body.block.args)
