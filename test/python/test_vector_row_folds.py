@@ -149,3 +149,46 @@ def test_folds_the_strips_do_not_take_stay_scalar_and_exact(op, shape, out_shape
     x = _input(shape, dtype, seed=1)
     expected = np.asarray(evaluate(tlir.parse_module(text), [x])[0]).tobytes()
     assert tlir.compile(text, cache=False, progress=False)(x)[0].tobytes() == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_derivative_folds_take_the_strips_with_the_same_bits(dtype, backend, monkeypatch):
+    """Layernorm's and softmax's JVP and VJP sum rows of products (dy · x̂, dy · y)
+    and broadcasts: at 37 × 243 those folds run on vector strips, with the
+    reference's bits."""
+    import tlir.passes.tlir_linalg_to_loops as loops
+    from tlir.reference import jvp, vjp
+
+    strips: list[str] = []
+    emit = loops.emit_vector_strips
+
+    def counted(fold, *args):
+        strips.append(fold.op.name)
+        return emit(fold, *args)
+
+    monkeypatch.setattr(loops, "emit_vector_strips", counted)
+    monkeypatch.setenv("TLIR_COMPILE_PROCESSES", "1")  # lowered in this process
+
+    t = f"tensor<37x243x{dtype}>"
+    r = f"tensor<37x{dtype}>"
+    text = f"""func.func @main(%x: {t}) -> ({t}, {r}) {{
+  %n = tlir.layernorm %x {LN} : ({t}) -> {t}
+  %s = tlir.softmax %n axis = 1 : ({t}) -> {t}
+  %m = tlir.reduce_mean %s axis = 1 : ({t}) -> {r}
+  func.return %s, %m : {t}, {r}
+}}"""
+    x = _input((37, 243), dtype, seed=3)
+    rng = np.random.default_rng(4)
+    dx = rng.normal(size=x.shape).astype(x.dtype)
+    dys = [rng.normal(size=x.shape).astype(x.dtype), rng.normal(size=(37,)).astype(x.dtype)]
+    module = tlir.parse_module(text)
+    want_jvp = [np.asarray(a).tobytes() for a in jvp(module, [x], [dx])]
+    want_vjp = [np.asarray(a).tobytes() for a in vjp(module, [x], dys)]
+    model = tlir.compile(text, backend=backend, cache=False, progress=False)
+    ys, ts = model.jvp([x], [dx])
+    assert [a.tobytes() for a in [*ys, *ts]] == want_jvp
+    ys, gx, gp = model.vjp([x], dys)
+    assert [a.tobytes() for a in [*ys, *gx, *gp.values()]] == want_vjp
+    if host_target().vector_bytes >= 16:
+        assert len(strips) >= 13  # the JVP's 5 and the VJP's 8 folds, besides the forward's
