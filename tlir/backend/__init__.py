@@ -78,8 +78,7 @@ _LOWERING_MODULES = {
     "xdsl": (
         *_GENERATOR_MODULES,
         "tlir.backend.xdsl",
-        "tlir.dialects.tlir_llvm",
-        "xdsl.backend.llvm.convert",
+        "tlir.passes.llvm_text",
     ),
     "mlir": (*_GENERATOR_MODULES, "tlir.backend.mlir"),
 }

@@ -1,9 +1,9 @@
-"""tlir's own back end: `tlir-scf-to-cf`, `tlir-lower-to-llvm` and xDSL's
-LLVM IR translator. No external tool is needed."""
+"""tlir's own back end: `tlir-scf-to-cf`, then `tlir-lower-to-llvm`'s walk
+writing LLVM IR text (kernels) or building the LLVM dialect for xDSL's LLVM IR
+translator (`tlir-translate --mlir-to-llvmir`). No external tool is needed."""
 
 from __future__ import annotations
 
-from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from tlir.diagnostics import TlirError
@@ -20,19 +20,21 @@ def lower_to_llvm_dialect(module: ModuleOp) -> ModuleOp:
 
 
 def kernel_llvm_ir(loops: ModuleOp, where: str = "module") -> str:
-    """LLVM IR of a kernel module already lowered to loops on buffers."""
-    from tlir.passes.tlir_to_llvm import TO_LLVM, stage_passes
-    from tlir.universe import context
+    """LLVM IR of a kernel module already lowered to loops on buffers:
+    `tlir-scf-to-cf`, then `tlir-lower-to-llvm`'s walk writing the text itself
+    (no LLVM dialect ops are built; `llvm_dialect_to_ir` gives the same IR)."""
+    from tlir.passes.llvm_text import TextEmitter
+    from tlir.passes.tlir_lower_to_llvm import ModuleLowering
+    from tlir.passes.tlir_scf_to_cf import lower_structured_control_flow
 
-    ctx = context()
-    for stage in stage_passes(TO_LLVM):
-        stage.apply(ctx, loops)
-    return llvm_dialect_to_ir(loops, where)
+    lower_structured_control_flow(loops)
+    return ModuleLowering(loops, TextEmitter()).run()
 
 
 def llvm_dialect_to_ir(module: ModuleOp, where: str = "module") -> str:
     """LLVM IR text of a module of `llvm.func`s and `llvm.mlir.global`s."""
     from xdsl.backend.llvm.convert import convert_module
+    from xdsl.dialects import llvm
 
     from tlir.dialects.tlir_llvm import install
 
