@@ -1,6 +1,10 @@
 """`tlir-lower-to-llvm`: arith / math / memref / func / cf to the LLVM dialect
 (or, on the compile path, straight to LLVM IR text).
 
+`scf.for` and `scf.if` are taken too, into the blocks `tlir-scf-to-cf` makes
+(same blocks, same order): the compile path skips that pass, whose block
+splitting cost more than the rest of the lowering.
+
 Stands in for MLIR's convert-{arith,math,func,cf}-to-llvm, finalize-memref-to-llvm
 and convert-math-to-libm on the IR the tlir route produces (static shapes only),
 built in one walk with final types (no type-conversion patterns, no casts):
@@ -38,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, func, math, memref, vector
+from xdsl.dialects import arith, cf, func, math, memref, scf, vector
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
@@ -198,6 +202,10 @@ class FunctionLowering:
         match op:
             case arith.ConstantOp():
                 return self.constant(op)
+            case scf.ForOp():
+                return self.loop(op)
+            case scf.IfOp():
+                return self.branch(op)
             case arith.CmpiOp():
                 predicate = ICMP_PREDICATES[op.predicate.value.data]
                 return out.icmp(predicate, self.v(op.lhs), self.v(op.rhs))
@@ -278,6 +286,78 @@ class FunctionLowering:
                 )
                 return None
         raise ValueError("no LLVM lowering for this op")
+
+    # -- structured control flow, as tlir-scf-to-cf would have lowered it ------
+    # (the same blocks in the same order, so LLVM compiles the same code)
+
+    def enter(self, block: object) -> None:
+        self.block = block
+        self.out.switch(block)
+
+    def new_blocks(self, *arg_types: list[Attribute]) -> list[tuple[object, list[Value]]]:
+        """Blocks placed in this order right after the current one."""
+        made, after = [], self.block
+        for types in arg_types:
+            block, args = self.out.block(types)
+            self.out.place(block, after=after)
+            made.append((block, args))
+            after = block
+        return made
+
+    def region_ops(self, region) -> list[Operation]:
+        if len(region.blocks) != 1:
+            raise ValueError("structured ops must have single-block regions")
+        return list(region.block.ops)
+
+    def loop(self, op: scf.ForOp) -> None:
+        """init → condition(iv, carried): iv < ub ? body : end; the body ends
+        with iv + step back to the condition; the results are the carried values."""
+        out = self.out
+        carried = [lower_type(a.type, out_pointer(self)) for a in op.iter_args]
+        (condition, args), (body, _), (end, _) = self.new_blocks([i64, *carried], [], [])
+        out.br(condition, [self.v(op.lb), *(self.v(a) for a in op.iter_args)])
+        self.enter(condition)
+        out.cond_br(out.icmp("slt", args[0], self.v(op.ub)), body, [], end, [])
+        self.enter(body)
+        for old_arg, new_arg in zip(op.body.block.args, args, strict=True):
+            self.values[old_arg] = new_arg
+        *ops, terminator = self.region_ops(op.body)
+        for inner in ops:
+            self.lower(inner)
+        stepped = out.binary("add", args[0], self.v(op.step))
+        out.br(condition, [stepped, *(self.v(v) for v in terminator.operands)])
+        self.enter(end)
+        for result, value in zip(op.results, args[1:], strict=True):
+            self.values[result] = value
+
+    def branch(self, op: scf.IfOp) -> None:
+        """cond ? then : else (or the continuation); each arm branches to the
+        continuation, through a block taking the results when there are any."""
+        out = self.out
+        has_else = bool(op.false_region.blocks)
+        results = [lower_type(r.type, out_pointer(self)) for r in op.results]
+        shapes = [[]] + ([[]] if has_else else []) + ([results] if results else []) + [[]]
+        made = self.new_blocks(*shapes)
+        then_block = made[0][0]
+        else_block = made[1][0] if has_else else None
+        join, join_args = made[-2] if results else made[-1]
+        rest = made[-1][0]
+        out.cond_br(self.v(op.cond), then_block, [], else_block or join, [])
+        arms = [(then_block, op.true_region)] + (
+            [(else_block, op.false_region)] if has_else else []
+        )
+        for block, region in arms:
+            self.enter(block)
+            *ops, terminator = self.region_ops(region)
+            for inner in ops:
+                self.lower(inner)
+            out.br(join, [self.v(v) for v in terminator.operands])
+        if results:
+            self.enter(join)
+            out.br(rest, [])
+        self.enter(rest)
+        for result, value in zip(op.results, join_args, strict=True):
+            self.values[result] = value
 
     def constant(self, op: arith.ConstantOp) -> Value:
         value = op.value
@@ -363,6 +443,10 @@ class FunctionLowering:
             out.ret(out.status_constant(1))
             out.switch(self.block)
         return self.oom
+
+
+def out_pointer(lowering: FunctionLowering) -> Attribute:
+    return lowering.lowering.emitter.pointer
 
 
 def _kept_noalias(function: func.FuncOp) -> list[bool] | None:

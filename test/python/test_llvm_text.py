@@ -140,3 +140,53 @@ def test_float_literals_are_the_bits_llvm_expects(value, dtype, literal):
     from xdsl.dialects.builtin import f32, f64
 
     assert float_literal(value, f32 if dtype == "f32" else f64) == literal
+
+
+BRANCHES = """func.func @k(%a: memref<8xf64>, %o: memref<8xf64>, %s: memref<f64>, %lo: index,
+                 %hi: index) {
+  %zero = arith.constant 0.0 : f64
+  %one = arith.constant 1 : index
+  %sum = scf.for %i = %lo to %hi step %one iter_args(%acc = %zero) -> (f64) {
+    %x = memref.load %a[%i] : memref<8xf64>
+    %positive = arith.cmpf ogt, %x, %zero : f64
+    %r = scf.if %positive -> (f64) {
+      %square = arith.mulf %x, %x : f64
+      scf.yield %square : f64
+    } else {
+      %minus = arith.negf %x : f64
+      scf.yield %minus : f64
+    }
+    memref.store %r, %o[%i] : memref<8xf64>
+    %next = arith.addf %acc, %r : f64
+    scf.yield %next : f64
+  }
+  %big = arith.cmpf ogt, %sum, %zero : f64
+  scf.if %big {
+    memref.store %sum, %s[] : memref<f64>
+  }
+  func.return
+}"""
+
+
+def test_ifs_with_results_and_else_arms_compile_to_the_same_code():
+    """Loops carrying values, an if yielding a value from two arms, an if
+    without else (kernels rarely have the first two: written by hand here)."""
+    from tlir.passes.llvm_text import TextEmitter
+    from tlir.passes.tlir_lower_to_llvm import ModuleLowering
+
+    module = tlir.parse_module(BRANCHES)
+    direct = ModuleLowering(module.clone(), TextEmitter()).run()
+    translated = _dialect_route(module)
+    assert jit.compile_object(direct, 2) == jit.compile_object(translated, 2)
+    engine = jit.Engine([jit.compile_object(direct, 2)])
+    pointer, index = ctypes.c_void_p, ctypes.c_int64
+    kernel = engine.function("k", None, [pointer, pointer, pointer, index, index])
+    a = np.array([1.5, -2.0, 0.0, 3.0, -0.5, 2.0, -1.0, 0.25])
+    out, total = np.zeros(8), np.zeros(())
+    kernel(a.ctypes.data, out.ctypes.data, total.ctypes.data, 1, 7)
+    expected = np.where(a > 0, a * a, -a)
+    assert out[1:7].tobytes() == expected[1:7].tobytes() and out[0] == out[7] == 0
+    partial = 0.0
+    for value in expected[1:7]:
+        partial += value
+    assert total[()] == partial

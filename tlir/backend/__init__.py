@@ -78,6 +78,7 @@ _LOWERING_MODULES = {
     "xdsl": (
         *_GENERATOR_MODULES,
         "tlir.backend.xdsl",
+        "tlir.passes.tlir_lower_to_llvm",
         "tlir.passes.llvm_text",
     ),
     "mlir": (*_GENERATOR_MODULES, "tlir.backend.mlir"),
@@ -89,11 +90,11 @@ def preload(backend: str) -> None:
     a helper process is forked: then neither process imports it again)."""
     import importlib
 
-    from tlir.passes.tlir_to_llvm import KERNEL_LOWERING, TO_LLVM, stage_passes
+    from tlir.passes.tlir_to_llvm import KERNEL_LOWERING, stage_passes
 
     for name in _LOWERING_MODULES[backend]:
         importlib.import_module(name)
-    for stage in stage_passes(KERNEL_LOWERING + (TO_LLVM if backend == "xdsl" else ())):
+    for stage in stage_passes(KERNEL_LOWERING):
         importlib.import_module(type(stage).__module__)
 
 

@@ -21,13 +21,12 @@ def lower_to_llvm_dialect(module: ModuleOp) -> ModuleOp:
 
 def kernel_llvm_ir(loops: ModuleOp, where: str = "module") -> str:
     """LLVM IR of a kernel module already lowered to loops on buffers:
-    `tlir-scf-to-cf`, then `tlir-lower-to-llvm`'s walk writing the text itself
-    (no LLVM dialect ops are built; `llvm_dialect_to_ir` gives the same IR)."""
+    `tlir-lower-to-llvm`'s walk writing the text itself, its loops and ifs
+    into the blocks `tlir-scf-to-cf` would have made (no LLVM dialect op is
+    built; `tlir-to-llvm` and `llvm_dialect_to_ir` give the same program)."""
     from tlir.passes.llvm_text import TextEmitter
     from tlir.passes.tlir_lower_to_llvm import ModuleLowering
-    from tlir.passes.tlir_scf_to_cf import lower_structured_control_flow
 
-    lower_structured_control_flow(loops)
     return ModuleLowering(loops, TextEmitter()).run()
 
 
