@@ -184,3 +184,25 @@ def test_a_type_beyond_the_tensor_limit_is_refused_while_parsing(monkeypatch):
     huge = '"test.op"() {a = dense<0.0> : tensor<9223372036854775808xf32>} : () -> ()'
     with pytest.raises(TlirError, match=r"^m\.mlir:1:38: error: tensor<9223372036854775808xf32>"):
         parse_module_checked(huge, "m.mlir", ctx)
+
+
+def test_an_internal_error_of_an_op_parser_is_a_located_error(tmp_path, capsys):
+    """xDSL's linalg.fill parser raises IndexError on a repeated op name; the
+    user sees a one-line error at the op and exit code 1."""
+    from tlir.tools.opt import main as opt_main
+
+    path = tmp_path / "fill.mlir"
+    path.write_text(
+        "func.func @f(%x: tensor<4xf64>) -> tensor<4xf64> {\n"
+        "  %c = arith.constant 0.0 : f64\n"
+        "  %r = linalg.fill linalg.fill ins(%c : f64) outs(%x : tensor<4xf64>) -> tensor<4xf64>\n"
+        "  func.return %r : tensor<4xf64>\n"
+        "}\n"
+    )
+    assert opt_main([str(path)]) == 1
+    error = capsys.readouterr().err.strip()
+    assert error == (
+        f"{path}:3:3: error: cannot parse this op (xDSL's parser failed: IndexError)"
+    ), error
+    with pytest.raises(TlirError, match=r"fill.mlir:3:3: error: cannot parse this op"):
+        tlir.load_model(str(path))
