@@ -34,13 +34,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
+from tlir.passes.fast_ops import binary
 from tlir.passes.tlir_lower_to_llvm import ICMP_PREDICATES, global_array
 
 PTR = llvm.LLVMPointerType()
 _ORDERING = {"ordering": IntegerAttr(0, i64)}  # not atomic
 _GEP = {"rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
         "noWrapFlags": IntegerAttr(0, 32)}  # fmt: skip
-_DEFAULTS: dict[type[Operation], dict[str, Attribute]] = {}
 BINARY = {
     "add": llvm.AddOp,
     "sub": llvm.SubOp,
@@ -75,15 +75,6 @@ def integer_attr(value: int, typ: IntegerType) -> IntegerAttr:
 @functools.lru_cache(maxsize=256)
 def _segments(sizes: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i32, sizes)
-
-
-def binary(op_class: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operation:
-    """`op_class(lhs, rhs)` (llvm.add, llvm.fmul, …): the class's default
-    properties are taken once from an op its own constructor builds."""
-    properties = _DEFAULTS.get(op_class)
-    if properties is None:
-        properties = _DEFAULTS[op_class] = dict(op_class(lhs, rhs).properties)
-    return op_class.create(operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
 
 
 def constant(value: int, typ: IntegerType) -> llvm.ConstantOp:

@@ -38,6 +38,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.passes import ModulePass
 
+from tlir.passes import fast_ops as fast
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
 
@@ -57,7 +58,7 @@ class IndexEmitter:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def const(self, value: int) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return self.emit(fast.index_constant(value))
 
     def expr(self, expr: AffineExpr, ivs: Sequence[SSAValue]) -> SSAValue:
         match expr:
@@ -74,7 +75,7 @@ class IndexEmitter:
                     AffineBinaryOpKind.FloorDiv: arith.DivUIOp,
                     AffineBinaryOpKind.Mod: arith.RemUIOp,
                 }[expr.kind]
-                return self.emit(kind(lhs, rhs))
+                return self.emit(fast.binary(kind, lhs, rhs))
         raise ValueError(f"unsupported affine expression {expr}")
 
     def indices(self, amap: AffineMap, ivs: Sequence[SSAValue]) -> list[SSAValue]:
@@ -263,7 +264,9 @@ def lower_linalg(
             strip_nest(body, position + 1, [*ivs, body.args[0]], first)
             return
         for offset in range(INTERLEAVE):
-            index = emitter.emit(arith.AddiOp(first, emitter.const(offset))) if offset else first
+            index = first
+            if offset:
+                index = emitter.emit(fast.binary(arith.AddiOp, first, emitter.const(offset)))
             output_ivs = [*ivs]
             output_ivs.insert(interleaved, index)
             _emit_body(op, values, maps, output_ivs, emitter)
@@ -289,21 +292,21 @@ def _emit_body(
 ) -> None:
     if isinstance(op, FillOp):
         target = values[0]
-        emitter.emit(memref.StoreOp.get(op.inputs[0], target, emitter.indices(maps[0], ivs)))
+        emitter.emit(fast.store(op.inputs[0], target, emitter.indices(maps[0], ivs)))
         return
     args = op.body.block.args
     mapping: dict[SSAValue, SSAValue] = {}
     for arg, value, amap in zip(args, values, maps, strict=True):
         if arg.uses.get_length():
             indices = emitter.indices(amap, ivs)
-            mapping[arg] = emitter.emit(memref.LoadOp.get(value, indices))
+            mapping[arg] = emitter.emit(fast.load(value, indices))
     for inner in op.body.block.ops:
         if isinstance(inner, YieldOp):
             outputs = values[len(op.inputs) :]
             out_maps = maps[len(op.inputs) :]
             for result, target, amap in zip(inner.operands, outputs, out_maps, strict=True):
                 indices = emitter.indices(amap, ivs)
-                emitter.emit(memref.StoreOp.get(mapping.get(result, result), target, indices))
+                emitter.emit(fast.store(mapping.get(result, result), target, indices))
             return
         if isinstance(inner, IndexOp):
             mapping[inner.results[0]] = ivs[inner.dim.value.data]

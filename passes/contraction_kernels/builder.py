@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tlir.dense import round_to
+from tlir.passes import fast_ops as fast
 
 Index = int | SSAValue
 """An index that is either known now (a Python int) or computed at run time."""
@@ -42,6 +43,10 @@ class KernelBuilder:
         self.block.add_op(op)
         return op.results[0] if len(op.results) == 1 else None
 
+    def binary(self, op_class: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+        """`op_class(a, b)` (arith.addf, arith.mulf, …), appended."""
+        return self.emit(fast.binary(op_class, a, b))
+
     def _hoisted(self, key: tuple, make: Callable[[], Operation]) -> SSAValue:
         """One constant per value, at the top of the function (it dominates every use)."""
         if key not in self.constants:
@@ -57,9 +62,7 @@ class KernelBuilder:
     def index(self, value: Index) -> SSAValue:
         if isinstance(value, SSAValue):
             return value
-        return self._hoisted(
-            ("index", value), lambda: arith.ConstantOp(IntegerAttr(value, IndexType()))
-        )
+        return self._hoisted(("index", value), lambda: fast.index_constant(value))
 
     def add(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
@@ -68,14 +71,14 @@ class KernelBuilder:
             return b
         if isinstance(b, int) and b == 0:
             return a
-        return self.emit(arith.AddiOp(self.index(a), self.index(b)))
+        return self.emit(fast.binary(arith.AddiOp, self.index(a), self.index(b)))
 
     def sub(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return a - b
         if isinstance(b, int) and b == 0:
             return a
-        return self.emit(arith.SubiOp(self.index(a), self.index(b)))
+        return self.emit(fast.binary(arith.SubiOp, self.index(a), self.index(b)))
 
     def mul(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
@@ -86,7 +89,7 @@ class KernelBuilder:
             return b
         if isinstance(b, int) and b == 1:
             return a
-        return self.emit(arith.MuliOp(self.index(a), self.index(b)))
+        return self.emit(fast.binary(arith.MuliOp, self.index(a), self.index(b)))
 
     def div(self, a: Index, b: int) -> Index:
         """Floor division of a non-negative index by a positive constant."""
@@ -94,7 +97,7 @@ class KernelBuilder:
             return a // b
         if b == 1:
             return a
-        return self.emit(arith.DivSIOp(a, self.index(b)))
+        return self.emit(fast.binary(arith.DivSIOp, a, self.index(b)))
 
     def rem(self, a: Index, b: int) -> Index:
         """Remainder of a non-negative index by a positive constant."""
@@ -102,7 +105,7 @@ class KernelBuilder:
             return a % b
         if b == 1:
             return 0
-        return self.emit(arith.RemSIOp(a, self.index(b)))
+        return self.emit(fast.binary(arith.RemSIOp, a, self.index(b)))
 
     def less(self, a: Index, b: Index) -> bool | SSAValue:
         if isinstance(a, int) and isinstance(b, int):
@@ -119,14 +122,14 @@ class KernelBuilder:
             return b if a else False
         if isinstance(b, bool):
             return a if b else False
-        return self.emit(arith.AndIOp(a, b))
+        return self.emit(fast.binary(arith.AndIOp, a, b))
 
     def either(self, a: bool | SSAValue, b: bool | SSAValue) -> bool | SSAValue:
         if isinstance(a, bool):
             return True if a else b
         if isinstance(b, bool):
             return True if b else a
-        return self.emit(arith.OrIOp(a, b))
+        return self.emit(fast.binary(arith.OrIOp, a, b))
 
     def select(self, condition: bool | SSAValue, a: Index, b: Index) -> Index:
         if isinstance(condition, bool):
@@ -196,17 +199,17 @@ class KernelBuilder:
 
     def load(self, buffer: SSAValue, at: Index) -> SSAValue:
         indices = [self.index(at)] if buffer.type.get_shape() else []
-        return self.emit(memref.LoadOp.get(buffer, indices))
+        return self.emit(fast.load(buffer, indices))
 
     def store(self, value: SSAValue, buffer: SSAValue, at: Index) -> None:
         indices = [self.index(at)] if buffer.type.get_shape() else []
-        self.emit(memref.StoreOp.get(value, buffer, indices))
+        self.emit(fast.store(value, buffer, indices))
 
     def vload(self, buffer: SSAValue, at: Index, typ: VectorType) -> SSAValue:
-        return self.emit(vector.LoadOp(buffer, [self.index(at)], typ))
+        return self.emit(fast.vector_load(buffer, [self.index(at)], typ))
 
     def vstore(self, value: SSAValue, buffer: SSAValue, at: Index) -> None:
-        self.emit(vector.StoreOp(value, buffer, [self.index(at)]))
+        self.emit(fast.vector_store(value, buffer, [self.index(at)]))
 
     def copy_range(self, src_buffer: SSAValue, src: Index, dst_buffer: SSAValue, dst: Index,
                    lo: Index, hi: Index, lanes: int) -> None:  # fmt: skip
@@ -233,7 +236,7 @@ class KernelBuilder:
         self.loop(start, hi, 1, [], copy)
 
     def broadcast(self, scalar: SSAValue, typ: VectorType) -> SSAValue:
-        return self.emit(vector.BroadcastOp(scalar, typ))
+        return self.emit(fast.broadcast(scalar, typ))
 
     def shuffle(self, a: SSAValue, b: SSAValue, mask: Sequence[int]) -> SSAValue:
         """Lane i of the result is lane mask[i] of a ‖ b (b's lanes numbered after a's)."""

@@ -65,17 +65,17 @@ class ExactFallback:
 
         def vector_step(k: Index, carried: list) -> list:
             x = kb.vload(self.weight, k, vt)
-            return [kb.emit(arith.AddfOp(carried[0], kb.emit(arith.SubfOp(x, x))))]
+            return [kb.binary(arith.AddfOp, carried[0], kb.binary(arith.SubfOp, x, x))]
 
         (total,) = kb.loop(0, main, lanes, [kb.constant(0.0, vt)], vector_step)
         kb.vstore(total, lane_sums, 0)
         total = kb.constant(0.0, self.element)
         for lane in range(lanes):
-            total = kb.emit(arith.AddfOp(total, kb.load(lane_sums, lane)))
+            total = kb.binary(arith.AddfOp, total, kb.load(lane_sums, lane))
 
         def scalar_step(k: Index, carried: list) -> list:
             x = kb.load(self.weight, k)
-            return [kb.emit(arith.AddfOp(carried[0], kb.emit(arith.SubfOp(x, x))))]
+            return [kb.binary(arith.AddfOp, carried[0], kb.binary(arith.SubfOp, x, x))]
 
         return kb.loop(main, count, 1, [total], scalar_step)[0]
 
@@ -109,9 +109,9 @@ class ExactFallback:
                         at = kb.select(valid, at, 0)  # a read in bounds, unused if not valid
                         weight_at = kb.add(bases.a, kb.mul(r, geo.cout * kvol))
                         weight_at = kb.add(weight_at, kb.add(kb.mul(m, kvol), w))
-                        term = kb.emit(arith.MulfOp(kb.load(self.grad, at),
-                                                    kb.load(self.weight, weight_at)))  # fmt: skip
-                        summed = kb.emit(arith.AddfOp(carried[0], term))
+                        term = kb.binary(arith.MulfOp, kb.load(self.grad, at),
+                                                    kb.load(self.weight, weight_at))  # fmt: skip
+                        summed = kb.binary(arith.AddfOp, carried[0], term)
                         return [kb.select(valid, summed, carried[0])]
 
                     return kb.loop(0, kvol, 1, carried, cell)
@@ -405,8 +405,8 @@ class DirectEmitter(GemmEmitter):
                 for r in range(rows):
                     a = kb.broadcast(kb.load(self.ap, kb.add(a_at, r * t.kcp + w)), vt)
                     for v in range(nv):
-                        product = kb.emit(arith.MulfOp(a, b[v]))
-                        acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], product))
+                        product = kb.binary(arith.MulfOp, a, b[v])
+                        acc[r * nv + v] = kb.binary(arith.AddfOp, acc[r * nv + v], product)
             return acc
 
         acc = kb.loop(0, kc // s.kvol, 1, acc, channel)

@@ -600,8 +600,8 @@ class GemmEmitter:
             for r in range(rows):
                 a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], k_offset)), vt)
                 for v in range(nv):
-                    product = kb.emit(arith.MulfOp(a, b_vectors[v]))
-                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], product))
+                    product = kb.binary(arith.MulfOp, a, b_vectors[v])
+                    acc[r * nv + v] = kb.binary(arith.AddfOp, acc[r * nv + v], product)
             return acc
 
         unroll = t.unroll
@@ -659,7 +659,7 @@ class GemmEmitter:
                 at = kb.add(bases.row_bias, kb.add(ir, r))
                 bias = kb.broadcast(kb.load(s.row_bias, at), vt)
                 for v in range(nv):
-                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], bias))
+                    acc[r * nv + v] = kb.binary(arith.AddfOp, acc[r * nv + v], bias)
         if s.col_bias is not None:
             if width is None:
                 vectors = [kb.vload(s.col_bias, kb.add(jr, v * lanes), vt) for v in range(nv)]
@@ -671,5 +671,5 @@ class GemmEmitter:
                 vectors = [kb.vload(self.bias_tile, v * lanes, vt) for v in range(nv)]
             for r in range(rows):
                 for v in range(nv):
-                    acc[r * nv + v] = kb.emit(arith.AddfOp(acc[r * nv + v], vectors[v]))
+                    acc[r * nv + v] = kb.binary(arith.AddfOp, acc[r * nv + v], vectors[v])
         return acc

@@ -70,3 +70,23 @@ def test_json_graphs_lower_verify_and_run(tmp_path, dtype, backend):
         for g, r in zip(got, ref, strict=True):
             assert g.dtype == r.dtype and g.shape == r.shape
             assert g.tobytes() == r.tobytes(), (path, g, r)
+
+
+def test_a_failing_tool_is_a_one_line_error(monkeypatch):
+    """mlir-opt and mlir-translate run piped into each other: a failure of
+    either is reported as that tool's first error line, never as the other's."""
+    from tlir.diagnostics import TlirError
+
+    with pytest.raises(TlirError) as err:
+        mlir.loops_text_to_llvm_ir('"no.such_op"() : () -> ()', "kernel.mlir")
+    message = str(err.value)
+    assert message.startswith("kernel.mlir: error: mlir-opt failed: ") and "\n" not in message
+    assert "unregistered dialect" in message, message
+    real = mlir.find_tool
+
+    def translate_is_false(name: str):
+        return "/bin/false" if name == "mlir-translate" else real(name)
+
+    monkeypatch.setattr(mlir, "find_tool", translate_is_false)
+    with pytest.raises(TlirError, match=r"^kernel.mlir: error: mlir-translate failed"):
+        mlir.loops_text_to_llvm_ir("module {}", "kernel.mlir")

@@ -16,6 +16,7 @@ import functools
 import io
 import shutil
 import subprocess
+import tempfile
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -60,16 +61,25 @@ def find_tool(name: str) -> str | None:
     return shutil.which(name)
 
 
-def _run(tool: str, args: list[str], text: str, where: str) -> str:
+def _tool_path(tool: str, where: str) -> str:
     path = find_tool(tool)
     if path is None:
         raise TlirError(
             where, f"{tool} not found: install Debian's mlir-22-tools for --backend mlir"
         )
-    proc = subprocess.run([path, *args], input=text, capture_output=True, text=True)
+    return path
+
+
+def _first_error(stderr: str) -> str:
+    return next((line for line in stderr.splitlines() if "error" in line), stderr).strip()
+
+
+def _run(tool: str, args: list[str], text: str, where: str) -> str:
+    proc = subprocess.run(
+        [_tool_path(tool, where), *args], input=text, capture_output=True, text=True
+    )
     if proc.returncode != 0:
-        first = next((line for line in proc.stderr.splitlines() if "error" in line), proc.stderr)
-        raise TlirError(where, f"{tool} failed: {first.strip()}")
+        raise TlirError(where, f"{tool} failed: {_first_error(proc.stderr)}")
     return proc.stdout
 
 
@@ -126,7 +136,34 @@ def kernel_loops_text(loops: ModuleOp) -> str:
 
 
 def loops_text_to_llvm_ir(text: str, where: str = "module") -> str:
-    """mlir-opt's pipeline, then mlir-translate: touches no xDSL object, so it
-    can run on another thread while the next kernel is lowered."""
-    lowered = _run("mlir-opt", list(PIPELINE), text, where)
-    return _run("mlir-translate", ["--mlir-to-llvmir"], lowered, where)
+    """mlir-opt's pipeline piped into mlir-translate: touches no xDSL object,
+    so it can run on another thread while the next kernel is lowered. Both
+    tools start at once (each spends about 35 ms starting up), which made a
+    kernel's tools a quarter to a third faster than running them in turn."""
+    opt, translate = _tool_path("mlir-opt", where), _tool_path("mlir-translate", where)
+    with tempfile.TemporaryFile("w+") as source, tempfile.TemporaryFile("w+") as opt_errors:
+        source.write(text)
+        source.seek(0)
+        # files, not pipes, for mlir-opt's input and errors: nothing here can
+        # block on a full pipe while this thread reads mlir-translate's output
+        first = subprocess.Popen(
+            [opt, *PIPELINE], stdin=source, stdout=subprocess.PIPE, stderr=opt_errors
+        )
+        second = subprocess.Popen(
+            [translate, "--mlir-to-llvmir"],
+            stdin=first.stdout,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        first.stdout.close()  # mlir-translate holds the pipe's only reading end
+        llvm_ir, translate_errors = second.communicate()
+        first.wait()
+        # mlir-opt's own failure (an exit code), or a signal that mlir-translate
+        # did not cause (when it fails first, mlir-opt dies writing to it)
+        if first.returncode > 0 or (first.returncode < 0 and second.returncode == 0):
+            opt_errors.seek(0)
+            raise TlirError(where, f"mlir-opt failed: {_first_error(opt_errors.read())}")
+    if second.returncode != 0:
+        raise TlirError(where, f"mlir-translate failed: {_first_error(translate_errors)}")
+    return llvm_ir
