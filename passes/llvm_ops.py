@@ -35,7 +35,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
 from tlir.passes.fast_ops import binary
-from tlir.passes.tlir_lower_to_llvm import ICMP_PREDICATES, global_array
+from tlir.passes.tlir_lower_to_llvm import ICMP_PREDICATES, Signature, global_array
 
 PTR = llvm.LLVMPointerType()
 _ORDERING = {"ordering": IntegerAttr(0, i64)}  # not atomic
@@ -136,13 +136,7 @@ class FunctionDialectEmitter:
     LLVM IR is the same as with one op per use; kernels have 11-22 % fewer
     xDSL ops to build, walk and translate."""
 
-    name: str
-    inputs: list[Attribute]
-    returns_status: bool
-    internal: bool
-    noalias: list[bool] | None
-    no_inline: bool
-    location: Attribute
+    signature: Signature
     region: Region = field(default_factory=Region)
     current: Block | None = None
     shared: dict[tuple[Attribute, object], Operation] = field(default_factory=dict)
@@ -170,20 +164,23 @@ class FunctionDialectEmitter:
     def finish(self) -> llvm.FuncOp:
         entry = self.region.blocks[0]  # never empty: it ends in a terminator at least
         entry.insert_ops_before(list(self.shared.values()), entry.first_op)
-        function_type = llvm.LLVMFunctionType(self.inputs, i32 if self.returns_status else None)
+        signature = self.signature
+        function_type = llvm.LLVMFunctionType(
+            signature.inputs, i32 if signature.returns_status else None
+        )
         new = llvm.FuncOp(
-            self.name,
+            self.signature.name,
             function_type,
-            linkage=llvm.LinkageAttr("internal" if self.internal else "external"),
+            linkage=llvm.LinkageAttr("internal" if self.signature.internal else "external"),
             body=self.region,
         )
-        new.location = self.location
-        if self.no_inline:
+        new.location = self.signature.location
+        if self.signature.no_inline:
             new.properties["no_inline"] = UnitAttr()
-        if self.noalias is not None:
+        if self.signature.noalias is not None:
             noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
             new.properties["arg_attrs"] = ArrayAttr(
-                [noalias if flag else DictionaryAttr({}) for flag in self.noalias]
+                [noalias if flag else DictionaryAttr({}) for flag in self.signature.noalias]
             )
         return new
 
@@ -287,8 +284,8 @@ class DialectEmitter:
 
     pointer = PTR
 
-    def function(self, **signature) -> FunctionDialectEmitter:
-        return FunctionDialectEmitter(**signature)
+    def function(self, signature: Signature) -> FunctionDialectEmitter:
+        return FunctionDialectEmitter(signature)
 
     def declaration(
         self, name: str, inputs: list[Attribute], output: Attribute | None

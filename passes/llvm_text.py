@@ -33,6 +33,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from tlir.passes.tlir_lower_to_llvm import Signature, global_array
+
 TextValue = tuple[str, str]
 """(operand, LLVM type)."""
 
@@ -88,13 +90,7 @@ class TextBlock:
 class FunctionTextEmitter:
     """One function's text: blocks in order, the current block, value numbers."""
 
-    name: str
-    inputs: list[Attribute]
-    returns_status: bool
-    internal: bool
-    noalias: list[bool] | None
-    no_inline: bool
-    location: Attribute
+    signature: Signature
     order: list[TextBlock] = field(default_factory=list)
     current: TextBlock | None = None
     count: int = 0
@@ -133,16 +129,17 @@ class FunctionTextEmitter:
         return result
 
     def finish(self) -> str:
-        result = "i32" if self.returns_status else "void"
+        result = "i32" if self.signature.returns_status else "void"
         params = []
-        for i, typ in enumerate(self.inputs):
-            flag = " noalias" if self.noalias is not None and self.noalias[i] else ""
+        noalias = self.signature.noalias or [False] * len(self.signature.inputs)
+        for i, typ in enumerate(self.signature.inputs):
+            flag = " noalias" if noalias[i] else ""
             params.append(f"{llvm_type(typ)}{flag} %a{i}")
         # Every function external, `internal` ones too, as xDSL's translator
         # writes them (it does not carry llvm.func's linkage over): both routes
         # then compile to the same code (an internal `.gemm` would be inlined).
-        attributes = " noinline" if self.no_inline else ""
-        lines = [f'define {result} @"{self.name}"({", ".join(params)}){attributes} {{']
+        attributes = " noinline" if self.signature.no_inline else ""
+        lines = [f'define {result} @"{self.signature.name}"({", ".join(params)}){attributes} {{']
         for block in self.order:
             lines.append(f"{block.label}:")
             for name, typ, incoming in block.phis:
@@ -255,16 +252,14 @@ class TextEmitter:
 
     pointer = POINTER
 
-    def function(self, **signature) -> FunctionTextEmitter:
-        return FunctionTextEmitter(**signature)
+    def function(self, signature: Signature) -> FunctionTextEmitter:
+        return FunctionTextEmitter(signature)
 
     def declaration(self, name: str, inputs: list[Attribute], output: Attribute | None) -> str:
         result = "void" if output is None else llvm_type(output)
         return f'declare {result} @"{name}"({", ".join(llvm_type(t) for t in inputs)})'
 
     def constant_global(self, op: memref.GlobalOp) -> str:
-        from tlir.passes.tlir_lower_to_llvm import global_array
-
         count, flat = global_array(op)
         element = op.type.element_type
         array = f"[{count} x {llvm_type(element)}]"

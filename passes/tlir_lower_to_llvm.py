@@ -123,6 +123,21 @@ def strides_and_offset(typ: MemRefType) -> tuple[list[int], int]:
     return [int(s) for s in strides], int(offset)
 
 
+@dataclass(frozen=True)
+class Signature:
+    """What an emitter needs to know of a function besides its blocks."""
+
+    name: str
+    inputs: list[Attribute]
+    returns_status: bool
+    """Returns i32 (0, or 1 when malloc failed) instead of nothing."""
+    internal: bool
+    noalias: list[bool] | None
+    """Which arguments are `noalias` (None: none)."""
+    no_inline: bool
+    location: Attribute
+
+
 @dataclass
 class FunctionLowering:
     """Lowers one func.func through `out` (a function emitter); `values` maps
@@ -159,14 +174,16 @@ class FunctionLowering:
         else:
             noalias = _kept_noalias(self.function)
         self.out = self.lowering.emitter.function(
-            name=self.function.sym_name.data,
-            inputs=inputs,
-            returns_status=self.returns_status,
-            # kernels are linked across objects by the JIT: never internal
-            internal=private and not self.kernel,
-            noalias=noalias,
-            no_inline=self.kernel,
-            location=self.function.location,
+            Signature(
+                name=self.function.sym_name.data,
+                inputs=inputs,
+                returns_status=self.returns_status,
+                # kernels are linked across objects by the JIT: never internal
+                internal=private and not self.kernel,
+                noalias=noalias,
+                no_inline=self.kernel,
+                location=self.function.location,
+            )
         )
         for index, old_block in enumerate(self.function.body.blocks):
             types = [lower_type(a.type, pointer) for a in old_block.args]
