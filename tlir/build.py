@@ -143,43 +143,7 @@ class Build:
                 abis[kernel.sym_name.data] = _abi(header)
             keys.append(key)
         lowering_seconds = 0.0
-        llvm_seconds: dict[str, float] = {"kernels": 0.0, "entry": 0.0}
-        tool_seconds: list[float] = []
-        # LLVM compiles kernel i on a worker thread while this thread lowers
-        # kernel i+1 (xDSL's passes hold the GIL, llvmlite's calls release it and
-        # take it back sooner with a short switch interval: tlir.interpreter),
-        # then the entry function while this thread waits.
-        # One worker: all llvmlite use stays on that thread. An executor starts
-        # its threads at the first submit, after the helpers are forked
-        # (tlir.helper forks only a single-threaded process).
-        llvm_thread = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
-        tools = (
-            ThreadPoolExecutor(2, thread_name_prefix="tlir-mlir-tools")
-            if self.backend == "mlir"
-            else None
-        )
-
-        def to_object(llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
-            begin = time.perf_counter()
-            data = jit.compile_object(llvm_ir, opt_level, self.where, provided)
-            llvm_seconds[what] += time.perf_counter() - begin
-            return data
-
-        def run_tools(finish: Callable[[], str]) -> str:
-            begin = time.perf_counter()
-            llvm_ir = finish()
-            tool_seconds.append(time.perf_counter() - begin)  # append: two threads
-            return llvm_ir
-
-        def submit_kernel(finish: Callable[[], str]) -> Future:
-            if tools is None:
-                return llvm_thread.submit(lambda: to_object(finish(), self.opt_level))
-            # The mlir back end's tools (subprocesses) run two kernels at a time
-            # beside this thread's lowering and LLVM's worker; the worker takes
-            # their IR in order.
-            ir = tools.submit(run_tools, finish)
-            return llvm_thread.submit(lambda: to_object(ir.result(), self.opt_level))
-
+        finisher = Finisher(self.backend, self.opt_level, self.where)
         helpers: list = []
         bar = _NoBar()
         try:
@@ -190,7 +154,7 @@ class Build:
                     begin = time.perf_counter()
                     abi, finish = start_lowering(kernel, self.backend, self.where)
                     lowering_seconds += time.perf_counter() - begin
-                    objects[position] = submit_kernel(finish)
+                    objects[position] = finisher.kernel(finish)
                     abis[kernel.sym_name.data] = abi
                     bar.update()
                 futures = [f for helper in helpers for f in helper.futures]
@@ -220,19 +184,14 @@ class Build:
                 plan = build_plan(entry, infos, self.where)
                 main_ir = entry_ir(plan, arities, jit.host().openmp)
                 planning = time.perf_counter() - start
-                # The entry only sequences kernel calls: LLVM at -O0 (fast
-                # instruction selection) compiles it in time linear in its length,
-                # about 5x faster than -O1 at 3,000 calls, and the calls run as fast.
                 kernel_symbols = frozenset(n + s for n in arities for s in ("", ".entry"))
-                main_future = llvm_thread.submit(to_object, main_ir, 0, kernel_symbols, "entry")
+                main_future = finisher.entry(main_ir, kernel_symbols)
                 collect_young_objects()  # while LLVM finishes (tlir.interpreter)
                 objects = [o.result() if isinstance(o, Future) else o for o in objects]
                 main_object = main_future.result()
         finally:
             bar.close()
-            llvm_thread.shutdown(cancel_futures=True)
-            if tools is not None:
-                tools.shutdown(cancel_futures=True)
+            finisher.shutdown()
             for helper in helpers:
                 helper.close()
         if store is not None:
@@ -240,9 +199,9 @@ class Build:
                 abi = abis[kernel.sym_name.data]
                 store.put(keys[position], pack(dataclasses.asdict(abi), objects[position]))
         self.seconds.update(
-            lowering=lowering_seconds + sum(tool_seconds),
-            llvm=llvm_seconds["kernels"],
-            entry=planning + llvm_seconds["entry"],
+            lowering=lowering_seconds + finisher.seconds["tools"],
+            llvm=finisher.seconds["kernels"],
+            entry=planning + finisher.seconds["entry"],
         )
         self.helper_kernels = len(theirs)
         if store is not None:
@@ -264,10 +223,16 @@ class Build:
         preload(self.backend)  # imported once, before the fork, for every process
         backend, opt_level, where = self.backend, self.opt_level, self.where
 
-        def job(kernel: func.FuncOp) -> Callable[[], tuple[dict, bytes]]:
-            def run() -> tuple[dict, bytes]:
-                abi, data = compile_kernel(kernel, backend, opt_level, where)
-                return dataclasses.asdict(abi), data
+        finishers: list[Finisher] = []  # the helper's own, made in the helper
+
+        def job(kernel: func.FuncOp) -> Callable[[], tuple[dict, Future]]:
+            def run() -> tuple[dict, Future]:
+                # As in this process: the helper lowers its next kernel while
+                # LLVM (and the mlir back end's tools) finish this one.
+                if not finishers:
+                    finishers.append(Finisher(backend, opt_level, where))
+                abi, finish = start_lowering(kernel, backend, where)
+                return dataclasses.asdict(abi), finishers[0].kernel(finish)
 
             return run
 
@@ -281,6 +246,58 @@ class Build:
                 started.append(process)
                 theirs.extend(share)
         return mine, started, theirs
+
+
+class Finisher:
+    """What follows a kernel's xDSL lowering, off the lowering thread: LLVM on
+    one worker thread (all llvmlite use stays on it; its calls release the GIL
+    and take it back sooner with a short switch interval, tlir.interpreter),
+    and with the mlir back end the tools (subprocesses) on two threads of their
+    own beside it, two kernels at a time, the worker taking their IR in order.
+    Executors start their threads at the first submit, after the helpers are
+    forked (tlir.helper forks only a single-threaded process)."""
+
+    def __init__(self, backend: str, opt_level: int, where: str):
+        self.opt_level, self.where = opt_level, where
+        self.seconds = {"kernels": 0.0, "entry": 0.0, "tools": 0.0}
+        self.llvm = ThreadPoolExecutor(1, thread_name_prefix="tlir-llvm")
+        self.tools = (
+            ThreadPoolExecutor(2, thread_name_prefix="tlir-mlir-tools")
+            if backend == "mlir"
+            else None
+        )
+
+    def kernel(self, finish: Callable[[], str]) -> Future:
+        """The object of a kernel whose LLVM IR `finish` gives."""
+        if self.tools is None:
+            return self.llvm.submit(lambda: self._object(finish(), self.opt_level))
+        ir = self.tools.submit(self._run_tools, finish)
+        return self.llvm.submit(lambda: self._object(ir.result(), self.opt_level))
+
+    def entry(self, llvm_ir: str, provided: frozenset[str]) -> Future:
+        """The entry function's object. It only sequences kernel calls: LLVM at
+        -O0 (fast instruction selection) compiles it in time linear in its
+        length, about 5x faster than -O1 at 3,000 calls, and the calls run as fast."""
+        return self.llvm.submit(self._object, llvm_ir, 0, provided, "entry")
+
+    def shutdown(self) -> None:
+        self.llvm.shutdown(cancel_futures=True)
+        if self.tools is not None:
+            self.tools.shutdown(cancel_futures=True)
+
+    def _object(self, llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
+        from tlir import jit
+
+        begin = time.perf_counter()
+        data = jit.compile_object(llvm_ir, opt_level, self.where, provided)
+        self.seconds[what] += time.perf_counter() - begin
+        return data
+
+    def _run_tools(self, finish: Callable[[], str]) -> str:
+        begin = time.perf_counter()
+        llvm_ir = finish()
+        self.seconds["tools"] += time.perf_counter() - begin  # two threads: a rough sum
+        return llvm_ir
 
 
 def _computes_something(kernel: func.FuncOp) -> bool:

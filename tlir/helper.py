@@ -30,13 +30,15 @@ import signal
 import struct
 import threading
 import warnings
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
 from tlir.diagnostics import TlirError
 
-Job = Callable[[], tuple[dict, bytes]]
-"""Lowers and compiles one kernel: (its ABI as a dict, its object code)."""
+Job = Callable[[], tuple[dict, "bytes | Future"]]
+"""Lowers and compiles one kernel: (its ABI as a dict, its object code, or a
+Future of it that a thread of the helper finishes)."""
 
 MAX_PROCESSES = 4
 """The default's bound: each helper copies the pages it touches (Python's
@@ -151,23 +153,57 @@ def _receive(stream) -> tuple | None:
     return pickle.loads(data)
 
 
+def _outcome(produce: Callable[[], tuple]) -> tuple:
+    """The message for what `produce` returns or raises."""
+    try:
+        return ("ok", *produce())
+    except TlirError as err:
+        return ("tlir", err.where, err.message)
+    except BaseException as err:  # noqa: BLE001 - reported to the parent
+        return ("error", f"{type(err).__name__}: {err}")
+
+
 def _serve(jobs: Sequence[Job], fd: int) -> None:
-    """A helper's whole life: run the jobs, send each result, and exit without
+    """A helper's whole life: run the jobs, send each result in job order (a
+    job may return its object as a Future that a thread of its own finishes
+    while the next job runs), stop at the first error, and exit without
     running the parent's exit handlers or flushing its buffers."""
-    status = 0
+    status = 1
     try:
         with os.fdopen(fd, "wb") as stream:
+            pending: deque[tuple[dict, bytes | Future]] = deque()
+
+            def send_done(wait: bool) -> bool:
+                """Send the finished results at the head of `pending` (all of
+                them if `wait`); False once an error is sent."""
+                while pending:
+                    header, data = pending[0]
+                    if isinstance(data, Future) and not (wait or data.done()):
+                        return True
+                    pending.popleft()
+                    ready = data.result if isinstance(data, Future) else lambda d=data: d
+                    message = _outcome(lambda h=header, r=ready: (h, r()))
+                    _send(stream, message)
+                    if message[0] != "ok":
+                        return False
+                return True
+
             for job in jobs:
-                try:
-                    message: tuple = ("ok", *job())
-                except TlirError as err:
-                    message, status = ("tlir", err.where, err.message), 1
-                except BaseException as err:  # noqa: BLE001 - reported to the parent
-                    message, status = ("error", f"{type(err).__name__}: {err}"), 1
-                data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-                stream.write(_HEADER.pack(len(data)) + data)
-                stream.flush()
-                if status:
-                    break
+                started = _outcome(job)
+                if started[0] != "ok":
+                    if send_done(wait=True):
+                        _send(stream, started)
+                    return
+                pending.append(started[1:])
+                if not send_done(wait=False):
+                    return
+            if send_done(wait=True):
+                status = 0
     finally:
         os._exit(status)
+
+
+def _send(stream, message: tuple) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()

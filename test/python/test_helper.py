@@ -253,3 +253,45 @@ def test_tlir_run_rejects_a_bad_process_count_in_one_line():
     )
     assert proc.returncode == 1
     assert proc.stderr == ("TLIR_COMPILE_PROCESSES: error: must be a positive integer, got 'two'\n")
+
+
+def _future_job(tag: str, delay: float, error: BaseException | None = None):
+    """A job that returns at once with its object still being made by a thread."""
+
+    def job():
+        from concurrent.futures import Future
+
+        future: Future = Future()
+
+        def finish():
+            time.sleep(delay)
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(tag.encode() * 2)
+
+        threading.Thread(target=finish).start()
+        return {"tag": tag, "started": time.monotonic()}, future
+
+    return job
+
+
+def test_a_job_may_finish_on_a_thread_while_the_next_one_runs():
+    """Results still come in job order; the second job started before the
+    first one's object was done (the helper does not wait for it)."""
+    outcomes = _run_one_share([_future_job("a", 1.0), _future_job("b", 0.0), _pid_job("c")])
+    assert [(header["tag"], data) for header, data in outcomes] == [
+        ("a", b"aa"),
+        ("b", b"bb"),
+        ("c", b"ccc"),
+    ]
+    assert outcomes[1][0]["started"] - outcomes[0][0]["started"] < 0.5
+
+
+def test_an_error_finishing_a_job_reaches_the_caller_after_the_results_before_it():
+    error = TlirError("m.json:7:1", "LLVM rejected it")
+    outcomes = _run_one_share([_pid_job("a"), _future_job("b", 0.2, error), _future_job("c", 0.0)])
+    assert outcomes[0][1] == b"aaa"
+    for err in outcomes[1:]:
+        assert isinstance(err, TlirError)
+        assert (err.where, err.message) == ("m.json:7:1", "LLVM rejected it")
