@@ -481,10 +481,12 @@ class GemmEmitter:
         kb, s, t = self.kb, self.spec, self.tiling
         nr = t.nr
         m_full, n_full = s.m - s.m % t.mr, s.n - s.n % nr
-        row_ranges = [(r0, kb.min(r1, m_full), t.mr)]
+        # No loop over whole tiles where there is none (8 rows with tiles of 16):
+        # its micro-kernel would be code that never runs, for LLVM to compile.
+        row_ranges = [(r0, kb.min(r1, m_full), t.mr)] if m_full else []
         if s.m % t.mr:
             row_ranges.append((kb.max(r0, m_full), r1, s.m % t.mr))
-        col_ranges = [(c0, kb.min(c1, n_full), None)]
+        col_ranges = [(c0, kb.min(c1, n_full), None)] if n_full else []
         if s.n % nr:
             col_ranges.append((kb.max(c0, n_full), c1, s.n % nr))
 
