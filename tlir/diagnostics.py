@@ -94,7 +94,9 @@ class LocatingParser(Parser):
             # check (`1.0e10 : f16`, `0x1FFFFFFFF : f32`, `tensor<9223372036854775808xf32>`)
             message = f"a value is out of range for its type ({err})"
             raise ParseError(self._current_token.span, message) from None
-        except (IndexError, KeyError, ValueError, TypeError, AssertionError) as err:
+        except (ParseError, TlirError, RecursionError, MemoryError):
+            raise
+        except Exception as err:  # noqa: BLE001 - any other failure of xDSL's parser
             # Some of xDSL's custom op parsers fail on malformed text with an
             # internal error, not a ParseError (`linalg.fill linalg.fill ins(…)`:
             # IndexError): reported at the op.
