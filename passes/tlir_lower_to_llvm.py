@@ -154,11 +154,15 @@ class FunctionLowering:
     def v(self, value: SSAValue) -> Value:
         return self.values[value]
 
+    @property
+    def pointer(self) -> Attribute:
+        """The emitter's pointer type: what a memref becomes."""
+        return self.lowering.emitter.pointer
+
     def run(self):
         """The emitter's function (an `llvm.func`, or its text)."""
         old_type = self.function.function_type
-        pointer = self.lowering.emitter.pointer
-        inputs = [lower_type(t, pointer) for t in old_type.inputs.data]
+        inputs = [lower_type(t, self.pointer) for t in old_type.inputs.data]
         self.kernel = is_kernel(self.function)
         # A function that allocates reports a failed malloc: it returns i32
         # (0, or 1 when memory ran out). Kernels never allocate.
@@ -186,7 +190,7 @@ class FunctionLowering:
             )
         )
         for index, old_block in enumerate(self.function.body.blocks):
-            types = [lower_type(a.type, pointer) for a in old_block.args]
+            types = [lower_type(a.type, self.pointer) for a in old_block.args]
             new_block, args = self.out.block(types, entry=index == 0)
             self.out.place(new_block)
             self.blocks[old_block] = new_block
@@ -273,7 +277,7 @@ class FunctionLowering:
                 mask = list(op.mask.get_values())
                 return out.shuffle(self.v(op.v1), self.v(op.v2), mask, op.result.type)
             case memref.DeallocOp():
-                self.lowering.declare("free", [self.lowering.emitter.pointer], None)
+                self.lowering.declare("free", [self.pointer], None)
                 out.call("free", [self.v(op.memref)], None)
                 return None
             case memref.SubviewOp() | memref.ExpandShapeOp() | memref.CollapseShapeOp():
@@ -330,7 +334,7 @@ class FunctionLowering:
         """init → condition(iv, carried): iv < ub ? body : end; the body ends
         with iv + step back to the condition; the results are the carried values."""
         out = self.out
-        carried = [lower_type(a.type, out_pointer(self)) for a in op.iter_args]
+        carried = [lower_type(a.type, self.pointer) for a in op.iter_args]
         (condition, args), (body, _), (end, _) = self.new_blocks([i64, *carried], [], [])
         out.br(condition, [self.v(op.lb), *(self.v(a) for a in op.iter_args)])
         self.enter(condition)
@@ -352,7 +356,7 @@ class FunctionLowering:
         continuation, through a block taking the results when there are any."""
         out = self.out
         has_else = bool(op.false_region.blocks)
-        results = [lower_type(r.type, out_pointer(self)) for r in op.results]
+        results = [lower_type(r.type, self.pointer) for r in op.results]
         shapes = [[]] + ([[]] if has_else else []) + ([results] if results else []) + [[]]
         made = self.new_blocks(*shapes)
         then_block = made[0][0]
@@ -379,7 +383,7 @@ class FunctionLowering:
     def constant(self, op: arith.ConstantOp) -> Value:
         value = op.value
         if isinstance(value, IntegerAttr):
-            typ = lower_type(op.result.type, self.lowering.emitter.pointer)
+            typ = lower_type(op.result.type, self.pointer)
             return self.out.integer(value.value.data, typ)
         if isinstance(value, FloatAttr):
             return self.out.float_constant(value, op.result.type)
@@ -437,7 +441,7 @@ class FunctionLowering:
         nbytes = max(count, 1) * element_size(typ.element_type)
         if nbytes >= 1 << 63:
             raise ValueError(f"the buffer {typ} takes {nbytes} bytes, beyond malloc's range")
-        ptr = self.lowering.emitter.pointer
+        ptr = self.pointer
         self.lowering.declare("malloc", [i64], ptr)
         out = self.out
         pointer = out.call("malloc", [out.integer(nbytes, i64)], ptr)
@@ -460,10 +464,6 @@ class FunctionLowering:
             out.ret(out.status_constant(1))
             out.switch(self.block)
         return self.oom
-
-
-def out_pointer(lowering: FunctionLowering) -> Attribute:
-    return lowering.lowering.emitter.pointer
 
 
 def _kept_noalias(function: func.FuncOp) -> list[bool] | None:
