@@ -206,3 +206,21 @@ def test_an_internal_error_of_an_op_parser_is_a_located_error(tmp_path, capsys):
     ), error
     with pytest.raises(TlirError, match=r"fill.mlir:3:3: error: cannot parse this op"):
         tlir.load_model(str(path))
+
+
+@pytest.mark.parametrize("op", ["avg_pool", "max_pool"])
+def test_a_pool_emptied_by_a_huge_padding_evaluates_and_compiles(op):
+    """A padding past kernel // 2 empties its axis (TorchLean's poolOutDim), whatever
+    its size: an i64 of 9.2e18 made the reference evaluator try to pad the input."""
+    text = (
+        "func.func @main(%x: tensor<3x0xf32>) -> tensor<3x0xf32> {\n"
+        f"  %0 = tlir.{op} %x {{kernel = array<i64: 1>, stride = array<i64: 1>, "
+        "padding = array<i64: 0x7FF8000000000000>} : (tensor<3x0xf32>) -> tensor<3x0xf32>\n"
+        "  func.return %0 : tensor<3x0xf32>\n}\n"
+    )
+    module = tlir.parse_module(text)
+    x = np.zeros((3, 0), np.float32)
+    (expected,) = evaluate(module, [x])
+    assert expected.shape == (3, 0) and expected.dtype == np.float32
+    (got,) = tlir.compile(text, cache=False)(x)
+    assert got.shape == (3, 0)
