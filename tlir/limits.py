@@ -86,6 +86,17 @@ def tensor_bytes(typ: Attribute) -> int | None:
     return math.prod(shape) * max(1, -(-width // 8))
 
 
+NUMPY_MAX_BYTES = (1 << 63) - 1
+"""NumPy refuses an array whose extents, zeros left out, times its item size
+exceed this, even when it has no elements."""
+
+
+def _extents_bytes(typ: Attribute) -> int:
+    """The byte size `typ` would have with its zero extents taken as 1."""
+    width = getattr(typ.element_type, "bitwidth", None) or 64
+    return math.prod(d for d in typ.get_shape() if d) * max(1, -(-width // 8))
+
+
 def check_tensor_sizes(module: Operation, where: str) -> None:
     """Every tensor of `module` within `max_tensor_bytes()`; else an error at
     the op (or function argument) that holds the first one too large."""
@@ -97,6 +108,12 @@ def check_tensor_sizes(module: Operation, where: str) -> None:
                 types += [(a.type, op) for a in block.args]
         for typ, owner in types:
             size = tensor_bytes(typ)
+            if size is not None and size == 0 and _extents_bytes(typ) > NUMPY_MAX_BYTES:
+                raise TlirError(
+                    describe_location(owner.location, where),
+                    f"'{owner.name}' op: the empty {typ} cannot be a NumPy array (its other "
+                    f"extents take more than {NUMPY_MAX_BYTES} bytes)",
+                )
             if size is not None and size > limit:
                 kind = "tensor" if isinstance(typ, TensorType) else "buffer"
                 raise TlirError(

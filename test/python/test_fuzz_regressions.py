@@ -224,3 +224,38 @@ def test_a_pool_emptied_by_a_huge_padding_evaluates_and_compiles(op):
     assert expected.shape == (3, 0) and expected.dtype == np.float32
     (got,) = tlir.compile(text, cache=False)(x)
     assert got.shape == (3, 0)
+
+
+def test_an_empty_conv_with_an_extreme_padding_is_a_located_error_or_evaluates():
+    """A batch of 0 leaves the result empty however large the padding: the
+    reference builds no padded input (numpy: 'Maximum allowed dimension exceeded').
+    Past what a NumPy array can describe (extents above 2**63 bytes, zeros left
+    out), the result type itself is refused, at its op."""
+
+    def text(p: int) -> tuple[str, int]:
+        width = 4 + 2 * p  # (4 + 2p - 1) // 1 + 1
+        return (
+            "func.func @main(%x: tensor<0x1x4xf64>) -> tensor<0x1x" + str(width) + "xf64> {\n"
+            "  %w = tlir.const {value = dense<1.0> : tensor<1x1x1xf64>} : tensor<1x1x1xf64>\n"
+            "  %b = tlir.const {value = dense<0.0> : tensor<1xf64>} : tensor<1xf64>\n"
+            "  %y = tlir.conv %x, %w, %b {spatial_rank = 1 : i64, channel_axis = 1 : i64,"
+            " in_channels = 1 : i64, out_channels = 1 : i64, kernel = array<i64: 1>,"
+            f" stride = array<i64: 1>, padding = array<i64: {p}>,"
+            f" padding_after = array<i64: {p}>, dilation = array<i64: 1>, groups = 1 : i64}}"
+            f" : (tensor<0x1x4xf64>, tensor<1x1x1xf64>, tensor<1xf64>)"
+            f" -> tensor<0x1x{width}xf64>\n"
+            f"  func.return %y : tensor<0x1x{width}xf64>\n}}\n"
+        ), width
+
+    x = np.zeros((0, 1, 4))
+    source, width = text(1 << 40)  # an empty result NumPy can describe
+    (expected,) = evaluate(tlir.parse_module(source), [x])
+    assert expected.shape == (0, 1, width)
+    assert tlir.compile(source, cache=False)(x)[0].shape == (0, 1, width)
+    source, width = text(1 << 61)
+    for run in (
+        lambda: evaluate(tlir.parse_module(source), [x]),
+        lambda: tlir.compile(source, cache=False),
+    ):
+        with pytest.raises(TlirError, match=r"tlir.conv' op: the empty tensor<0x1x\d+xf64> cannot"):
+            run()

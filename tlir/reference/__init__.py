@@ -66,6 +66,11 @@ def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> list[np.n
             describe_location(op.location, where),
             f"the reference evaluator has no semantics for '{op.name}'",
         )
+    if op.results and all(0 in r.type.get_shape() for r in op.results):
+        # Nothing to compute: results of no elements are known by their types.
+        # (An extreme attribute may empty them — a padding of 2**61 with a
+        # batch of 0 — where building the op's intermediates could not work.)
+        return [np.zeros(r.type.get_shape(), numpy_dtype(r.type)) for r in op.results]
     with evaluating(op, where):
         result = evaluator(op, args)
     results = [np.asarray(r) for r in (result if isinstance(result, list) else [result])]
