@@ -65,11 +65,23 @@ class LocatingParser(Parser):
         return self._within_limit(super()._parse_vector_attrs)
 
     def _within_limit(self, parse):
-        from tlir.limits import ENV_MAX_TENSOR_BYTES, max_tensor_bytes, tensor_bytes
+        from tlir.limits import (
+            ENV_MAX_TENSOR_BYTES,
+            NUMPY_MAX_BYTES,
+            beyond_numpy,
+            max_tensor_bytes,
+            tensor_bytes,
+        )
 
         start = self._current_token.span
         typ = parse()
         size = tensor_bytes(typ)
+        if size == 0 and beyond_numpy(typ):  # (a non-empty one is over the limit below)
+            raise ParseError(
+                start,
+                f"{typ} cannot be a NumPy array (its extents, zeros left out, take more than "
+                f"{NUMPY_MAX_BYTES} bytes)",
+            )
         limit = max_tensor_bytes()
         if size is not None and size > limit:
             raise ParseError(

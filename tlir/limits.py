@@ -91,10 +91,16 @@ NUMPY_MAX_BYTES = (1 << 63) - 1
 exceed this, even when it has no elements."""
 
 
-def _extents_bytes(typ: Attribute) -> int:
-    """The byte size `typ` would have with its zero extents taken as 1."""
+def beyond_numpy(typ: Attribute) -> bool:
+    """Whether a statically shaped `typ` has more than NumPy can describe: its
+    extents, zeros left out, times its element size above `NUMPY_MAX_BYTES`."""
+    if not isinstance(typ, ShapedType) or not hasattr(typ, "element_type"):
+        return False
+    shape = typ.get_shape()
+    if any(d < 0 for d in shape):
+        return False
     width = getattr(typ.element_type, "bitwidth", None) or 64
-    return math.prod(d for d in typ.get_shape() if d) * max(1, -(-width // 8))
+    return math.prod(d for d in shape if d) * max(1, -(-width // 8)) > NUMPY_MAX_BYTES
 
 
 def check_tensor_sizes(module: Operation, where: str) -> None:
@@ -108,7 +114,7 @@ def check_tensor_sizes(module: Operation, where: str) -> None:
                 types += [(a.type, op) for a in block.args]
         for typ, owner in types:
             size = tensor_bytes(typ)
-            if size is not None and size == 0 and _extents_bytes(typ) > NUMPY_MAX_BYTES:
+            if size == 0 and beyond_numpy(typ):
                 raise TlirError(
                     describe_location(owner.location, where),
                     f"'{owner.name}' op: the empty {typ} cannot be a NumPy array (its other "
