@@ -75,15 +75,21 @@ def max_tensor_bytes() -> int:
     return memory // 2 if memory else 1 << 34
 
 
-def tensor_bytes(typ: Attribute) -> int | None:
-    """The byte size of a statically shaped tensor or memref type, else None."""
+def _static_shape(typ: Attribute) -> tuple[tuple[int, ...], int] | None:
+    """(shape, element bytes) of a statically shaped tensor or memref type, else None."""
     if not isinstance(typ, ShapedType) or not hasattr(typ, "element_type"):
         return None
-    shape = typ.get_shape()
+    shape = tuple(typ.get_shape())
     if any(d < 0 for d in shape):
         return None
     width = getattr(typ.element_type, "bitwidth", None) or 64
-    return math.prod(shape) * max(1, -(-width // 8))
+    return shape, max(1, -(-width // 8))
+
+
+def tensor_bytes(typ: Attribute) -> int | None:
+    """The byte size of a statically shaped tensor or memref type, else None."""
+    static = _static_shape(typ)
+    return None if static is None else math.prod(static[0]) * static[1]
 
 
 NUMPY_MAX_BYTES = (1 << 63) - 1
@@ -94,13 +100,8 @@ exceed this, even when it has no elements."""
 def beyond_numpy(typ: Attribute) -> bool:
     """Whether a statically shaped `typ` has more than NumPy can describe: its
     extents, zeros left out, times its element size above `NUMPY_MAX_BYTES`."""
-    if not isinstance(typ, ShapedType) or not hasattr(typ, "element_type"):
-        return False
-    shape = typ.get_shape()
-    if any(d < 0 for d in shape):
-        return False
-    width = getattr(typ.element_type, "bitwidth", None) or 64
-    return math.prod(d for d in shape if d) * max(1, -(-width // 8)) > NUMPY_MAX_BYTES
+    static = _static_shape(typ)
+    return static is not None and math.prod(d for d in static[0] if d) * static[1] > NUMPY_MAX_BYTES
 
 
 def check_tensor_sizes(module: Operation, where: str) -> None:
