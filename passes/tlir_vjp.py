@@ -84,7 +84,8 @@ class Vjp:
             mapping.update(zip(op.results, clone.results, strict=True))
             pairs.append((op, clone))
             rule = VJP_RULES[type(op)]
-            if rule.forward is not None and any(v in needed for v in op.operands):
+            empty = 0 in op.results[0].type.get_shape()  # the sweep skips it (below)
+            if rule.forward is not None and not empty and any(v in needed for v in op.operands):
                 self.b = Builder(self.block, op.location)
                 mapping[op.results[0]], self.saved[clone] = rule.forward(self, clone)
                 self.replaced.append(clone)
@@ -108,8 +109,10 @@ class Vjp:
                 self._accumulate(cotangent, value, seed, where)
         for op, clone in reversed(pairs):
             g = cotangent.get(op.results[0])
-            if g is None:
-                continue  # unreached: its rule does not run
+            if g is None or 0 in op.results[0].type.get_shape():
+                # unreached, or no element depends on the operands: its rule does
+                # not run (nor does it build a padded input a huge padding empties)
+                continue
             rule = VJP_RULES[type(op)]
             wants = [v in needed and rule.flows(i) for i, v in enumerate(op.operands)]
             if not any(wants):

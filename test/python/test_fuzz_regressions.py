@@ -271,3 +271,27 @@ def test_an_empty_conv_with_an_extreme_padding_is_a_located_error_or_evaluates(t
     for run in (lambda: evaluate(module, [np.zeros((0, 1))]), lambda: tlir.compile(module)):
         with pytest.raises(TlirError, match=r"the empty tensor<0x\d+xf64> cannot be a NumPy"):
             run()
+
+
+@pytest.mark.parametrize("op", ["avg_pool", "max_pool"])
+def test_derivatives_of_an_emptied_pool_evaluate_and_compile(op):
+    """An op whose result has no elements contributes nothing to a VJP: tlir-vjp
+    ran the pool's rule, whose padded input (a padding of 9.2e18) was refused as
+    a tensor of 2**64 elements; the references agree (empty results, +0)."""
+    from tlir.reference import jvp, vjp
+
+    text = (
+        "func.func @main(%x: tensor<3x0xf32>) -> tensor<3x0xf32> {\n"
+        f"  %0 = tlir.{op} %x {{kernel = array<i64: 1>, stride = array<i64: 1>, "
+        "padding = array<i64: 0x7FF8000000000000>} : (tensor<3x0xf32>) -> tensor<3x0xf32>\n"
+        "  func.return %0 : tensor<3x0xf32>\n}\n"
+    )
+    x = np.zeros((3, 0), np.float32)
+    module = tlir.parse_module(text)
+    assert [a.shape for a in jvp(module, [x], [x])] == [(3, 0), (3, 0)]
+    assert [a.shape for a in vjp(module, [x], [x])] == [(3, 0), (3, 0)]
+    model = tlir.compile(text, cache=False)
+    ys, dys = model.jvp([x], [x])
+    assert ys[0].shape == dys[0].shape == (3, 0)
+    outputs, grads, _ = model.vjp([x], [x])
+    assert outputs[0].shape == grads[0].shape == (3, 0)

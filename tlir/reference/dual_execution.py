@@ -297,13 +297,16 @@ def run_dual(
     for op in function.body.block.ops:
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.arguments]
+        dtype = numpy_dtype(op.results[0].type)
+        shape = _shape(op)
+        if 0 in shape:  # nothing to compute (as in the forward evaluator)
+            values[op.results[0]] = Dual(np.zeros(shape, dtype), np.zeros(shape, dtype))
+            continue
         operands = [values[v] for v in op.operands]
         with evaluating(op, "input"):
             result = DualEvaluator[type(op)](op, operands)
         if op in seeds:
             result = Dual(result.re, seeds[op])
-        dtype = numpy_dtype(op.results[0].type)
-        shape = _shape(op)
         values[op.results[0]] = Dual(
             np.broadcast_to(result.re, shape).astype(dtype),
             np.broadcast_to(result.du, shape).astype(dtype),

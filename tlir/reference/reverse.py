@@ -34,9 +34,12 @@ def _forward(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> dict[SSAVal
     for op in function.body.block.ops:
         if isinstance(op, func.ReturnOp):
             break
+        dtype = numpy_dtype(op.results[0].type)
+        if 0 in op.results[0].type.get_shape():  # nothing to compute (as in `evaluate`)
+            values[op.results[0]] = np.zeros(op.results[0].type.get_shape(), dtype)
+            continue
         with evaluating(op, "input"):
             results = EVALUATORS[type(op)](op, [values[v] for v in op.operands])
-        dtype = numpy_dtype(op.results[0].type)
         values[op.results[0]] = np.asarray(results, dtype).reshape(op.results[0].type.get_shape())
     return values
 
@@ -58,7 +61,7 @@ def sweep(
     ops = [op for op in function.body.block.ops if not isinstance(op, func.ReturnOp)]
     for op in reversed(ops):
         g = cotangent.get(op.results[0])
-        if g is None:
+        if g is None or g.size == 0:  # no output depends on the operands: no contribution
             continue
         ctx = Context(op, [values[v] for v in op.operands], values[op.results[0]], g)
         with np.errstate(all="ignore"):
