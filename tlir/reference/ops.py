@@ -265,10 +265,6 @@ def window_cells(x, op: T.WindowOp, out_shape, pad=np.pad):
     """Yield (values, valid) per window offset in row-major order; `valid` marks
     cells inside the input (padding excluded). `x` an array, or Dual numbers
     with their own `pad` (the JVP reference)."""
-    if 0 in out_shape:
-        # No window at all; and a padding past kernel // 2, which empties its
-        # axis, may be as large as an i64 (no padded copy can be built).
-        return
     kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
     lead_rank = len(x.shape) - len(kernel)
     out_spatial = out_shape[lead_rank:]

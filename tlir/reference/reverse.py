@@ -24,8 +24,10 @@ from xdsl.traits import SymbolTable
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
 from tlir.parameters import parameters
-from tlir.reference import vjp_windows  # noqa: F401 - fills RULES
-from tlir.reference.ops import EVALUATORS, evaluating
+from tlir.reference import (
+    _evaluate_op,
+    vjp_windows,  # noqa: F401 - fills RULES
+)
 from tlir.reference.vjp_rules import RULES, Context, rule
 
 
@@ -34,13 +36,9 @@ def _forward(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> dict[SSAVal
     for op in function.body.block.ops:
         if isinstance(op, func.ReturnOp):
             break
-        dtype = numpy_dtype(op.results[0].type)
-        if 0 in op.results[0].type.get_shape():  # nothing to compute (as in `evaluate`)
-            values[op.results[0]] = np.zeros(op.results[0].type.get_shape(), dtype)
-            continue
-        with evaluating(op, "input"):
-            results = EVALUATORS[type(op)](op, [values[v] for v in op.operands])
-        values[op.results[0]] = np.asarray(results, dtype).reshape(op.results[0].type.get_shape())
+        # the forward evaluator's own step (empty results included)
+        (result,) = _evaluate_op(op, [values[v] for v in op.operands], "input")
+        values[op.results[0]] = result.reshape(op.results[0].type.get_shape())
     return values
 
 
