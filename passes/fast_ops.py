@@ -77,10 +77,12 @@ def broadcast(scalar: SSAValue, typ: Attribute) -> vector.BroadcastOp:
 
 
 @functools.lru_cache(maxsize=4096)
-def _index_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(value, INDEX)
+def integer_attr(value: int, typ: Attribute) -> IntegerAttr:
+    """`IntegerAttr(value, typ)`, made once per (value, type): attributes are values."""
+    return IntegerAttr(value, typ)
 
 
 def index_constant(value: int) -> arith.ConstantOp:
     """`arith.ConstantOp(IntegerAttr(value, IndexType()))`."""
-    return arith.ConstantOp.create(result_types=[INDEX], properties={"value": _index_attr(value)})
+    properties = {"value": integer_attr(value, INDEX)}
+    return arith.ConstantOp.create(result_types=[INDEX], properties=properties)

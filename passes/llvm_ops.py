@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
-from tlir.passes.fast_ops import binary
+from tlir.passes.fast_ops import binary, integer_attr
 from tlir.passes.tlir_lower_to_llvm import ICMP_PREDICATES, Signature, global_array
 
 PTR = llvm.LLVMPointerType()
@@ -65,11 +65,6 @@ CASTS = {
     "sitofp": llvm.SIToFPOp,
     "ptrtoint": llvm.PtrToIntOp,
 }
-
-
-@functools.lru_cache(maxsize=4096)
-def integer_attr(value: int, typ: IntegerType) -> IntegerAttr:
-    return IntegerAttr(value, typ)
 
 
 @functools.lru_cache(maxsize=256)
@@ -169,18 +164,18 @@ class FunctionDialectEmitter:
             signature.inputs, i32 if signature.returns_status else None
         )
         new = llvm.FuncOp(
-            self.signature.name,
+            signature.name,
             function_type,
-            linkage=llvm.LinkageAttr("internal" if self.signature.internal else "external"),
+            linkage=llvm.LinkageAttr("internal" if signature.internal else "external"),
             body=self.region,
         )
-        new.location = self.signature.location
-        if self.signature.no_inline:
+        new.location = signature.location
+        if signature.no_inline:
             new.properties["no_inline"] = UnitAttr()
-        if self.signature.noalias is not None:
+        if signature.noalias is not None:
             noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
             new.properties["arg_attrs"] = ArrayAttr(
-                [noalias if flag else DictionaryAttr({}) for flag in self.signature.noalias]
+                [noalias if flag else DictionaryAttr({}) for flag in signature.noalias]
             )
         return new
 

@@ -197,8 +197,7 @@ class FunctionLowering:
             for old_arg, new_arg in zip(old_block.args, args, strict=True):
                 self.values[old_arg] = new_arg
         for old_block in self.function.body.blocks:
-            self.block = self.blocks[old_block]
-            self.out.switch(self.block)
+            self.enter(self.blocks[old_block])
             for op in old_block.ops:
                 self.lower(op)
         return self.out.finish()

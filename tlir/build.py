@@ -12,6 +12,7 @@ function becomes a plan and its entry function (`tlir.plan`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import time
@@ -223,16 +224,15 @@ class Build:
         preload(self.backend)  # imported once, before the fork, for every process
         backend, opt_level, where = self.backend, self.opt_level, self.where
 
-        finishers: list[Finisher] = []  # the helper's own, made in the helper
+        # the helper's own, made on its first job (in the helper, after the fork)
+        finisher = functools.cache(lambda: Finisher(backend, opt_level, where))
 
         def job(kernel: func.FuncOp) -> Callable[[], tuple[dict, Future]]:
             def run() -> tuple[dict, Future]:
                 # As in this process: the helper lowers its next kernel while
                 # LLVM (and the mlir back end's tools) finish this one.
-                if not finishers:
-                    finishers.append(Finisher(backend, opt_level, where))
                 abi, finish = start_lowering(kernel, backend, where)
-                return dataclasses.asdict(abi), finishers[0].kernel(finish)
+                return dataclasses.asdict(abi), finisher().kernel(finish)
 
             return run
 

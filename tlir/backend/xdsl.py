@@ -1,6 +1,7 @@
-"""tlir's own back end: `tlir-scf-to-cf`, then `tlir-lower-to-llvm`'s walk
-writing LLVM IR text (kernels) or building the LLVM dialect for xDSL's LLVM IR
-translator (`tlir-translate --mlir-to-llvmir`). No external tool is needed."""
+"""tlir's own back end: `tlir-lower-to-llvm`'s walk writing a kernel's LLVM IR
+text from its loops (structured control flow included), or, after
+`tlir-scf-to-cf`, building the LLVM dialect for xDSL's LLVM IR translator
+(`tlir-translate --mlir-to-llvmir`). No external tool is needed."""
 
 from __future__ import annotations
 
