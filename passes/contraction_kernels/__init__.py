@@ -4,16 +4,22 @@
 `contraction_kernel(op, name, target, epilogue)` returns a `func.func` on
 memrefs (static shapes, identity row-major layouts):
 
-    func.func @name(%in0: memref<…>, …, %out: memref<…>, %lo: index, %hi: index)
-        attributes {tlir.parallel_extent = N : i64}
+    func.func @name(%in0: memref<…>, …, %out: memref<…>, [%partials: memref<P×f>,]
+                    %lo: index, %hi: index)
+        attributes {tlir.parallel_extent = N : i64, tlir.num_inputs = I : i64,
+                    tlir.num_outputs = 1 : i64}
 
 * arguments: the op's operands in order (linear/conv: x, weight, bias), then the
   extra operands of the fused epilogue ops (in order of first use), then the
-  result (an out-parameter, fully overwritten), then `lo`, `hi`;
+  result (an out-parameter, fully overwritten), then, when the sum over k takes
+  several cache blocks, a scratch buffer for the partial sums between blocks
+  (the kernel ABI's scratch: the caller provides it, its contents are
+  irrelevant), then `lo`, `hi`;
 * the call computes the outputs of work units `[lo, hi)` of N (see `gemm.py`:
   batch × row blocks × column blocks; for conv, sample·group × output-channel
-  blocks × output-position blocks); units write disjoint parts of the output, so
-  threads may run disjoint ranges with no synchronisation; `[0, N)` is everything;
+  blocks × output-position blocks); units write disjoint parts of the output
+  and of the scratch buffer (a slice each), so threads may run disjoint ranges
+  of one call with no synchronisation; `[0, N)` is everything;
 * no `memref.alloc`: the packed panel and the edge tiles are `memref.alloca`s
   (at most `target.stack_bytes`; conv's input band at most `conv.BAND_BYTES`
   more), at the top of the function;

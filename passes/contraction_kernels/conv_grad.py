@@ -266,6 +266,9 @@ class PlaneGemmSpec(GemmSpec):
             return direct
         return tiling
 
+    def takes_partials(self) -> bool:
+        return not self.direct  # the direct path's tiles carry their sums in C
+
     def _direct(self, tiling: Tiling, target: TargetInfo) -> Tiling | None:
         """The tiling of the direct path, or None where it does not apply: a unit
         holds a whole sample, A is packed (several rows per tile), every tile

@@ -68,7 +68,9 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) 
     )
     if a_in_place and tiling.kcp and _apart(spec, tiling, target):
         tiling = dataclasses.replace(tiling, kcp=0)
-    return spec.adjust_tiling(tiling, target)
+    tiling = spec.adjust_tiling(tiling, target)
+    blocks = -(-spec.k // tiling.kc)
+    return dataclasses.replace(tiling, partials=blocks > 1 and spec.takes_partials())
 
 
 def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo, ways: int = 8) -> bool:
@@ -90,7 +92,8 @@ def contraction_kernel(
     """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
     ConvInputGradOp), with the elementwise ops
     `epilogue` (a chain: each uses the previous result) applied to each output
-    tile right after it is computed."""
+    tile right after it is computed. With a `partials` tiling the kernel takes a
+    scratch buffer for the partial sums after the result."""
     target = target or host_target()
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
@@ -111,9 +114,27 @@ def contraction_kernel(
     # conv: every unit uses the same rows of the weight, so a packed copy per
     # unit is only repeated work where those rows do not compete for L1 sets
     tiling = kernel_tiling(spec, target, a_in_place=isinstance(op, T.ConvOp))
+    empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
+    partials = 0 if empty else tiling.partials_elements(spec.batch, spec.m, spec.n)
+    if partials:
+        spec.partials = _add_scratch(function, MemRefType(spec.element, [partials]))
     spec.emitter()(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
-    empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)
     function.attributes["tlir.parallel_extent"] = IntegerAttr(extent, i64)
+    function.attributes["tlir.num_inputs"] = IntegerAttr(len(values), i64)
+    function.attributes["tlir.num_outputs"] = IntegerAttr(1, i64)
     return function
+
+
+def _add_scratch(function: func.FuncOp, typ: MemRefType) -> SSAValue:
+    """A scratch buffer argument of `typ` before `lo, hi` (the kernel ABI's place
+    for scratch: after the outputs), not aliasing any other."""
+    block = function.body.block
+    position = len(block.args) - 2
+    argument = block.insert_arg(typ, position)
+    attrs = list(function.arg_attrs.data)
+    attrs.insert(position, attrs[0])
+    function.arg_attrs = ArrayAttr(attrs)
+    function.update_function_type()
+    return argument

@@ -29,18 +29,23 @@ def llvm_ir(function: func.FuncOp, backend: str = "xdsl") -> str:
 
 
 class CompiledKernel:
-    """A kernel compiled for the host CPU; `kernel(inputs…, output, lo, hi)`."""
+    """A kernel compiled for the host CPU; `kernel(inputs…, output, lo, hi)` (the
+    kernel's scratch buffers, if any, are the harness's own)."""
 
     def __init__(self, function: func.FuncOp, backend: str = "xdsl", opt_level: int = 2):
         from tlir import jit
+        from tlir.interface import numpy_dtype
 
         self.name = function.sym_name.data
         self.extent = function.attributes["tlir.parallel_extent"].value.data
-        self.count = len(function.function_type.inputs.data) - 2
+        attrs = function.attributes
+        self.count = attrs["tlir.num_inputs"].value.data + attrs["tlir.num_outputs"].value.data
+        buffers = function.function_type.inputs.data[:-2]
+        self.scratch = [np.empty(t.get_shape(), numpy_dtype(t)) for t in buffers[self.count :]]
         self.llvm_ir = llvm_ir(function, backend)
         self.opt_level = opt_level
         self.engine = jit.Engine([jit.compile_object(self.llvm_ir, opt_level, "kernel")])
-        types = [ctypes.c_void_p] * self.count + [ctypes.c_int64] * 2
+        types = [ctypes.c_void_p] * len(buffers) + [ctypes.c_int64] * 2
         self.function = self.engine.function(self.name, None, types)
 
     def __call__(
@@ -52,7 +57,7 @@ class CompiledKernel:
         keep = [b if b.size else np.empty(1, b.dtype) for b in buffers]
         for b in buffers:
             assert b.flags.c_contiguous
-        pointers = [b.ctypes.data for b in keep]
+        pointers = [b.ctypes.data for b in [*keep, *self.scratch]]
         for lo, hi in ranges if ranges is not None else [(0, self.extent)]:
             self.function(*pointers, lo, hi)
 

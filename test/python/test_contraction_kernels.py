@@ -404,6 +404,40 @@ def test_kernel_signature_and_parallel_extent():
     assert all("llvm.noalias" in d.data for d in function.arg_attrs.data[:4])
 
 
+def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units():
+    """With several k blocks the partial sums between blocks go to a scratch
+    argument (after the result), one slice per work unit: the units of one call
+    may run at once on different threads, all given the same scratch buffer (as
+    a compiled model's threads are), and the results stay bit-identical. A
+    slice shared by all units fails here: concurrent units overwrite each
+    other's partial sums."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from xdsl.dialects import memref
+
+    import tlir
+
+    m, k, n = 64, 1000, 256
+    text = _module(*matmul((m, k), (k, n))[:1], [(m, k), (k, n)], (m, n), "f64")
+    module = tlir.parse_module(text)
+    op = next(op for op in module.walk() if op.name == "tlir.matmul")
+    function = contraction_kernel(op, "kernel", HOST)
+    buffers = [str(t) for t in function.function_type.inputs.data[:-2]]
+    assert buffers[:3] == [f"memref<{m}x{k}xf64>", f"memref<{k}x{n}xf64>", f"memref<{m}x{n}xf64>"]
+    assert len(buffers) == 4 and buffers[3].endswith("xf64>"), buffers
+    assert not any(isinstance(o, memref.AllocOp) for o in function.walk())
+    compiled = CompiledKernel(function)
+    assert compiled.extent >= 4
+    inputs = _inputs([(m, k), (k, n)], "f64", special=False)
+    ref = evaluate(module, inputs)[0]
+    units = [(u, u + 1) for u in range(compiled.extent)]
+    with ThreadPoolExecutor(max_workers=len(units)) as pool:
+        for _ in range(3):
+            out = np.full(ref.shape, 7.0)
+            list(pool.map(lambda r, out=out: compiled([*inputs, out], [r]), units))
+            _assert_bit_identical(out, ref)
+
+
 def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():
     """Fewer rows than a register tile (and fewer columns than a vector): only
     the partial tiles' loops are emitted, not the whole tiles' ones, whose

@@ -136,8 +136,9 @@ def _contraction_parts(kernel: func.FuncOp):
 
 def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     """The kernel as the generator's vectorised contraction, behind a wrapper
-    with the kernel ABI `(inputs…, output, lo, hi)` in the kernel's own
-    argument order; None if the kernel is not a (contraction + epilogue)."""
+    with the kernel ABI `(inputs…, output, scratch…, lo, hi)` in the kernel's own
+    argument order (the scratch: the generator's partial sums, if it takes
+    them); None if the kernel is not a (contraction + epilogue)."""
     parts = _contraction_parts(kernel)
     types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
     if parts is None or any(0 in t.get_shape() for t in types):
@@ -155,7 +156,8 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     memref = [MemRefType(t.element_type, t.get_shape()) for t in kernel.function_type.inputs.data]
     result = kernel.function_type.outputs.data[0]
     out = MemRefType(result.element_type, result.get_shape())
-    wrapper = func.FuncOp(name, ([*memref, out, IndexType(), IndexType()], []))
+    scratch = list(inner.function_type.inputs.data[len(order) + 1 : -2])
+    wrapper = func.FuncOp(name, ([*memref, out, *scratch, IndexType(), IndexType()], []))
     args = wrapper.body.block.args
     # the kernel ABI computes [lo, min(hi, N)): callers may ask for "everything"
     extent = inner.attributes["tlir.parallel_extent"]
@@ -167,7 +169,7 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
             hi,
             func.CallOp(
                 inner.sym_name.data,
-                [*(args[i] for i in order), args[len(memref)], args[-2], hi.result],
+                [*(args[i] for i in order), *args[len(memref) : -2], args[-2], hi.result],
                 [],
             ),
             func.ReturnOp(),

@@ -13,7 +13,7 @@
 
 // CHECK-LABEL: func.func @main__conv0
 // CHECK-SAME:    (%[[X:.*]]: memref<1x2x5x6xf32> {llvm.noalias}, %[[W:.*]]: memref<4x2x3x3xf32> {llvm.noalias}, %[[BIAS:.*]]: memref<4xf32> {llvm.noalias}, %[[Y:.*]]: memref<1x4x5x6xf32> {llvm.noalias}, %[[LO:.*]]: index, %[[HI:.*]]: index)
-// CHECK-SAME:    attributes {tlir.parallel_extent = 1 : i64}
+// CHECK-SAME:    attributes {tlir.parallel_extent = 1 : i64, tlir.num_inputs = 3 : i64, tlir.num_outputs = 1 : i64}
 // CHECK-DAG:     %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
 // CHECK-DAG:     %[[BAND:.*]] = memref.alloca() {alignment = 64 : i64} : memref<72xf32>
 // CHECK-DAG:     %[[X1:.*]] = memref.collapse_shape %[[X]] {{.*}} into memref<60xf32>

@@ -2,9 +2,10 @@
 // 6x2 register tile): a memref-level func.func with lo/hi, a packed B panel on
 // the stack, the tile's rows of A packed, a k loop carrying 12 accumulator
 // vectors, each updated by one mulf then one addf (never an fma).
-// RUN: tlir-opt %s -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s
-// RUN: tlir-opt %s -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s --check-prefix=NOFMA
-// RUN: tlir-opt %s -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=1 tile_vectors=12}' | filecheck %s --check-prefix=ROW
+// RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s
+// RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s --check-prefix=NOFMA
+// RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=1 tile_vectors=12}' | filecheck %s --check-prefix=ROW
+// RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2 l1_bytes=2048}' | filecheck %s --check-prefix=PARTIAL
 
 // NOFMA-NOT: fma
 // NOFMA-NOT: memref.alloc()
@@ -12,7 +13,7 @@
 
 // CHECK-LABEL: func.func @main__matmul0
 // CHECK-SAME:    (%[[A:.*]]: memref<10x16xf64> {llvm.noalias}, %[[B:.*]]: memref<16x12xf64> {llvm.noalias}, %[[C:.*]]: memref<10x12xf64> {llvm.noalias}, %[[LO:.*]]: index, %[[HI:.*]]: index)
-// CHECK-SAME:    attributes {tlir.parallel_extent = 2 : i64}
+// CHECK-SAME:    attributes {tlir.parallel_extent = 2 : i64, tlir.num_inputs = 2 : i64, tlir.num_outputs = 1 : i64}
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf64>
 // CHECK:         %[[A1:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0 : i64, 1 : i64]] : memref<10x16xf64> into memref<160xf64>
 // CHECK:         %[[B1:.*]] = memref.collapse_shape %[[B]]
@@ -49,5 +50,25 @@
 // ROW-COUNT-3:   arith.mulf
 func.func @main(%a: tensor<10x16xf64>, %b: tensor<16x12xf64>) -> tensor<10x12xf64> {
   %y = tlir.matmul %a, %b : (tensor<10x16xf64>, tensor<16x12xf64>) -> tensor<10x12xf64>
+  func.return %y : tensor<10x12xf64>
+}
+
+// -----
+
+// With more summed indices than one cache block holds (k = 40 against blocks of
+// 14 with this small L1), the partial sums between blocks go to a scratch
+// argument after the result, one slice per work unit (2 units x 6 rows x a
+// panel stride of 24 = 288), never to C: the first block stores its tiles there
+// from +0, the later blocks reload them, and only the last block writes C.
+// PARTIAL-LABEL: func.func @partials__matmul0
+// PARTIAL-SAME:    %[[C:[^:]*]]: memref<10x12xf64> {llvm.noalias}, %[[P:[^:]*]]: memref<288xf64> {llvm.noalias}, %{{.*}}: index, %{{.*}}: index)
+// PARTIAL:         %[[C1:.*]] = memref.collapse_shape %[[C]]
+// PARTIAL-NOT:     memref.alloc()
+// PARTIAL:         vector.store %{{.*}}, %[[P]][%{{.*}}] : memref<288xf64>, vector<4xf64>
+// PARTIAL-NOT:     vector.store %{{.*}}, %[[C1]]
+// PARTIAL:         vector.load %[[P]][%{{.*}}] : memref<288xf64>, vector<4xf64>
+// PARTIAL:         vector.store %{{.*}}, %[[C1]][%{{.*}}] : memref<120xf64>, vector<4xf64>
+func.func @partials(%a: tensor<10x40xf64>, %b: tensor<40x12xf64>) -> tensor<10x12xf64> {
+  %y = tlir.matmul %a, %b : (tensor<10x40xf64>, tensor<40x12xf64>) -> tensor<10x12xf64>
   func.return %y : tensor<10x12xf64>
 }
