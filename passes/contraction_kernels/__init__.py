@@ -12,9 +12,10 @@ memrefs (static shapes, identity row-major layouts):
 * arguments: the op's operands in order (linear/conv: x, weight, bias), then the
   extra operands of the fused epilogue ops (in order of first use), then the
   result (an out-parameter, fully overwritten), then, when the sum over k takes
-  several cache blocks, a scratch buffer for the partial sums between blocks
-  (the kernel ABI's scratch: the caller provides it, its contents are
-  irrelevant), then `lo`, `hi`;
+  several cache blocks and a register tile's rows of the result crowd one L1
+  set, a scratch buffer for the partial sums between blocks (the kernel ABI's
+  scratch: the caller provides it, its contents are irrelevant), then `lo`,
+  `hi`;
 * the call computes the outputs of work units `[lo, hi)` of N (see `gemm.py`:
   batch × row blocks × column blocks; for conv, sample·group × output-channel
   blocks × output-position blocks); units write disjoint parts of the output

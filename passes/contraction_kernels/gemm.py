@@ -16,11 +16,13 @@ lo … hi-1, each writing only its own block of C. Inside a unit:
             for k in block: acc[r][v] = acc[r][v] + broadcast(A[r, k]) · Bp[k, v]
             last block: bias, fused epilogue; store C tile; else store P tile
 
-P, the partial sums between blocks, is the unit's own slice of a scratch
-buffer (mc × ldp per unit, rows ldp apart like Bp's), not C: rows of C a
-multiple of 4 KiB apart (N = 512 in f64) put all of a 16-row tile in one L1
-set, and storing and reloading the tile there at every block cost 9-12 % of a
-384×640×512 f64 matmul (measured).
+P, the partial sums between blocks, is C itself unless a tile's rows of C
+crowd one L1 set (more rows than the L1 has ways: rows 4 KiB apart, N = 512
+in f64, put all 16 rows of a tile in one set; storing and reloading the tile
+there at every block cost 5-12 % of a 384×640×512 f64 matmul). Then P is the
+unit's own slice of a scratch buffer (mc × ldp per unit, rows ldp apart like
+Bp's), and C is written once, by the last block. Where the rows fit, C is
+cheaper: a second buffer's traffic cost 2-6 % at N = 640 and 768 (measured).
 
 Each output is one accumulator lane that sees its terms in ascending k, one
 `mulf` then one `addf` each (no FMA, nothing reassociated); the lanes of a
@@ -294,7 +296,7 @@ class Tiling:
     unroll: int = 4
     partials: bool = False
     """Whether the partial sums between k blocks go to a scratch buffer (P) rather
-    than to C: with more than one block, unless the GEMM's kind says otherwise."""
+    than to C (`generator.kernel_tiling` decides)."""
 
     @property
     def nr(self) -> int:

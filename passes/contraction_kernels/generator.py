@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 
 from xdsl.dialects import func
@@ -70,17 +71,32 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) 
         tiling = dataclasses.replace(tiling, kcp=0)
     tiling = spec.adjust_tiling(tiling, target)
     blocks = -(-spec.k // tiling.kc)
-    return dataclasses.replace(tiling, partials=blocks > 1 and spec.takes_partials())
+    # P where a tile's rows of C crowd one L1 set (N = 512 or 1024 in f64): where
+    # they fit (N = 640, 768 or 256), the second buffer's traffic cost 2-6 %.
+    crowded = _rows_per_set(spec.c_si, spec.element, tiling.mr, target) > L1_WAYS
+    partials = blocks > 1 and crowded and spec.takes_partials()
+    return dataclasses.replace(tiling, partials=partials)
 
 
-def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo, ways: int = 8) -> bool:
+L1_WAYS = 8
+"""The associativity assumed of the L1 data cache."""
+
+
+def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:
     """Whether the register tile's rows of A, read in place, are contiguous along
-    k and fall into distinct L1 sets (an L1 of `ways` ways assumed): then the
-    tile reads them where they are, and no unit copies them again (`pack_a`)."""
-    sets = max(1, target.l1_bytes // 64 // ways)
-    row_bytes = spec.a_si * spec.element.bitwidth // 8
-    lines = {r * row_bytes // 64 % sets for r in range(tiling.mr)}
-    return spec.a_sk == 1 and len(lines) == tiling.mr
+    k and fall into distinct L1 sets: then the tile reads them where they are,
+    and no unit copies them again (`pack_a`)."""
+    rows_per_set = _rows_per_set(spec.a_si, spec.element, tiling.mr, target)
+    return spec.a_sk == 1 and rows_per_set == 1
+
+
+def _rows_per_set(stride: int, element, rows: int, target: TargetInfo) -> int:
+    """The most of `rows` rows `stride` elements apart (a tile's first
+    elements) that fall into one L1 set."""
+    sets = max(1, target.l1_bytes // 64 // L1_WAYS)
+    row_bytes = stride * element.bitwidth // 8
+    counts = Counter(r * row_bytes // 64 % sets for r in range(rows))
+    return max(counts.values())
 
 
 def contraction_kernel(

@@ -28,7 +28,11 @@ TINY = dataclasses.replace(HOST, l1_bytes=1024, l2_bytes=4096, stack_bytes=6144)
 SSE = TargetInfo(vector_bytes=16, registers=16, l1_bytes=2048, l2_bytes=8192, stack_bytes=8192)
 WIDE = TargetInfo(vector_bytes=64, registers=32)  # 512-bit vectors, legalized by LLVM here
 OUTER = dataclasses.replace(HOST, tile=(6, 2), l1_bytes=2048, l2_bytes=16384, stack_bytes=12288)
-TARGETS = {"host": HOST, "tiny": TINY, "sse": SSE, "wide": WIDE, "outer": OUTER}
+# 16-row tiles and an L1 of 2 sets: rows of C 128 bytes apart crowd one set, so
+# the partial sums between k blocks go to the scratch buffer.
+CROWDED = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=1024, l2_bytes=8192, stack_bytes=8192)
+TARGETS = {"host": HOST, "tiny": TINY, "sse": SSE, "wide": WIDE, "outer": OUTER,
+           "crowded": CROWDED}  # fmt: skip
 
 BACKENDS = ["xdsl", "mlir"] if find_tool("mlir-opt") else ["xdsl"]
 
@@ -100,12 +104,16 @@ CASES = [
     ("mm_k0", matmul((3, 0), (0, 5)), "host", False),
     ("mm_m0", matmul((0, 4), (4, 5)), "host", False),
     ("mm_batch0", matmul((0, 3, 4), (4, 5)), "host", False),
+    # partial sums in the scratch buffer (several k blocks, crowded rows of C)
+    ("mm_2d_partials", matmul((37, 45), (45, 48)), "crowded", True),
+    ("mm_batch_partials", matmul((2, 3, 5, 40), (40, 32)), "crowded", False),
     # linear: 0, 1, 2 leading dims
     ("linear_vec", linear((9,), 13), "host", True),
     ("linear_batch", linear((11, 20), 50), "tiny", True),
     ("linear_2lead", linear((2, 3, 7), 5), "outer", False),
     ("linear_sse", linear((5, 6), 7), "sse", False),
     ("linear_in0", linear((3, 0), 4), "host", False),
+    ("linear_partials", linear((20, 50), 64), "crowded", True),
     # the weight packed by in-register transposes (n·k ≥ 16384): k and n not
     # multiples of the lanes
     ("linear_transposed_edges", linear((6, 130), 131), "host", True),
@@ -193,6 +201,8 @@ CASES = [
     # weight rows 4 KiB apart in f64 (the same L1 set): the tiles' rows of the
     # weight packed per unit; elsewhere conv tiles read them in place
     ("conv2d_weight_rows_4k", conv((1, 512, 3, 5), 16, (1, 1)), "host", False),
+    # partial sums in the scratch buffer: 64 output positions per channel row
+    ("conv2d_partials", conv((2, 4, 8, 8), 20, (3, 3), pad=(1, 1)), "crowded", True),
 ]
 
 
@@ -292,6 +302,15 @@ EPILOGUES = [
         "  %e = tlir.relu %s : ({out}) -> {out}\n",
         2,
         "tiny",
+    ),
+    (
+        "matmul_add_relu_partials",
+        matmul((20, 45), (45, 32)),
+        [(20, 32)],
+        "  %s = tlir.add %r, %a2 : ({out}, {out}) -> {out}\n"
+        "  %e = tlir.relu %s : ({out}) -> {out}\n",
+        2,
+        "crowded",
     ),
     (
         "matmul_sub_swapped_scalar",
@@ -405,7 +424,8 @@ def test_kernel_signature_and_parallel_extent():
 
 
 def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units():
-    """With several k blocks the partial sums between blocks go to a scratch
+    """With several k blocks and rows of C 4 KiB apart (512 f64 columns: a 16-row
+    tile in one L1 set) the partial sums between blocks go to a scratch
     argument (after the result), one slice per work unit: the units of one call
     may run at once on different threads, all given the same scratch buffer (as
     a compiled model's threads are), and the results stay bit-identical. A
@@ -417,7 +437,7 @@ def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units():
 
     import tlir
 
-    m, k, n = 64, 1000, 256
+    m, k, n = 32, 1000, 512
     text = _module(*matmul((m, k), (k, n))[:1], [(m, k), (k, n)], (m, n), "f64")
     module = tlir.parse_module(text)
     op = next(op for op in module.walk() if op.name == "tlir.matmul")

@@ -5,7 +5,7 @@
 // RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s
 // RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s --check-prefix=NOFMA
 // RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=1 tile_vectors=12}' | filecheck %s --check-prefix=ROW
-// RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2 l1_bytes=2048}' | filecheck %s --check-prefix=PARTIAL
+// RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=32 tile_rows=16 tile_vectors=1 l1_bytes=2048}' | filecheck %s --check-prefix=PARTIAL
 
 // NOFMA-NOT: fma
 // NOFMA-NOT: memref.alloc()
@@ -56,19 +56,27 @@ func.func @main(%a: tensor<10x16xf64>, %b: tensor<16x12xf64>) -> tensor<10x12xf6
 // -----
 
 // With more summed indices than one cache block holds (k = 40 against blocks of
-// 14 with this small L1), the partial sums between blocks go to a scratch
-// argument after the result, one slice per work unit (2 units x 6 rows x a
-// panel stride of 24 = 288), never to C: the first block stores its tiles there
-// from +0, the later blocks reload them, and only the last block writes C.
-// PARTIAL-LABEL: func.func @partials__matmul0
-// PARTIAL-SAME:    %[[C:[^:]*]]: memref<10x12xf64> {llvm.noalias}, %[[P:[^:]*]]: memref<288xf64> {llvm.noalias}, %{{.*}}: index, %{{.*}}: index)
+// 16 with this small L1) and rows of C that crowd one L1 set (32 f64 columns:
+// with 4 sets, all 16 rows of a tile in one), the partial sums between blocks go
+// to a scratch argument after the result, one slice per work unit (2 units x 16
+// rows x a panel stride of 24 = 768), never to C: the first block stores its
+// tiles there from +0, the later blocks reload them, and only the last block
+// writes C. Rows of C spread over the sets (12 columns) keep the sums in C.
+// PARTIAL-LABEL: func.func @crowded__matmul0
+// PARTIAL-SAME:    %[[C:[^:]*]]: memref<10x32xf64> {llvm.noalias}, %[[P:[^:]*]]: memref<768xf64> {llvm.noalias}, %{{.*}}: index, %{{.*}}: index)
 // PARTIAL:         %[[C1:.*]] = memref.collapse_shape %[[C]]
 // PARTIAL-NOT:     memref.alloc()
-// PARTIAL:         vector.store %{{.*}}, %[[P]][%{{.*}}] : memref<288xf64>, vector<4xf64>
+// PARTIAL:         vector.store %{{.*}}, %[[P]][%{{.*}}] : memref<768xf64>, vector<4xf64>
 // PARTIAL-NOT:     vector.store %{{.*}}, %[[C1]]
-// PARTIAL:         vector.load %[[P]][%{{.*}}] : memref<288xf64>, vector<4xf64>
-// PARTIAL:         vector.store %{{.*}}, %[[C1]][%{{.*}}] : memref<120xf64>, vector<4xf64>
-func.func @partials(%a: tensor<10x40xf64>, %b: tensor<40x12xf64>) -> tensor<10x12xf64> {
+// PARTIAL:         vector.load %[[P]][%{{.*}}] : memref<768xf64>, vector<4xf64>
+// PARTIAL:         vector.store %{{.*}}, %[[C1]][%{{.*}}] : memref<320xf64>, vector<4xf64>
+// PARTIAL-LABEL: func.func @spread__matmul0
+// PARTIAL-SAME:    memref<10x12xf64> {llvm.noalias}, %{{[^:]*}}: index, %{{.*}}: index)
+func.func @crowded(%a: tensor<10x40xf64>, %b: tensor<40x32xf64>) -> tensor<10x32xf64> {
+  %y = tlir.matmul %a, %b : (tensor<10x40xf64>, tensor<40x32xf64>) -> tensor<10x32xf64>
+  func.return %y : tensor<10x32xf64>
+}
+func.func @spread(%a: tensor<10x40xf64>, %b: tensor<40x12xf64>) -> tensor<10x12xf64> {
   %y = tlir.matmul %a, %b : (tensor<10x40xf64>, tensor<40x12xf64>) -> tensor<10x12xf64>
   func.return %y : tensor<10x12xf64>
 }
