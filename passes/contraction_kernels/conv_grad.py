@@ -269,6 +269,9 @@ class PlaneGemmSpec(GemmSpec):
     def takes_partials(self) -> bool:
         return not self.direct  # the direct path's tiles carry their sums in C
 
+    def may_read_a_in_place(self) -> bool:
+        return False  # the direct path reads the packed rows of A
+
     def _direct(self, tiling: Tiling, target: TargetInfo) -> Tiling | None:
         """The tiling of the direct path, or None where it does not apply: a unit
         holds a whole sample, A is packed (several rows per tile), every tile

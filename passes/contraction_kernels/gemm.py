@@ -253,6 +253,10 @@ class GemmSpec:
         """Whether the emitter keeps partial sums in P (with several k blocks)."""
         return True
 
+    def may_read_a_in_place(self) -> bool:
+        """Whether the tiles may read A's rows where they are (else `pack_a`)."""
+        return True
+
     def emitter(self) -> type[GemmEmitter]:
         """The emitter of this kind of GEMM."""
         return GemmEmitter

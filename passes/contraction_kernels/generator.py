@@ -53,9 +53,10 @@ def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
     return builders[type(op)](op, kb, buffers)
 
 
-def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) -> Tiling:
-    """`choose_tiling` for `spec`; with `a_in_place`, no packed copy of the tile's
-    rows of A (kcp = 0) when reading them in place is safe (`_apart`)."""
+def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
+    """`choose_tiling` for `spec`, with no packed copy of the tile's rows of A
+    (kcp = 0) where the tiles read them in place (`_a_in_place`), and partial
+    sums in a scratch buffer where C's rows crowd the L1 (`_crowded`)."""
     if isinstance(spec, KernelGradSpec) and target.tile is not None and target.tile[0] == 1:
         target = dataclasses.replace(target, tile=None)  # A is packed: several rows per tile
     tiling = choose_tiling(
@@ -67,27 +68,43 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo, a_in_place: bool = False) 
         spec.batch,
         getattr(spec.packer, "columns_multiple", 1),
     )
-    if a_in_place and tiling.kcp and _apart(spec, tiling, target):
+    if tiling.kcp and spec.may_read_a_in_place() and _a_in_place(spec, tiling, target):
         tiling = dataclasses.replace(tiling, kcp=0)
     tiling = spec.adjust_tiling(tiling, target)
     blocks = -(-spec.k // tiling.kc)
-    # P where a tile's rows of C crowd one L1 set (N = 512 or 1024 in f64): where
-    # they fit (N = 640, 768 or 256), the second buffer's traffic cost 2-6 %.
-    crowded = _rows_per_set(spec.c_si, spec.element, tiling.mr, target) > L1_WAYS
-    partials = blocks > 1 and crowded and spec.takes_partials()
+    partials = blocks > 1 and _crowded(spec, tiling, target) and spec.takes_partials()
     return dataclasses.replace(tiling, partials=partials)
+
+
+def _crowded(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:
+    """Whether the partial sums are better off in a scratch buffer than in C: a
+    tile's rows of C crowd one L1 set (N = 512 or 1024 in f64: 5-12 % faster),
+    or fill one set's ways and every unit's slice fits half of L2 together (the
+    MLP's N = 256: 2-4 %). With fewer rows per set (N = 640), or with full sets
+    but slices that stream from L3 (N = 768 over 384 rows), the second buffer's
+    traffic cost 2-6 % (same-process A/B, measured)."""
+    rows_per_set = _rows_per_set(spec.c_si, spec.element, tiling.mr, target)
+    if rows_per_set > L1_WAYS:
+        return True
+    slices = tiling.units(spec.batch, spec.m, spec.n) * tiling.mc * tiling.ldp
+    fits = slices * spec.element.bitwidth // 8 <= target.l2_bytes // 2
+    return rows_per_set == L1_WAYS and fits
 
 
 L1_WAYS = 8
 """The associativity assumed of the L1 data cache."""
 
 
-def _apart(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:
-    """Whether the register tile's rows of A, read in place, are contiguous along
-    k and fall into distinct L1 sets: then the tile reads them where they are,
-    and no unit copies them again (`pack_a`)."""
+def _a_in_place(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:
+    """Whether the register tile reads its rows of A where they are: they are
+    contiguous along k and no more of them share an L1 set than it has ways.
+    Then no unit copies them again (`pack_a`, once per unit, k block and row
+    tile): 7-15 % faster on f64 matmuls with k = 256, 576, 640, 768, 1000, and
+    f32 with k = 640, 768. Rows 4 KiB apart (k = 512 in f64, 1024 in f32)
+    thrash one set: read in place they ran at half the speed (same-process
+    A/B, measured)."""
     rows_per_set = _rows_per_set(spec.a_si, spec.element, tiling.mr, target)
-    return spec.a_sk == 1 and rows_per_set == 1
+    return spec.a_sk == 1 and rows_per_set <= L1_WAYS
 
 
 def _rows_per_set(stride: int, element, rows: int, target: TargetInfo) -> int:
@@ -129,7 +146,7 @@ def contraction_kernel(
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
     # conv: every unit uses the same rows of the weight, so a packed copy per
     # unit is only repeated work where those rows do not compete for L1 sets
-    tiling = kernel_tiling(spec, target, a_in_place=isinstance(op, T.ConvOp))
+    tiling = kernel_tiling(spec, target)
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     partials = 0 if empty else tiling.partials_elements(spec.batch, spec.m, spec.n)
     if partials:

@@ -111,6 +111,9 @@ class KernelGradSpec(GemmSpec):
     def emitter(self) -> type[GemmEmitter]:
         return KernelGradEmitter
 
+    def may_read_a_in_place(self) -> bool:
+        return False  # A's rows are gathered from the padded input by `pack_a`
+
     def adjust_tiling(self, tiling: Tiling, target: object) -> Tiling:
         """k blocks of whole vector-lane groups (for the packer's squares); at
         most two units of rows (each unit packs all of the cotangent)."""

@@ -458,6 +458,28 @@ def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units():
             _assert_bit_identical(out, ref)
 
 
+@pytest.mark.parametrize(
+    "m,k,n,scratch",
+    [
+        (384, 640, 512, True),  # rows 4 KiB apart: all 16 rows of a tile in one set
+        (384, 640, 1024, True),
+        (128, 1024, 256, True),  # 8 rows per set, the slices fit half of L2
+        (384, 640, 768, False),  # 8 rows per set, the slices do not
+        (384, 512, 640, False),  # 4 rows per set
+        (384, 64, 512, False),  # one k block: no partial sums at all
+    ],
+)
+def test_partial_sums_go_to_scratch_where_rows_of_c_crowd_the_l1(m, k, n, scratch):
+    """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1, 1 MiB L2), f64."""
+    import tlir
+
+    zen4 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32768, l2_bytes=1 << 20)
+    text = _module(*matmul((m, k), (k, n))[:1], [(m, k), (k, n)], (m, n), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
+    function = contraction_kernel(op, "kernel", zen4)
+    assert len(function.function_type.inputs.data) == (6 if scratch else 5)
+
+
 def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():
     """Fewer rows than a register tile (and fewer columns than a vector): only
     the partial tiles' loops are emitted, not the whole tiles' ones, whose

@@ -1,7 +1,8 @@
 // The generated matmul kernel for a fixed AVX2-like target (32-byte vectors, a
 // 6x2 register tile): a memref-level func.func with lo/hi, a packed B panel on
-// the stack, the tile's rows of A packed, a k loop carrying 12 accumulator
-// vectors, each updated by one mulf then one addf (never an fma).
+// the stack, the tile's rows of A read in place (they share no L1 set beyond its
+// ways), a k loop carrying 12 accumulator vectors, each updated by one mulf then
+// one addf (never an fma).
 // RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s
 // RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=6 tile_vectors=2}' | filecheck %s --check-prefix=NOFMA
 // RUN: tlir-opt %s --split-input-file -p 'tlir-contraction-kernels{vector_bytes=32 registers=16 tile_rows=1 tile_vectors=12}' | filecheck %s --check-prefix=ROW
@@ -19,19 +20,16 @@
 // CHECK:         %[[B1:.*]] = memref.collapse_shape %[[B]]
 // CHECK:         %[[C1:.*]] = memref.collapse_shape %[[C]]
 // CHECK:         %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<384xf64>
-// CHECK:         %[[AP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<144xf64>
+// CHECK-NOT:       memref.alloca() {alignment = 64 : i64} : memref<144xf64>
 // CHECK:         scf.for %{{.*}} = %[[LO]] to %[[HI]] step
 // B packed row by row, vector copies:
 // CHECK:           vector.load %[[B1]][%{{.*}}] : memref<192xf64>, vector<4xf64>
 // CHECK:           vector.store %{{.*}}, %[[BP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
-// the tile's rows of A:
-// CHECK:           vector.load %[[A1]][%{{.*}}] : memref<160xf64>, vector<4xf64>
-// CHECK:           vector.store %{{.*}}, %[[AP]][%{{.*}}] : memref<144xf64>, vector<4xf64>
 // the k loop: 12 accumulators from +0, two B vectors, six broadcasts of A
 // CHECK:           scf.for %{{.*}} iter_args(%[[ACC0:[^ ]*]] = %[[ZERO]], %[[ACC1:[^ ]*]] = %[[ZERO]], {{.*}}) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
 // CHECK:             %[[B0:.*]] = vector.load %[[BP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
 // CHECK:             %[[BV1:.*]] = vector.load %[[BP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
-// CHECK:             %[[AS:.*]] = memref.load %[[AP]][%{{.*}}] : memref<144xf64>
+// CHECK:             %[[AS:.*]] = memref.load %[[A1]][%{{.*}}] : memref<160xf64>
 // CHECK-NEXT:        %[[AV:.*]] = vector.broadcast %[[AS]] : f64 to vector<4xf64>
 // CHECK-NEXT:        %[[P0:.*]] = arith.mulf %[[AV]], %[[B0]] : vector<4xf64>
 // CHECK-NEXT:        %{{.*}} = arith.addf %[[ACC0]], %[[P0]] : vector<4xf64>
@@ -79,4 +77,23 @@ func.func @crowded(%a: tensor<10x40xf64>, %b: tensor<40x32xf64>) -> tensor<10x32
 func.func @spread(%a: tensor<10x40xf64>, %b: tensor<40x12xf64>) -> tensor<10x12xf64> {
   %y = tlir.matmul %a, %b : (tensor<10x40xf64>, tensor<40x12xf64>) -> tensor<10x12xf64>
   func.return %y : tensor<10x12xf64>
+}
+
+// -----
+
+// Rows of A 4 KiB apart in the L1 of this target (32 f64 = 256 bytes with 4
+// sets): all 16 rows of a tile would share one set, so each tile copies its
+// block of A (16 rows x a k block of 16, rows 24 apart) into a stack buffer,
+// and the broadcasts read that copy.
+// PARTIAL-LABEL: func.func @crowded_a__matmul0
+// PARTIAL-SAME:    (%[[A:[^:]*]]: memref<20x32xf64>
+// PARTIAL:         %[[A1:.*]] = memref.collapse_shape %[[A]]
+// PARTIAL:         %[[AP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<384xf64>
+// PARTIAL:         vector.load %[[A1]][%{{.*}}] : memref<640xf64>, vector<4xf64>
+// PARTIAL-NEXT:    vector.store %{{.*}}, %[[AP]][%{{.*}}] : memref<384xf64>, vector<4xf64>
+// PARTIAL:         memref.load %[[AP]][%{{.*}}] : memref<384xf64>
+// PARTIAL-NEXT:    vector.broadcast
+func.func @crowded_a(%a: tensor<20x32xf64>, %b: tensor<32x12xf64>) -> tensor<20x12xf64> {
+  %y = tlir.matmul %a, %b : (tensor<20x32xf64>, tensor<32x12xf64>) -> tensor<20x12xf64>
+  func.return %y : tensor<20x12xf64>
 }
