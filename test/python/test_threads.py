@@ -59,6 +59,34 @@ def test_every_iteration_runs_in_every_call(threads):
         assert got == [r.tobytes() for r in evaluate(tlir.parse_module(MODEL), inputs)]
 
 
+def test_partial_sums_in_scratch_keep_the_bits_for_any_thread_count():
+    """A matmul whose rows of C are 4 KiB apart (512 f64 columns) and whose sum
+    takes several k blocks keeps its partial sums in a scratch argument, a
+    workspace slice of the plan that all threads share (one part per work
+    unit): the results are the reference's for 1, 2 and 5 threads, with a
+    fused relu, and from the compile cache."""
+    from tlir.reference import evaluate
+
+    m, k, n = 48, 300, 512
+    a, b, c = (f"tensor<{s}xf64>" for s in (f"{m}x{k}", f"{k}x{n}", f"{m}x{n}"))
+    text = (
+        f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
+        f"  %0 = tlir.matmul %a, %b : ({a}, {b}) -> {c}\n"
+        f"  %1 = tlir.relu %0 : ({c}) -> {c}\n"
+        f"  func.return %1 : {c}\n}}"
+    )
+    rng = np.random.default_rng(3)
+    inputs = [rng.normal(size=(m, k)), rng.normal(size=(k, n))]
+    inputs[0][1, 2] = np.inf
+    expected = [r.tobytes() for r in evaluate(tlir.parse_module(text), inputs)]
+    for threads in (1, 2, 5):
+        for _ in range(2):  # the second compile is a cache hit
+            model = tlir.compile(text, threads=threads)
+            (step,) = model.plan.steps
+            assert [s.kind for s in step.args] == ["input", "input", "output", "workspace"]
+            assert [o.tobytes() for o in model(*inputs)] == expected
+
+
 def test_large_kernels_are_threaded():
     model = tlir.compile(MODEL, threads=2)
     threaded = [s for s in model.plan.steps if s.threaded]
