@@ -388,8 +388,10 @@ def choose_tiling(
     else:
         mc = max(mr, target.l2_bytes // 2 // (kc * element_bytes) // mr * mr)
     mc = max(mr, min(mc, -(-m // mr) * mr))
+    # With several k blocks a unit's partial sums go back to memory after each
+    # block (mc × ldp in the scratch buffer, or mc × nc in C): within half of L2.
     partials = blocks > 1
-    if partials:  # a unit's partial sums (mc × ldp) stay within half of L2
+    if partials:
         row_bytes = _panel_stride(nc, line) * element_bytes
         mc = max(mr, min(mc, target.l2_bytes // 2 // row_bytes // mr * mr))
     # Enough units for a few threads: split rows further when there are few.

@@ -144,8 +144,6 @@ def contraction_kernel(
     spec = _spec(op, kb, [*flat[:count], flat[-1]])
     if plan is not None:
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
-    # conv: every unit uses the same rows of the weight, so a packed copy per
-    # unit is only repeated work where those rows do not compete for L1 sets
     tiling = kernel_tiling(spec, target)
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     partials = 0 if empty else tiling.partials_elements(spec.batch, spec.m, spec.n)
