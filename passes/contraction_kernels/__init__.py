@@ -11,19 +11,21 @@ memrefs (static shapes, identity row-major layouts):
 
 * arguments: the op's operands in order (linear/conv: x, weight, bias), then the
   extra operands of the fused epilogue ops (in order of first use), then the
-  result (an out-parameter, fully overwritten), then, when the sum over k takes
-  several cache blocks and a register tile's rows of the result crowd one L1
-  set, a scratch buffer for the partial sums between blocks (the kernel ABI's
-  scratch: the caller provides it, its contents are irrelevant), then `lo`,
-  `hi`;
+  result (an out-parameter, fully overwritten), then a scratch buffer where
+  the kernel needs one (the kernel ABI's scratch: the caller provides it, its
+  contents are irrelevant): for the partial sums between k blocks when a
+  register tile's rows of the result crowd one L1 set, and for the packed
+  blocks of B of a matmul or linear when they are wider than the stack budget;
+  then `lo`, `hi`;
 * the call computes the outputs of work units `[lo, hi)` of N (see `gemm.py`:
   batch × row blocks × column blocks; for conv, sample·group × output-channel
   blocks × output-position blocks); units write disjoint parts of the output
   and of the scratch buffer (a slice each), so threads may run disjoint ranges
   of one call with no synchronisation; `[0, N)` is everything;
-* no `memref.alloc`: the packed panel and the edge tiles are `memref.alloca`s
-  (at most `target.stack_bytes`; conv's input band at most `conv.BAND_BYTES`
-  more), at the top of the function;
+* no `memref.alloc`: the packed panel (unless it is in the scratch buffer)
+  and the edge tiles are `memref.alloca`s (at most `target.stack_bytes`;
+  conv's input band at most `conv.BAND_BYTES` more), at the top of the
+  function;
 * every memref argument carries `llvm.noalias` (the caller guarantees it).
 
 The body is `scf`, `arith`, `memref` and `vector` (load, store, broadcast) ops,

@@ -2,8 +2,10 @@
 
     C[b](i, j) = fold over k = 0..K-1 of A[b](i, k) · B[b](k, j), from +0
 
-with A read in place (`a + i·a_si + k·a_sk`), B packed into a stack panel by a
-`Packer` (a strided matrix, or conv's im2col), C at `c + i·c_si + j`.
+with A read in place (`a + i·a_si + k·a_sk`), B packed into a panel by a
+`Packer` (a strided matrix, or conv's im2col), C at `c + i·c_si + j`. The panel
+is a stack buffer, or, for matmul and linear where a wider one pays
+(`_wide_columns`), the unit's part of the scratch buffer.
 
 Work units (the kernel's parallel dimension) are (batch, row block of `mc`
 rows, column block of `nc` columns), numbered row-major; `[lo, hi)` runs units
@@ -56,6 +58,9 @@ class Bases:
     partials: Index = 0
     """P(i, j), the partial sum of C(i, j) in this unit, is at
     `partials + i·ldp + j` in the scratch buffer."""
+    panel: Index = 0
+    """Where the unit's packed block of B starts in its buffer (the scratch
+    buffer holds one per unit when the block is too large for the stack)."""
 
 
 class Packer(Protocol):
@@ -76,7 +81,8 @@ class Packer(Protocol):
         column N-1)."""
 
 
-def _zero_pad(kb, dst, ldp, kc, c0, n, nr, at_end, element) -> None:
+def _zero_pad(kb, dst, ldp, kc, origin, n, nr, at_end, element) -> None:
+    """Bp[k·ldp + j - origin] = +0 for N ≤ j < N rounded up to nr, when `at_end`."""
     padded = -(-n // nr) * nr
     if padded == n:
         return
@@ -85,7 +91,7 @@ def _zero_pad(kb, dst, ldp, kc, c0, n, nr, at_end, element) -> None:
         zero = kb.constant(0.0, element)
 
         def row(k: Index, carried: list) -> list:
-            start = kb.sub(kb.mul(k, ldp), c0)
+            start = kb.sub(kb.mul(k, ldp), origin)
             for j in range(n, padded):
                 kb.store(zero, dst, kb.add(start, j))
             return []
@@ -114,26 +120,27 @@ class StridedPacker:
 
     def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
         element = self.buffer.type.element_type
+        origin = kb.sub(c0, bases.panel)  # column `origin` at the buffer's start
         if self.sj == 1:
-            self._pack_rows(kb, bases, dst, tiling, k0, kc, c0, c1)
+            self._pack_rows(kb, bases, dst, tiling, k0, kc, c0, c1, origin)
         elif self._transposes(tiling.lanes):
-            self._pack_transposed(kb, bases, dst, tiling, k0, kc, c0, c1)
+            self._pack_transposed(kb, bases, dst, tiling, k0, kc, c0, c1, origin)
         else:
-            self._pack_columns(kb, bases, dst, tiling.ldp, k0, kc, c0, c0, c1)
-        _zero_pad(kb, dst, tiling.ldp, kc, c0, self.n, tiling.nr, at_end, element)
+            self._pack_columns(kb, bases, dst, tiling.ldp, k0, kc, origin, c0, c1)
+        _zero_pad(kb, dst, tiling.ldp, kc, origin, self.n, tiling.nr, at_end, element)
 
     def _transposes(self, lanes: int) -> bool:
         big = self.n * self.sj >= self.TRANSPOSE_MIN_ELEMENTS
         return self.sk == 1 and lanes > 1 and self.n >= lanes and big
 
-    def _pack_rows(self, kb, bases, dst, tiling, k0, kc, c0, c1) -> None:
+    def _pack_rows(self, kb, bases, dst, tiling, k0, kc, c0, c1, origin) -> None:
         ldp, lanes = tiling.ldp, tiling.lanes
         vt = VectorType(self.buffer.type.element_type, [lanes])
         n_vec = self.n - self.n % lanes
 
         def row(k: Index, carried: list) -> list:
             src = kb.add(bases.b, kb.mul(kb.add(k0, k), self.sk))
-            out = kb.sub(kb.mul(k, ldp), c0)
+            out = kb.sub(kb.mul(k, ldp), origin)
 
             def vcopy(j: Index, carried: list) -> list:
                 kb.vstore(kb.vload(self.buffer, kb.add(src, j), vt), dst, kb.add(out, j))
@@ -150,12 +157,12 @@ class StridedPacker:
 
         kb.loop(0, kc, 1, [], row)
 
-    def _pack_columns(self, kb, bases, dst, ldp, k0, kc, c0, first, c1) -> None:
-        """Columns first..c1 of the unit that starts at column c0."""
+    def _pack_columns(self, kb, bases, dst, ldp, k0, kc, origin, first, c1) -> None:
+        """Columns first..c1, column j at `j - origin` in each packed row."""
 
         def column(j: Index, carried: list) -> list:
             src = kb.add(kb.add(bases.b, kb.mul(j, self.sj)), kb.mul(k0, self.sk))
-            out = kb.sub(j, c0)
+            out = kb.sub(j, origin)
 
             def copy(k: Index, carried: list) -> list:
                 value = kb.load(self.buffer, kb.add(src, kb.mul(k, self.sk)))
@@ -167,7 +174,7 @@ class StridedPacker:
 
         kb.loop(first, c1, 1, [], column)
 
-    def _pack_transposed(self, kb, bases, dst, tiling, k0, kc, c0, c1) -> None:
+    def _pack_transposed(self, kb, bases, dst, tiling, k0, kc, c0, c1, origin) -> None:
         """Columns in groups of `lanes` (c0 and the unit's width are multiples of
         it): each lanes × lanes square of the group is `lanes` vector loads along
         k, a transpose in registers, `lanes` vector stores along j; the last
@@ -180,7 +187,7 @@ class StridedPacker:
 
         def group(j0: Index, carried: list) -> list:
             src = kb.add(kb.add(bases.b, kb.mul(j0, self.sj)), k0)
-            out = kb.sub(j0, c0)
+            out = kb.sub(j0, origin)
 
             def square(k: Index, carried: list) -> list:
                 at = kb.add(src, k)
@@ -202,7 +209,7 @@ class StridedPacker:
 
         kb.loop(c0, kb.min(c1, n_vec), lanes, [], group)
         if self.n % lanes:
-            self._pack_columns(kb, bases, dst, ldp, k0, kc, c0, kb.max(c0, n_vec), c1)
+            self._pack_columns(kb, bases, dst, ldp, k0, kc, origin, kb.max(c0, n_vec), c1)
 
 
 def transpose(kb: KernelBuilder, rows: list[SSAValue]) -> list[SSAValue]:
@@ -239,8 +246,9 @@ class GemmSpec:
     row_bias: SSAValue | None = None
     col_bias: SSAValue | None = None
     epilogue: BoundEpilogue | None = None
-    partials: SSAValue | None = None
-    """The scratch buffer of the partial sums (when the tiling has `partials`)."""
+    scratch: SSAValue | None = None
+    """The scratch buffer: per unit, the partial sums (when the tiling has
+    `partials`), then the packed block of B (with `panel_in_scratch`)."""
     exact: Fallback | None = None
     """A GEMM that is exact only under a condition checked at run time: the
     check and the units computed another way when it fails."""
@@ -256,6 +264,11 @@ class GemmSpec:
     def may_read_a_in_place(self) -> bool:
         """Whether the tiles may read A's rows where they are (else `pack_a`)."""
         return True
+
+    def may_widen_panel(self) -> bool:
+        """Whether the packed block of B may outgrow the stack (into the scratch
+        buffer): its packer places it at `bases.panel`."""
+        return isinstance(self.packer, StridedPacker)
 
     def emitter(self) -> type[GemmEmitter]:
         """The emitter of this kind of GEMM."""
@@ -301,6 +314,9 @@ class Tiling:
     partials: bool = False
     """Whether the partial sums between k blocks go to a scratch buffer (P) rather
     than to C (`generator.kernel_tiling` decides)."""
+    panel_in_scratch: bool = False
+    """Whether the packed kc × ldp block of B is in the scratch buffer (one per
+    unit) rather than on the stack: it is wider than the stack budget allows."""
 
     @property
     def nr(self) -> int:
@@ -309,9 +325,16 @@ class Tiling:
     def units(self, batch: int, m: int, n: int) -> int:
         return _units(batch, m, n, self.mc, self.nc)
 
-    def partials_elements(self, batch: int, m: int, n: int) -> int:
-        """Elements of the scratch buffer: one mc × ldp slice per unit (0 without P)."""
-        return self.units(batch, m, n) * self.mc * self.ldp if self.partials else 0
+    @property
+    def unit_scratch(self) -> int:
+        """Elements of one unit's slice of the scratch buffer: P (mc × ldp), then
+        the packed block of B (kc × ldp), each where the tiling puts it there."""
+        partials = self.mc * self.ldp if self.partials else 0
+        return partials + (self.kc * self.ldp if self.panel_in_scratch else 0)
+
+    def scratch_elements(self, batch: int, m: int, n: int) -> int:
+        """Elements of the scratch buffer (0: the kernel takes none)."""
+        return self.units(batch, m, n) * self.unit_scratch
 
 
 def _units(batch: int, m: int, n: int, mc: int, nc: int) -> int:
@@ -354,7 +377,10 @@ def choose_tiling(
     k: int,
     batch: int = 1,
     columns_multiple: int = 1,
+    wide_panel: bool = False,
 ) -> Tiling:
+    """With `wide_panel`, the packed block of B may be wider than the stack
+    budget allows (then it goes to the scratch buffer, `panel_in_scratch`)."""
     lanes = target.lanes(element_bytes)
     line = 64 // element_bytes
     mr, nv = register_tile(target)
@@ -370,6 +396,9 @@ def choose_tiling(
     tiles = (mr * kcp + 2 * mr * nr + nr) * element_bytes
     budget = target.stack_bytes - tiles - 1024
     nc = max(nr, (budget // (kc * element_bytes) - line) // nr * nr)
+    stack_nc = nc
+    if wide_panel and columns_multiple == 1 and mr > 1:
+        nc = max(nc, _wide_columns(target, element_bytes, kc, n, nr, line))
     nc = max(nr, min(nc, -(-n // nr) * nr))
     if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
         step = columns_multiple * nr // _gcd(columns_multiple, nr)
@@ -400,7 +429,22 @@ def choose_tiling(
     if columns_multiple == 1:
         nc = _even_units(batch * -(-m // mc), n, nc, nr)
     ldp = _panel_stride(nc, line)
-    return Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp, partials=partials)
+    return Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp, partials=partials,
+                  panel_in_scratch=nc > stack_nc)  # fmt: skip
+
+
+def _wide_columns(target: TargetInfo, element_bytes: int, kc: int, n: int, nr: int,
+                  line: int) -> int:  # fmt: skip
+    """Columns per unit beyond the stack's budget: up to a quarter of N (so that
+    the columns alone still make 4 units: fewer rows per unit would pack B
+    again), in a block of B within a quarter of L2. Every unit streams all of
+    its rows of A (and copies them once per k block where the tiles copy
+    them), so wider units read A fewer times: same-process A/B in f64, 1024³
+    matmul +8-14 %, 1024³ linear +12-22 %, 384×512×640 +2-5 %, 2048×512×512
+    +4-5 %, the bench's shapes within noise."""
+    quarter = -(-n // (4 * nr)) * nr  # a quarter of N, rounded up to whole tiles
+    budget = (target.l2_bytes // 4 // (kc * element_bytes) - line) // nr * nr
+    return min(quarter, budget)
 
 
 def _panel_stride(nc: int, line: int) -> int:
@@ -458,7 +502,11 @@ class GemmEmitter:
         if s.batch == 0 or s.m == 0 or s.n == 0:
             return
         nr = t.nr
-        self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
+        if t.panel_in_scratch:
+            assert s.may_widen_panel() and s.scratch is not None
+            self.bp = s.scratch
+        else:
+            self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
         self.ap = kb.alloca(t.mr * t.kcp, s.element) if t.kcp else None
         self.tile = kb.alloca(t.mr * nr, s.element) if s.n % nr else None
         self.bias_tile = kb.alloca(nr, s.element) if s.n % nr and s.col_bias else None
@@ -475,9 +523,11 @@ class GemmEmitter:
             c0 = kb.mul(nc, t.nc)
             r1, c1 = kb.min(kb.add(r0, t.mc), s.m), kb.min(kb.add(c0, t.nc), s.n)
             bases = s.bases(kb, b)
-            if self.uses_partials():  # this unit's slice, with (r0, c0) at its start
-                origin = kb.add(kb.mul(r0, t.ldp), c0)
-                bases.partials = kb.sub(kb.mul(u, t.mc * t.ldp), origin)
+            start = kb.mul(u, t.unit_scratch) if t.unit_scratch else 0  # this unit's slice
+            if self.uses_partials():  # P, with (r0, c0) at its start
+                bases.partials = kb.sub(start, kb.add(kb.mul(r0, t.ldp), c0))
+            if t.panel_in_scratch:  # then the block of B
+                bases.panel = kb.add(start, t.mc * t.ldp if t.partials else 0)
             return bases, r0, r1, c0, c1, kb.equal(nc, n_units - 1)
 
         def unit(u: Index, carried: list) -> list:
@@ -517,7 +567,7 @@ class GemmEmitter:
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
 
     def uses_partials(self) -> bool:
-        return self.tiling.partials and self.spec.partials is not None
+        return self.tiling.partials and self.spec.scratch is not None
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per
@@ -614,7 +664,7 @@ class GemmEmitter:
         if first is True:
             acc = [self.zero] * (rows * nv)
         elif p_row is not None:  # whole vectors: P's rows are whole tiles wide
-            acc = [kb.vload(s.partials, kb.add(p_row[r], at), vt) for r, at in p_slots]
+            acc = [kb.vload(s.scratch, kb.add(p_row[r], at), vt) for r, at in p_slots]
         else:
             if width is None:
                 loaded = [
@@ -642,7 +692,7 @@ class GemmEmitter:
                 kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
                 for r in range(rows)
             ]
-        panel = kb.sub(jr, c0)
+        panel = kb.add(kb.sub(jr, c0), bases.panel)
 
         def k_step(k: Index, u: int, acc: list[SSAValue]) -> list[SSAValue]:
             """Summed index k + u (k: the start of an unrolled group)."""
@@ -672,7 +722,7 @@ class GemmEmitter:
 
         if p_row is not None and not last:
             for (r, at), value in zip(p_slots, acc, strict=True):
-                kb.vstore(value, s.partials, kb.add(p_row[r], at))
+                kb.vstore(value, s.scratch, kb.add(p_row[r], at))
             return
         epilogue = s.epilogue if last else None
         if last:

@@ -67,6 +67,7 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
         spec.k,
         spec.batch,
         getattr(spec.packer, "columns_multiple", 1),
+        wide_panel=spec.may_widen_panel(),
     )
     if tiling.kcp and spec.may_read_a_in_place() and _a_in_place(spec, tiling, target):
         tiling = dataclasses.replace(tiling, kcp=0)
@@ -125,8 +126,9 @@ def contraction_kernel(
     """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
     ConvInputGradOp), with the elementwise ops
     `epilogue` (a chain: each uses the previous result) applied to each output
-    tile right after it is computed. With a `partials` tiling the kernel takes a
-    scratch buffer for the partial sums after the result."""
+    tile right after it is computed. Where the tiling keeps the partial sums or
+    the packed block of B there, the kernel takes a scratch buffer after the
+    result."""
     target = target or host_target()
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
@@ -146,9 +148,9 @@ def contraction_kernel(
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
     tiling = kernel_tiling(spec, target)
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
-    partials = 0 if empty else tiling.partials_elements(spec.batch, spec.m, spec.n)
-    if partials:
-        spec.partials = _add_scratch(function, MemRefType(spec.element, [partials]))
+    scratch = 0 if empty else tiling.scratch_elements(spec.batch, spec.m, spec.n)
+    if scratch:
+        spec.scratch = _add_scratch(function, MemRefType(spec.element, [scratch]))
     spec.emitter()(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)

@@ -31,8 +31,13 @@ OUTER = dataclasses.replace(HOST, tile=(6, 2), l1_bytes=2048, l2_bytes=16384, st
 # 16-row tiles and an L1 of 2 sets: rows of C 128 bytes apart crowd one set, so
 # the partial sums between k blocks go to the scratch buffer.
 CROWDED = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=1024, l2_bytes=8192, stack_bytes=8192)
+# A small stack and a large L2: the packed blocks of B of matmul and linear are
+# wider than the stack allows, one per unit in the scratch buffer; with a tiny
+# L1 also the partial sums (crowded rows of C, several k blocks).
+PANEL = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=32768, l2_bytes=1 << 20, stack_bytes=8192)
+PANEL_PARTIALS = dataclasses.replace(PANEL, l1_bytes=1024)
 TARGETS = {"host": HOST, "tiny": TINY, "sse": SSE, "wide": WIDE, "outer": OUTER,
-           "crowded": CROWDED}  # fmt: skip
+           "crowded": CROWDED, "panel": PANEL, "panel_partials": PANEL_PARTIALS}  # fmt: skip
 
 BACKENDS = ["xdsl", "mlir"] if find_tool("mlir-opt") else ["xdsl"]
 
@@ -107,6 +112,10 @@ CASES = [
     # partial sums in the scratch buffer (several k blocks, crowded rows of C)
     ("mm_2d_partials", matmul((37, 45), (45, 48)), "crowded", True),
     ("mm_batch_partials", matmul((2, 3, 5, 40), (40, 32)), "crowded", False),
+    # packed blocks of B in the scratch buffer (with partial sums there too, or not)
+    ("mm_2d_panel", matmul((37, 45), (45, 200)), "panel", True),
+    ("mm_2d_panel_partials", matmul((37, 45), (45, 200)), "panel_partials", True),
+    ("mm_batch_panel", matmul((2, 3, 20, 40), (40, 96)), "panel_partials", False),
     # linear: 0, 1, 2 leading dims
     ("linear_vec", linear((9,), 13), "host", True),
     ("linear_batch", linear((11, 20), 50), "tiny", True),
@@ -114,6 +123,7 @@ CASES = [
     ("linear_sse", linear((5, 6), 7), "sse", False),
     ("linear_in0", linear((3, 0), 4), "host", False),
     ("linear_partials", linear((20, 50), 64), "crowded", True),
+    ("linear_panel_transposed", linear((20, 130), 140), "panel", True),
     # the weight packed by in-register transposes (n·k ≥ 16384): k and n not
     # multiples of the lanes
     ("linear_transposed_edges", linear((6, 130), 131), "host", True),
@@ -423,14 +433,14 @@ def test_kernel_signature_and_parallel_extent():
     assert all("llvm.noalias" in d.data for d in function.arg_attrs.data[:4])
 
 
-def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units():
+@pytest.mark.parametrize("l2_bytes", [1 << 17, 1 << 20])
+def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units(l2_bytes):
     """With several k blocks and rows of C 4 KiB apart (512 f64 columns: a 16-row
     tile in one L1 set) the partial sums between blocks go to a scratch
-    argument (after the result), one slice per work unit: the units of one call
-    may run at once on different threads, all given the same scratch buffer (as
-    a compiled model's threads are), and the results stay bit-identical. A
-    slice shared by all units fails here: concurrent units overwrite each
-    other's partial sums."""
+    argument (after the result), one slice per work unit: each unit writes its
+    own part of the buffer, so the units of one call may run at once on
+    different threads, all given the same scratch buffer (as a compiled
+    model's threads are), and the results stay bit-identical."""
     from concurrent.futures import ThreadPoolExecutor
 
     from xdsl.dialects import memref
@@ -441,43 +451,62 @@ def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units():
     text = _module(*matmul((m, k), (k, n))[:1], [(m, k), (k, n)], (m, n), "f64")
     module = tlir.parse_module(text)
     op = next(op for op in module.walk() if op.name == "tlir.matmul")
-    function = contraction_kernel(op, "kernel", HOST)
+    # 128 KiB of L2: blocks of B within the stack's budget, 8 units of 32 x 64;
+    # 1 MiB: blocks of B 128 columns wide, in the scratch buffer after P, 4 units
+    target = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=32768, l2_bytes=l2_bytes)
+    function = contraction_kernel(op, "kernel", target)
     buffers = [str(t) for t in function.function_type.inputs.data[:-2]]
     assert buffers[:3] == [f"memref<{m}x{k}xf64>", f"memref<{k}x{n}xf64>", f"memref<{m}x{n}xf64>"]
     assert len(buffers) == 4 and buffers[3].endswith("xf64>"), buffers
     assert not any(isinstance(o, memref.AllocOp) for o in function.walk())
     compiled = CompiledKernel(function)
-    assert compiled.extent >= 4
+    assert compiled.extent == (8 if l2_bytes == 1 << 17 else 4)
     inputs = _inputs([(m, k), (k, n)], "f64", special=False)
     ref = evaluate(module, inputs)[0]
     units = [(u, u + 1) for u in range(compiled.extent)]
+    # each unit alone, on a scratch buffer of NaN: the parts they write are disjoint
+    (scratch,) = compiled.scratch
+    written = []
+    for unit in units:
+        scratch.fill(np.nan)
+        compiled([*inputs, np.empty_like(ref)], [unit])
+        written.append(set(np.flatnonzero(~np.isnan(scratch)).tolist()))
+    assert all(written)
+    assert sum(map(len, written)) == len(set().union(*written))
     with ThreadPoolExecutor(max_workers=len(units)) as pool:
-        for _ in range(3):
+        for _ in range(5):
             out = np.full(ref.shape, 7.0)
             list(pool.map(lambda r, out=out: compiled([*inputs, out], [r]), units))
             _assert_bit_identical(out, ref)
 
 
 @pytest.mark.parametrize(
-    "m,k,n,scratch",
+    "m,k,n,reloads_c",
     [
-        (384, 640, 512, True),  # rows 4 KiB apart: all 16 rows of a tile in one set
-        (384, 640, 1024, True),
-        (128, 1024, 256, True),  # 8 rows per set, the slices fit half of L2
-        (384, 640, 768, False),  # 8 rows per set, the slices do not
-        (384, 512, 640, False),  # 4 rows per set
+        (384, 640, 512, False),  # rows 4 KiB apart: all 16 rows of a tile in one set
+        (384, 640, 1024, False),
+        (128, 1024, 256, False),  # 8 rows per set, the slices fit half of L2
+        (384, 640, 768, True),  # 8 rows per set, the slices do not
+        (384, 512, 640, True),  # 4 rows per set
         (384, 64, 512, False),  # one k block: no partial sums at all
     ],
 )
-def test_partial_sums_go_to_scratch_where_rows_of_c_crowd_the_l1(m, k, n, scratch):
-    """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1, 1 MiB L2), f64."""
+def test_partial_sums_go_to_scratch_where_rows_of_c_crowd_the_l1(m, k, n, reloads_c):
+    """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1, 1 MiB L2), f64. Partial
+    sums kept in C are reloaded from it; kept in the scratch buffer, the kernel
+    only ever stores to C."""
+    from xdsl.dialects import memref, vector
+
     import tlir
 
     zen4 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32768, l2_bytes=1 << 20)
     text = _module(*matmul((m, k), (k, n))[:1], [(m, k), (k, n)], (m, n), "f64")
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
     function = contraction_kernel(op, "kernel", zen4)
-    assert len(function.function_type.inputs.data) == (6 if scratch else 5)
+    c = next(o.results[0] for o in function.walk()
+             if isinstance(o, memref.CollapseShapeOp) and o.src == function.args[2])  # fmt: skip
+    reads_c = any(isinstance(o, vector.LoadOp) and o.base == c for o in function.walk())
+    assert reads_c == reloads_c
 
 
 def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():

@@ -33,13 +33,14 @@ def _column_blocks(n: int, nc: int) -> list[int]:
     return [min(nc, n - c0) for c0 in range(0, n, nc)]
 
 
-CASES = list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES))
+# (wide: matmul's and linear's blocks of B may outgrow the stack)
+CASES = list(itertools.product([AVX512, AVX2, ZEN1], [8, 4], SHAPES, [False, True]))
 
 
-@pytest.mark.parametrize("target, element, shape", CASES)
-def test_column_blocks_are_as_even_as_register_tiles_allow(target, element, shape):
+@pytest.mark.parametrize("target, element, shape, wide", CASES)
+def test_column_blocks_are_as_even_as_register_tiles_allow(target, element, shape, wide):
     batch, m, n, k = shape
-    tiling = choose_tiling(target, element, m, n, k, batch)
+    tiling = choose_tiling(target, element, m, n, k, batch, wide_panel=wide)
     nr = tiling.nr
     widths = _column_blocks(n, tiling.nc)
     assert tiling.nc % nr == 0
@@ -49,10 +50,10 @@ def test_column_blocks_are_as_even_as_register_tiles_allow(target, element, shap
     assert tiling.nc // nr == -(-tiles // len(widths))
 
 
-@pytest.mark.parametrize("target, element, shape", CASES)
-def test_a_small_number_of_units_is_even_where_columns_allow(target, element, shape):
+@pytest.mark.parametrize("target, element, shape, wide", CASES)
+def test_a_small_number_of_units_is_even_where_columns_allow(target, element, shape, wide):
     batch, m, n, k = shape
-    tiling = choose_tiling(target, element, m, n, k, batch)
+    tiling = choose_tiling(target, element, m, n, k, batch, wide_panel=wide)
     units = tiling.units(batch, m, n)
     blocks = len(_column_blocks(n, tiling.nc))
     tiles = -(-n // tiling.nr)
@@ -81,3 +82,17 @@ def test_three_column_blocks_of_one_row_block_become_four():
     tiling = choose_tiling(AVX512, 4, 16, 240, 512)
     assert tiling.units(1, 16, 240) == 4
     assert _column_blocks(240, tiling.nc) == [64, 64, 64, 48]
+
+
+def test_wide_blocks_of_b_keep_four_column_units_and_a_quarter_of_l2():
+    """f64 on AVX-512, 1024 x 1024 x 1024: the stack holds a block of B 72
+    columns wide; a wide block is a quarter of N (256 columns, so the columns
+    alone still make 4 units) and within a quarter of L2, in the scratch buffer."""
+    narrow = choose_tiling(AVX512, 8, 1024, 1024, 1024)
+    wide = choose_tiling(AVX512, 8, 1024, 1024, 1024, wide_panel=True)
+    assert not narrow.panel_in_scratch and narrow.nc <= 72
+    assert wide.panel_in_scratch and wide.nc == 256
+    assert wide.kc * wide.ldp * 8 <= AVX512.l2_bytes // 4
+    # 256 columns: a quarter is what the stack holds already (as 4 x 64)
+    mlp = choose_tiling(AVX512, 8, 128, 256, 1024, wide_panel=True)
+    assert not mlp.panel_in_scratch and mlp.nc == 64
