@@ -1,7 +1,8 @@
-"""`tlir-translate`: TorchLean JSON in and out of tlir (and, later, LLVM IR).
+"""`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
 tlir-translate --import-torchlean MODEL.json [--dtype f32|f64] [-o OUT.mlir]
 tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json]
+tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
 """
 
 from __future__ import annotations
