@@ -35,8 +35,9 @@ from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.conv import Im2colPacker, unravel
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
-from tlir.passes.contraction_kernels.gemm import Bases, GemmEmitter, GemmSpec, Tiling, _zero_pad
+from tlir.passes.contraction_kernels.gemm import Bases, GemmEmitter, GemmSpec, _zero_pad
 from tlir.passes.contraction_kernels.target import TargetInfo
+from tlir.passes.contraction_kernels.tiling import Tiling
 
 
 def supported(op: A.ConvInputGradOp) -> bool:

@@ -23,12 +23,13 @@ from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue, EpiloguePlan
-from tlir.passes.contraction_kernels.gemm import GemmSpec, Tiling, choose_tiling
+from tlir.passes.contraction_kernels.gemm import GemmSpec
 from tlir.passes.contraction_kernels.kernel_grad import (
     KernelGradSpec,
     conv_kernel_grad_spec,
 )
 from tlir.passes.contraction_kernels.target import TargetInfo, host_target
+from tlir.passes.contraction_kernels.tiling import Tiling, choose_tiling
 
 __all__ = ["contraction_kernel", "kernel_tiling"]
 

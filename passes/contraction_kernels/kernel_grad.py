@@ -41,10 +41,10 @@ from tlir.passes.contraction_kernels.gemm import (
     Bases,
     GemmEmitter,
     GemmSpec,
-    Tiling,
     _zero_pad,
     transpose,
 )
+from tlir.passes.contraction_kernels.tiling import Tiling
 
 
 @dataclass

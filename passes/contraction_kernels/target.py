@@ -56,7 +56,7 @@ def host_target() -> TargetInfo:
         width, registers = 16, 16
     # Zen 1 splits 256-bit ops in two and its separate loads and broadcasts
     # compete with the arithmetic: a one-row tile whose multiplies take B from
-    # memory runs fastest there (see `gemm.register_tile`).
+    # memory runs fastest there (see `tiling.register_tile`).
     tile = (1, 12) if llvm.get_host_cpu_name() == "znver1" and width == 32 else None
     return TargetInfo(
         vector_bytes=width,

@@ -518,7 +518,7 @@ def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():
     from xdsl.dialects import arith, scf
 
     import tlir
-    from tlir.passes.contraction_kernels.gemm import register_tile
+    from tlir.passes.contraction_kernels.tiling import register_tile
 
     rows, _ = register_tile(HOST)
     lanes = HOST.lanes(8)

@@ -9,8 +9,8 @@ import itertools
 
 import pytest
 
-from tlir.passes.contraction_kernels.gemm import choose_tiling
 from tlir.passes.contraction_kernels.target import TargetInfo
+from tlir.passes.contraction_kernels.tiling import choose_tiling
 
 AVX512 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32 * 1024, l2_bytes=1024 * 1024)
 AVX2 = TargetInfo(vector_bytes=32, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
