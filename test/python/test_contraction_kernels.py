@@ -492,14 +492,15 @@ def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units(l2_byt
     ],
 )
 def test_partial_sums_go_to_scratch_where_rows_of_c_crowd_the_l1(m, k, n, reloads_c):
-    """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1, 1 MiB L2), f64. Partial
-    sums kept in C are reloaded from it; kept in the scratch buffer, the kernel
-    only ever stores to C."""
+    """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1, 1 MiB L2; 16-row tiles),
+    f64. Partial sums kept in C are reloaded from it; kept in the scratch buffer,
+    the kernel only ever stores to C."""
     from xdsl.dialects import memref, vector
 
     import tlir
 
-    zen4 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32768, l2_bytes=1 << 20)
+    zen4 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32768, l2_bytes=1 << 20,
+                      tile=(16, 1))  # fmt: skip
     text = _module(*matmul((m, k), (k, n))[:1], [(m, k), (k, n)], (m, n), "f64")
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
     function = contraction_kernel(op, "kernel", zen4)
@@ -507,6 +508,32 @@ def test_partial_sums_go_to_scratch_where_rows_of_c_crowd_the_l1(m, k, n, reload
              if isinstance(o, memref.CollapseShapeOp) and o.src == function.args[2])  # fmt: skip
     reads_c = any(isinstance(o, vector.LoadOp) and o.base == c for o in function.walk())
     assert reads_c == reloads_c
+
+
+@pytest.mark.parametrize("k, rows", [(1024, 8), (640, 16), (256, 16)])
+def test_tiles_of_half_the_rows_read_crowded_rows_of_a_in_place(k, rows):
+    """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1), f64: rows of A 8 KiB
+    apart (k = 1024) would put all 16 rows of a tile in one L1 set, so the tile
+    has 8 rows, which fill the set's ways, and reads A in place: no stack copy
+    of A, 8 accumulators per k loop. Elsewhere 16 rows, A in place too."""
+    from xdsl.dialects import memref, scf, vector
+    from xdsl.dialects.builtin import VectorType
+
+    import tlir
+
+    zen4 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=32768, l2_bytes=1 << 20)
+    m, n = 128, 256
+    shapes_ = [(m, k), (n, k), (n,)]
+    text = _module(*linear((m, k), n)[:1], shapes_, (m, n), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    function = contraction_kernel(op, "kernel", zen4)
+    loops = [o for o in function.walk() if isinstance(o, scf.ForOp)]
+    accumulators = max(sum(isinstance(a.type, VectorType) for a in o.iter_args) for o in loops)
+    assert accumulators == rows
+    # copying A reads it in vectors; the tiles read one element at a time
+    a = next(o.results[0] for o in function.walk()
+             if isinstance(o, memref.CollapseShapeOp) and o.src == function.args[0])  # fmt: skip
+    assert not any(isinstance(o, vector.LoadOp) and o.base == a for o in function.walk())
 
 
 def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():
