@@ -111,18 +111,24 @@ def _a_in_place(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:
 
 
 def _rows_for_a_in_place(spec: GemmSpec, target: TargetInfo) -> TargetInfo:
-    """The target with a register tile of half the rows where that lets the tiles
-    read A in place: rows of A 4 KiB apart put all 16 rows of a one-vector tile
-    in one L1 set (copied per unit and k block), 8 of them fill its ways. The
-    8-row tile keeps the multiply pipe as busy (8 independent sums per vector
-    of B). Same-process A/B against the copy, f64: the bench MLP's first layer
-    (128×1024 → 256) +11-14 %, 128×512×512 +5 %, 2048×512×512 +4.5 %,
-    1024³ linear +4 %, 384×512×640 +3 %, 1024³ matmul -2 %; f32: the MLP's
-    first layer +5 %, 384×1024×512 ±0, 256×1024×2048 -5 %."""
+    """The target with a register tile of half the rows where a one-vector
+    tile's rows of A fill or overflow one L1 set and half of them do not
+    overflow it. The 8-row tile keeps the multiply pipe as busy (8 independent
+    sums per vector of B), and reads A in place.
+    - 16 rows in one set (rows 4 KiB apart) were copied per unit and k block.
+      Same-process A/B against the copy, f64: the bench MLP's first layer
+      (128×1024 → 256) +5-14 %, 128×512×512 +5 %, 2048×512×512 +4.5 %,
+      1024³ linear +4 %, 384×512×640 +3-5 %, 1024³ matmul -2 %; f32: that
+      layer +5 %, 384×1024×512 ±0, 256×1024×2048 -5 %.
+    - 8 rows in one set (rows 2 KiB apart) fill its ways, and every other line
+      of that set evicts one. Against 16 rows in place, f64: the MLP's second
+      layer (128×256 → 256) +5-8 %, 128×256×256 +9 %, 384×256×512 +11 %,
+      256×768 → 768 +8 %, 384×768×512 +2 %; f32: 384×512×512 +8 %,
+      128×512 → 256 -3.5 %."""
     mr, nv = register_tile(target)
     if target.tile is not None or nv != 1 or mr % 2 or not spec.may_read_a_in_place():
         return target
-    if spec.a_sk != 1 or _rows_per_set(spec.a_si, spec.element, mr, target) <= L1_WAYS:
+    if spec.a_sk != 1 or _rows_per_set(spec.a_si, spec.element, mr, target) < L1_WAYS:
         return target
     if _rows_per_set(spec.a_si, spec.element, mr // 2, target) > L1_WAYS:
         return target

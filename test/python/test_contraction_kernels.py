@@ -510,12 +510,13 @@ def test_partial_sums_go_to_scratch_where_rows_of_c_crowd_the_l1(m, k, n, reload
     assert reads_c == reloads_c
 
 
-@pytest.mark.parametrize("k, rows", [(1024, 8), (640, 16), (256, 16)])
+@pytest.mark.parametrize("k, rows", [(1024, 8), (256, 8), (640, 16), (520, 16)])
 def test_tiles_of_half_the_rows_read_crowded_rows_of_a_in_place(k, rows):
     """On a Zen 4-like target (AVX-512, 32 KiB 8-way L1), f64: rows of A 8 KiB
-    apart (k = 1024) would put all 16 rows of a tile in one L1 set, so the tile
-    has 8 rows, which fill the set's ways, and reads A in place: no stack copy
-    of A, 8 accumulators per k loop. Elsewhere 16 rows, A in place too."""
+    apart (k = 1024) would put all 16 rows of a tile in one L1 set, rows 2 KiB
+    apart (k = 256) 8, its ways; so the tile has 8 rows and reads A in place:
+    no copy of A, 8 accumulators per k loop. With 4 rows per set (k = 640) or
+    one (k = 520) 16 rows, A in place too."""
     from xdsl.dialects import memref, scf, vector
     from xdsl.dialects.builtin import VectorType
 
