@@ -309,8 +309,9 @@ class GemmEmitter:
         if s.batch == 0 or s.m == 0 or s.n == 0:
             return
         nr = t.nr
+        assert (s.scratch is not None) == bool(t.unit_scratch)  # the generator's argument
         if t.panel_in_scratch:
-            assert s.may_widen_panel() and s.scratch is not None
+            assert s.may_widen_panel()
             self.bp = s.scratch
         else:
             self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
@@ -331,10 +332,10 @@ class GemmEmitter:
             r1, c1 = kb.min(kb.add(r0, t.mc), s.m), kb.min(kb.add(c0, t.nc), s.n)
             bases = s.bases(kb, b)
             start = kb.mul(u, t.unit_scratch) if t.unit_scratch else 0  # this unit's slice
-            if self.uses_partials():  # P, with (r0, c0) at its start
+            if t.partials:  # P, with (r0, c0) at its start
                 bases.partials = kb.sub(start, kb.add(kb.mul(r0, t.ldp), c0))
             if t.panel_in_scratch:  # then the block of B
-                bases.panel = kb.add(start, t.mc * t.ldp if t.partials else 0)
+                bases.panel = kb.add(start, t.panel_offset)
             return bases, r0, r1, c0, c1, kb.equal(nc, n_units - 1)
 
         def unit(u: Index, carried: list) -> list:
@@ -372,9 +373,6 @@ class GemmEmitter:
         fails = kb.emit(arith.CmpfOp(check, zero, "une"))
         kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
-
-    def uses_partials(self) -> bool:
-        return self.tiling.partials and self.spec.scratch is not None
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per
@@ -462,7 +460,7 @@ class GemmEmitter:
         nv = t.nv if width is None else -(-width // lanes)
         c_row = [kb.add(kb.add(bases.c, kb.mul(kb.add(ir, r), s.c_si)), jr) for r in range(rows)]
         p_row = None
-        if self.uses_partials():
+        if t.partials:
             p_at = kb.add(bases.partials, kb.add(kb.mul(ir, t.ldp), jr))
             p_row = [kb.add(p_at, r * t.ldp) for r in range(rows)]
         p_slots = [(r, v * lanes) for r in range(rows) for v in range(nv)]

@@ -71,7 +71,7 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
         getattr(spec.packer, "columns_multiple", 1),
         wide_panel=spec.may_widen_panel(),
     )
-    if tiling.kcp and spec.may_read_a_in_place() and _a_in_place(spec, tiling, target):
+    if tiling.kcp and _a_in_place(spec, tiling.mr, target):
         tiling = dataclasses.replace(tiling, kcp=0)
     tiling = spec.adjust_tiling(tiling, target)
     blocks = -(-spec.k // tiling.kc)
@@ -98,16 +98,18 @@ L1_WAYS = 8
 """The associativity assumed of the L1 data cache."""
 
 
-def _a_in_place(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:
-    """Whether the register tile reads its rows of A where they are: they are
-    contiguous along k and no more of them share an L1 set than it has ways.
+def _a_in_place(spec: GemmSpec, rows: int, target: TargetInfo) -> bool:
+    """Whether a register tile of `rows` rows reads them in A where they are: the
+    GEMM allows it, they are contiguous along k, and no more of them share an L1
+    set than it has ways.
     Then no unit copies them again (`pack_a`, once per unit, k block and row
     tile): 7-15 % faster on f64 matmuls with k = 256, 576, 640, 768, 1000, and
     f32 with k = 640, 768. Rows 4 KiB apart (k = 512 in f64, 1024 in f32)
     thrash one set: read in place they ran at half the speed (same-process
     A/B, measured)."""
-    rows_per_set = _rows_per_set(spec.a_si, spec.element, tiling.mr, target)
-    return spec.a_sk == 1 and rows_per_set <= L1_WAYS
+    if not spec.may_read_a_in_place() or spec.a_sk != 1:
+        return False
+    return _rows_per_set(spec.a_si, spec.element, rows, target) <= L1_WAYS
 
 
 def _rows_for_a_in_place(spec: GemmSpec, target: TargetInfo) -> TargetInfo:
@@ -126,11 +128,11 @@ def _rows_for_a_in_place(spec: GemmSpec, target: TargetInfo) -> TargetInfo:
       256×768 → 768 +8 %, 384×768×512 +2 %; f32: 384×512×512 +8 %,
       128×512 → 256 -3.5 %."""
     mr, nv = register_tile(target)
-    if target.tile is not None or nv != 1 or mr % 2 or not spec.may_read_a_in_place():
+    if target.tile is not None or nv != 1 or mr % 2:
         return target
-    if spec.a_sk != 1 or _rows_per_set(spec.a_si, spec.element, mr, target) < L1_WAYS:
+    if _rows_per_set(spec.a_si, spec.element, mr, target) < L1_WAYS:
         return target
-    if _rows_per_set(spec.a_si, spec.element, mr // 2, target) > L1_WAYS:
+    if not _a_in_place(spec, mr // 2, target):
         return target
     return dataclasses.replace(target, tile=(mr // 2, 1))
 

@@ -34,18 +34,17 @@ class CompiledKernel:
 
     def __init__(self, function: func.FuncOp, backend: str = "xdsl", opt_level: int = 2):
         from tlir import jit
-        from tlir.interface import numpy_dtype
+        from tlir.backend import kernel_abi
 
         self.name = function.sym_name.data
-        self.extent = function.attributes["tlir.parallel_extent"].value.data
-        attrs = function.attributes
-        self.count = attrs["tlir.num_inputs"].value.data + attrs["tlir.num_outputs"].value.data
-        buffers = function.function_type.inputs.data[:-2]
-        self.scratch = [np.empty(t.get_shape(), numpy_dtype(t)) for t in buffers[self.count :]]
+        abi = kernel_abi(kernel_module(function), self.name)
+        self.extent = abi.parallel_extent
+        self.count = abi.num_inputs + abi.num_outputs
+        self.scratch = [np.empty(nbytes, np.uint8) for nbytes in abi.scratch_bytes]
         self.llvm_ir = llvm_ir(function, backend)
         self.opt_level = opt_level
         self.engine = jit.Engine([jit.compile_object(self.llvm_ir, opt_level, "kernel")])
-        types = [ctypes.c_void_p] * len(buffers) + [ctypes.c_int64] * 2
+        types = [ctypes.c_void_p] * abi.arity + [ctypes.c_int64] * 2
         self.function = self.engine.function(self.name, None, types)
 
     def __call__(

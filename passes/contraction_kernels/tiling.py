@@ -43,11 +43,16 @@ class Tiling:
         return _units(batch, m, n, self.mc, self.nc)
 
     @property
+    def panel_offset(self) -> int:
+        """Where the packed block of B starts in a unit's slice of the scratch
+        buffer: after P (mc × ldp), if the slice holds P."""
+        return self.mc * self.ldp if self.partials else 0
+
+    @property
     def unit_scratch(self) -> int:
-        """Elements of one unit's slice of the scratch buffer: P (mc × ldp), then
-        the packed block of B (kc × ldp), each where the tiling puts it there."""
-        partials = self.mc * self.ldp if self.partials else 0
-        return partials + (self.kc * self.ldp if self.panel_in_scratch else 0)
+        """Elements of one unit's slice of the scratch buffer: P, then the packed
+        block of B (kc × ldp), each where the tiling puts it there."""
+        return self.panel_offset + (self.kc * self.ldp if self.panel_in_scratch else 0)
 
     def scratch_elements(self, batch: int, m: int, n: int) -> int:
         """Elements of the scratch buffer (0: the kernel takes none)."""

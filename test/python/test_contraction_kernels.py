@@ -465,7 +465,8 @@ def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units(l2_byt
     ref = evaluate(module, inputs)[0]
     units = [(u, u + 1) for u in range(compiled.extent)]
     # each unit alone, on a scratch buffer of NaN: the parts they write are disjoint
-    (scratch,) = compiled.scratch
+    (raw,) = compiled.scratch
+    scratch = raw.view(np.float64)  # the kernel's f64 elements
     written = []
     for unit in units:
         scratch.fill(np.nan)

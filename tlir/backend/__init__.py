@@ -137,8 +137,8 @@ def _contraction_parts(kernel: func.FuncOp):
 def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     """The kernel as the generator's vectorised contraction, behind a wrapper
     with the kernel ABI `(inputs…, output, scratch…, lo, hi)` in the kernel's own
-    argument order (the scratch: the generator's partial sums, if it takes
-    them); None if the kernel is not a (contraction + epilogue)."""
+    argument order (the scratch: the generator's, if it takes one); None if the
+    kernel is not a (contraction + epilogue)."""
     parts = _contraction_parts(kernel)
     types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
     if parts is None or any(0 in t.get_shape() for t in types):
