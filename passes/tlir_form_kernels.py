@@ -35,7 +35,7 @@ from enum import Enum
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -46,6 +46,12 @@ from tlir.optable import OpTable
 
 KERNEL_ATTR = "tlir.kernel"
 """Marks a kernel function (a unit attribute)."""
+
+NUMERICS_ATTR = "tlir.numerics"
+"""On the kernels of a compile in the opt-in `fma` numerics (`NUMERICS`): the
+contraction kernels fuse each multiply-add of their folds. Absent: exact."""
+
+NUMERICS = ("exact", "fma")
 
 
 class KernelKind(Enum):
@@ -264,8 +270,12 @@ class TlirFormKernels(ModulePass):
     name = "tlir-form-kernels"
 
     fuse: bool = True
+    numerics: str = "exact"
+    """`fma`: the kernels are marked `tlir.numerics = "fma"`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.numerics not in NUMERICS:
+            raise TlirError(self.name, f"numerics must be one of {NUMERICS}, got {self.numerics!r}")
         functions = [
             f
             for f in op.ops
@@ -273,4 +283,6 @@ class TlirFormKernels(ModulePass):
         ]
         kernels = [k for f in functions for k in form_kernels(op, f, self.fuse)]
         for kernel in kernels:
+            if self.numerics != "exact":
+                kernel.attributes[NUMERICS_ATTR] = StringAttr(self.numerics)
             op.body.block.add_op(kernel)

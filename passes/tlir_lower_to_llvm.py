@@ -18,7 +18,8 @@ built in one walk with final types (no type-conversion patterns, no casts):
 * `exp`, `log`, `tanh`, `sin`, `cos` call the C math library (`exp`/`expf`, …),
   as TorchLean's `Float` does; `sqrt` and `fabs` are the LLVM intrinsics
   (`llvm.sqrt.f64`, …: correctly rounded); no fast-math flags anywhere, so nothing is contracted
-  into an FMA or reassociated;
+  into an FMA or reassociated; `math.fma` (only in kernels compiled in the opt-in `fma`
+  numerics) is the `llvm.fma` intrinsic, one rounding;
 * functions take every memref as a pointer (MLIR's bare-pointer convention);
   `llvm.noalias` argument attributes are kept;
 * for the contraction kernels (`tlir.passes.contraction_kernels`): `vector.load`/`store`
@@ -251,6 +252,8 @@ class FunctionLowering:
                 return self.intrinsic("llvm.sqrt", op)
             case math.AbsFOp():
                 return self.intrinsic("llvm.fabs", op)
+            case math.FmaOp():
+                return self.intrinsic("llvm.fma", op)
             case memref.LoadOp():
                 return out.load(self.address(op.memref, op.indices), op.res.type)
             case memref.StoreOp():
@@ -398,15 +401,16 @@ class FunctionLowering:
         return out.shuffle(inserted, undef, [0] * typ.get_shape()[0], typ)
 
     def intrinsic(self, base: str, op: Operation) -> Value:
-        """A call of the type-mangled intrinsic (`llvm.sqrt.f64`, …), declared per type."""
+        """A call of the type-mangled intrinsic (`llvm.sqrt.f64`, `llvm.fma.v8f64`,
+        …) on the op's operands, declared per type."""
         typ = op.result.type
         element = typ.element_type if isinstance(typ, VectorType) else typ
         suffix = "f32" if isinstance(element, Float32Type) else "f64"
         if isinstance(typ, VectorType):
             suffix = f"v{typ.get_shape()[0]}{suffix}"
         name = f"{base}.{suffix}"
-        self.lowering.declare(name, [typ], typ)
-        return self.out.call(name, [self.v(op.operand)], typ)
+        self.lowering.declare(name, [typ] * len(op.operands), typ)
+        return self.out.call(name, [self.v(operand) for operand in op.operands], typ)
 
     def libm_call(self, op: Operation) -> Value:
         typ = op.result.type

@@ -31,7 +31,9 @@ from tlir.interpreter import collect_young_objects, quick_gil_handoff
 from tlir.plan import Plan
 
 
-def _entry_module(module: ModuleOp, function: str, fuse: bool) -> tuple[ModuleOp, func.FuncOp]:
+def _entry_module(
+    module: ModuleOp, function: str, fuse: bool, numerics: str
+) -> tuple[ModuleOp, func.FuncOp]:
     """The functions of `module` in a module of their own, kernels formed."""
     from tlir.passes.tlir_dedup_kernels import TlirDedupKernels
     from tlir.passes.tlir_form_kernels import TlirFormKernels
@@ -40,7 +42,8 @@ def _entry_module(module: ModuleOp, function: str, fuse: bool) -> tuple[ModuleOp
 
     work = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
     ctx = context()
-    for stage in (TlirInlineCustom(), TlirFormKernels(fuse=fuse), TlirDedupKernels()):
+    forming = TlirFormKernels(fuse=fuse, numerics=numerics)
+    for stage in (TlirInlineCustom(), forming, TlirDedupKernels()):
         stage.apply(ctx, work)
     return work, find_function(work, function)
 
@@ -57,19 +60,21 @@ class Build:
         where: str,
         fuse: bool,
         progress: bool,
+        numerics: str = "exact",
     ):
         from tlir.cache import digest, environment
 
         self.module, self.function = module, function
         self.backend, self.opt_level, self.where = backend, opt_level, where
-        self.fuse, self.progress = fuse, progress
+        self.fuse, self.progress, self.numerics = fuse, progress, numerics
         self.seconds: dict[str, float] = {}
         self.helper_kernels = 0
         """Distinct kernels compiled by helper processes (`tlir.helper`)."""
         self.environment = environment(backend, opt_level)
         start = time.perf_counter()
         structure = model_structure(module)
-        self.model_key = digest("model", structure, function, f"fuse {fuse}", self.environment)
+        options = f"fuse {fuse}; numerics {numerics}"
+        self.model_key = digest("model", structure, function, options, self.environment)
         self.seconds["key"] = time.perf_counter() - start
 
     def kernel_key(self, name: str) -> str:
@@ -119,7 +124,7 @@ class Build:
         from tlir.work import kernel_work
 
         start = time.perf_counter()
-        work, entry = _entry_module(self.module, self.function, self.fuse)
+        work, entry = _entry_module(self.module, self.function, self.fuse, self.numerics)
         self.seconds["tlir"] = time.perf_counter() - start
         used = {op.callee.root_reference.data for op in entry.walk() if isinstance(op, func.CallOp)}
         kernels = [

@@ -73,7 +73,11 @@ def default_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _check_options(backend: object, opt_level: object, threads: object, where: str) -> None:
+def _check_options(
+    backend: object, opt_level: object, threads: object, numerics: object, where: str
+) -> None:
+    from tlir.passes.tlir_form_kernels import NUMERICS
+
     if backend not in BACKENDS:
         raise TlirError(where, f"unknown back end {backend!r} (choose from {', '.join(BACKENDS)})")
     if type(opt_level) is not int or opt_level not in OPT_LEVELS:
@@ -82,6 +86,8 @@ def _check_options(backend: object, opt_level: object, threads: object, where: s
         raise TlirError(where, f"threads must be a positive integer, got {threads!r}")
     if isinstance(threads, int) and threads < 1:
         raise TlirError(where, f"threads must be a positive integer, got {threads}")
+    if numerics not in NUMERICS:
+        raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
 
 
 def check_compilable(module: ModuleOp, where: str) -> None:
@@ -110,7 +116,11 @@ class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays.
 
     `threads`: how many threads run each large enough kernel (default
-    `TLIR_NUM_THREADS`, else all cores); results do not depend on it. `cache`:
+    `TLIR_NUM_THREADS`, else all cores); results do not depend on it. `numerics`:
+    `"exact"` (TorchLean's rounding, bit for bit) or `"fma"` (opt-in: each
+    multiply-add of a matmul, linear or conv fold rounds once, in the same
+    order; deterministic and independent of threads, but not TorchLean's
+    rounding). `cache`:
     use the on-disk compile cache. `progress`: a progress bar on stderr (when
     it is a terminal) for a compile that takes more than two seconds.
     """
@@ -128,6 +138,7 @@ class CompiledModel:
         progress: bool = False,
         fuse: bool = True,
         shared: list[np.ndarray] | None = None,
+        numerics: str = "exact",
     ):
         from tlir import jit
         from tlir.build import Build
@@ -135,7 +146,7 @@ class CompiledModel:
         from tlir.limits import check_total_bytes
         from tlir.plan import ENTRY
 
-        _check_options(backend, opt_level, threads, where)
+        _check_options(backend, opt_level, threads, numerics, where)
         check_compilable(module, where)
         self.where = where
         self.threads = threads or default_threads()
@@ -148,12 +159,14 @@ class CompiledModel:
             cache=cache,
             progress=progress,
             fuse=fuse,
+            numerics=numerics,
         )
+        self.numerics = numerics
         self._module, self.function = module, function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
         self._parameter_names_cache: list[str] | None = None
-        build = Build(module, function, backend, opt_level, where, fuse, progress)
+        build = Build(module, function, backend, opt_level, where, fuse, progress, numerics)
         store = open_cache(cache)
         loaded = build.load(store) if store is not None else None
         self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
@@ -409,8 +422,10 @@ def compile(
     cache: bool = True,
     progress: bool = False,
     fuse: bool = True,
+    numerics: str = "exact",
 ) -> CompiledModel:
-    """Compile a model: a .json/.mlir path, MLIR text, or a module."""
+    """Compile a model: a .json/.mlir path, MLIR text, or a module (options:
+    `CompiledModel`)."""
     from tlir.api import load_model, parse_module_checked
     from tlir.diagnostics import verify_module
 
@@ -428,7 +443,15 @@ def compile(
             "tlir.compile", f"expected a model path, MLIR text or a module, got {type(model)}"
         )
     return CompiledModel(
-        module, backend, opt_level, where, threads, cache=cache, progress=progress, fuse=fuse
+        module,
+        backend,
+        opt_level,
+        where,
+        threads,
+        cache=cache,
+        progress=progress,
+        fuse=fuse,
+        numerics=numerics,
     )
 
 

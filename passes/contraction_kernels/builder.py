@@ -7,7 +7,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, math, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -32,10 +32,12 @@ class KernelBuilder:
     """Appends ops at the end of `self.block`; loops and ifs switch the block
     while their bodies are built."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, fused_multiply_add: bool = False):
         self.block = block
         self.entry = block
         self.constants: dict[tuple, SSAValue] = {}
+        self.fused_multiply_add = fused_multiply_add
+        """`multiply_add` rounds once (`math.fma`): the opt-in `fma` numerics."""
 
     # --- ops -----------------------------------------------------------------
 
@@ -46,6 +48,14 @@ class KernelBuilder:
     def binary(self, op_class: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
         """`op_class(a, b)` (arith.addf, arith.mulf, …), appended."""
         return self.emit(fast.binary(op_class, a, b))
+
+    def multiply_add(self, acc: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`acc + a·b`, one term of a fold: `mulf` then `addf` (two roundings,
+        TorchLean's), or in the `fma` numerics one `math.fma` (one rounding), in
+        the same order either way."""
+        if self.fused_multiply_add:
+            return self.emit(math.FmaOp(a, b, acc))
+        return self.binary(arith.AddfOp, acc, self.binary(arith.MulfOp, a, b))
 
     def _hoisted(self, key: tuple, make: Callable[[], Operation]) -> SSAValue:
         """One constant per value, at the top of the function (it dominates every use)."""

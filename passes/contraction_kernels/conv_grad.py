@@ -110,9 +110,8 @@ class ExactFallback:
                         at = kb.select(valid, at, 0)  # a read in bounds, unused if not valid
                         weight_at = kb.add(bases.a, kb.mul(r, geo.cout * kvol))
                         weight_at = kb.add(weight_at, kb.add(kb.mul(m, kvol), w))
-                        term = kb.binary(arith.MulfOp, kb.load(self.grad, at),
-                                                    kb.load(self.weight, weight_at))  # fmt: skip
-                        summed = kb.binary(arith.AddfOp, carried[0], term)
+                        summed = kb.multiply_add(carried[0], kb.load(self.grad, at),
+                                                 kb.load(self.weight, weight_at))  # fmt: skip
                         return [kb.select(valid, summed, carried[0])]
 
                     return kb.loop(0, kvol, 1, carried, cell)
@@ -412,8 +411,7 @@ class DirectEmitter(GemmEmitter):
                 for r in range(rows):
                     a = kb.broadcast(kb.load(self.ap, kb.add(a_at, r * t.kcp + w)), vt)
                     for v in range(nv):
-                        product = kb.binary(arith.MulfOp, a, b[v])
-                        acc[r * nv + v] = kb.binary(arith.AddfOp, acc[r * nv + v], product)
+                        acc[r * nv + v] = kb.multiply_add(acc[r * nv + v], a, b[v])
             return acc
 
         acc = kb.loop(0, kc // s.kvol, 1, acc, channel)

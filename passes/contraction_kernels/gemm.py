@@ -27,7 +27,8 @@ Bp's), and C is written once, by the last block. Where the rows fit, C is
 cheaper: a second buffer's traffic cost 2-6 % at N = 640 and 768 (measured).
 
 Each output is one accumulator lane that sees its terms in ascending k, one
-`mulf` then one `addf` each (no FMA, nothing reassociated); the lanes of a
+`mulf` then one `addf` each (no FMA, nothing reassociated; the opt-in `fma`
+numerics fuse the two, `KernelBuilder.multiply_add`); the lanes of a
 vector are independent outputs. Rows past M are a smaller static tile, columns
 past N a zero-padded panel whose tile goes through a stack copy.
 """
@@ -510,8 +511,7 @@ class GemmEmitter:
             for r in range(rows):
                 a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], k_offset)), vt)
                 for v in range(nv):
-                    product = kb.binary(arith.MulfOp, a, b_vectors[v])
-                    acc[r * nv + v] = kb.binary(arith.AddfOp, acc[r * nv + v], product)
+                    acc[r * nv + v] = kb.multiply_add(acc[r * nv + v], a, b_vectors[v])
             return acc
 
         unroll = t.unroll

@@ -151,13 +151,15 @@ def contraction_kernel(
     name: str,
     target: TargetInfo | None = None,
     epilogue: Sequence[Operation] = (),
+    fused_multiply_add: bool = False,
 ) -> func.FuncOp:
     """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
     ConvInputGradOp), with the elementwise ops
     `epilogue` (a chain: each uses the previous result) applied to each output
     tile right after it is computed. Where the tiling keeps the partial sums or
     the packed block of B there, the kernel takes a scratch buffer after the
-    result."""
+    result. `fused_multiply_add`: each term of the fold is one `math.fma` (the
+    opt-in `fma` numerics) instead of `mulf` then `addf`."""
     target = target or host_target()
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
@@ -168,7 +170,7 @@ def contraction_kernel(
     arg_attrs = ArrayAttr([noalias] * len(memrefs) + [DictionaryAttr({})] * 2)
     function = func.FuncOp(name, (inputs, []), arg_attrs=arg_attrs)
     block = function.body.block
-    kb = KernelBuilder(block)
+    kb = KernelBuilder(block, fused_multiply_add)
     flat = [kb.flat(arg) for arg in block.args[: len(memrefs)]]
     lo, hi = block.args[-2], block.args[-1]
     count = len(op.operands)

@@ -146,10 +146,12 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     from xdsl.dialects import arith
 
     from tlir.passes.contraction_kernels import contraction_kernel, host_target
+    from tlir.passes.tlir_form_kernels import NUMERICS_ATTR
 
     op, chain, plan = parts
     name = kernel.sym_name.data
-    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain)
+    fused = kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma")
+    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain, fused)
     inner.sym_visibility = StringAttr("private")
     block_args = list(kernel.body.block.args)
     order = [block_args.index(v) for v in (*op.operands, *(plan.extras if plan else ()))]

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 
-from xdsl.dialects import func
+from xdsl.dialects import func, llvm, math
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
 
 from tlir.diagnostics import TlirError
 
@@ -126,10 +127,23 @@ def kernel_llvm_ir(loops: ModuleOp, where: str = "module") -> str:
     return loops_text_to_llvm_ir(kernel_loops_text(loops), where)
 
 
+def _fma_to_llvm_intrinsic(module: ModuleOp) -> None:
+    """`math.fma` (kernels in the opt-in `fma` numerics) as `llvm.intr.fma`: what
+    convert-math-to-llvm makes of it, done ahead of the pipeline because
+    convert-math-to-libm, which runs first there, would make every lane a call
+    of the C library's `fma`."""
+    for op in list(module.walk()):
+        if isinstance(op, math.FmaOp):
+            fused = llvm.FMAOp(op.a, op.b, op.c)
+            fused.res.name_hint = op.result.name_hint
+            Rewriter.replace_op(op, fused)
+
+
 def kernel_loops_text(loops: ModuleOp) -> str:
     """The kernel module as MLIR's tools read it (generic form)."""
     _widen_empty_arguments(loops)
     _mark_noalias(loops)
+    _fma_to_llvm_intrinsic(loops)
     out = io.StringIO()
     Printer(stream=out, print_generic_format=True).print_op(loops)
     return out.getvalue()

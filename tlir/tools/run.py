@@ -86,6 +86,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-fuse", action="store_true", help="one kernel per op (no fusion)")
     parser.add_argument(
+        "--numerics",
+        choices=("exact", "fma"),
+        default="exact",
+        help="exact: TorchLean's rounding, bit for bit (default); fma: each multiply-add of "
+        "a matmul, linear or conv rounds once (faster, deterministic, not TorchLean's)",
+    )
+    parser.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar during a long compile"
     )
     parser.add_argument(
@@ -199,6 +206,7 @@ def compile_from_args(args, module):
         cache=not args.no_cache,
         progress=not args.quiet,
         fuse=not args.no_fuse,
+        numerics=args.numerics,
     )
 
 
