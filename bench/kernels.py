@@ -2,14 +2,16 @@
 
     python bench/kernels.py [--backend xdsl|mlir] [--rounds 20] [--asm] [--f32]
 
-Each kernel (`tlir.passes.contraction_kernels`) is compiled alone for this CPU
-and called over all its work units on one thread; times are the best of
-`--rounds` interleaved runs, in CPU time of the calling thread (robust against
-other load on the machine). `--asm` prints what LLVM emitted for each kernel:
-vector multiplies and adds by register width, and FMAs (there must be none).
-First the peak of the multiply and add pipes, measured in the same run: 16
-independent chains of one vector multiply and one vector add; after each
-GFLOP/s figure, its share of that peak.
+Each kernel (`tlir.passes.contraction_kernels`) is compiled alone for this CPU,
+in the exact numerics and in the opt-in `fma` numerics, and called over all its
+work units on one thread; times are the best of `--rounds` interleaved runs, in
+CPU time of the calling thread (robust against other load on the machine).
+`--asm` prints what LLVM emitted for each kernel: vector multiplies and adds by
+register width, and FMAs (none in the exact kernels). First the two peaks,
+measured in the same run: 16 independent chains of one vector multiply and one
+vector add (what an exact fold can use), and of one vector FMA; after each
+GFLOP/s figure, its share of the peak of its numerics (exact: multiply+add,
+fma: FMA), and PyTorch's share of both.
 """
 
 from __future__ import annotations
@@ -91,9 +93,10 @@ def cases(dtype: str):
     )
 
 
-def peak_gflops(vector_bytes: int, dtype: str = "f64") -> float:
+def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> float:
     """GFLOP/s of 16 independent `acc = acc * x + x` chains (one vector mulf, one
-    addf each, no FMA) on one thread: what the multiply and add pipes sustain."""
+    addf each, no FMA; `fused`: one vector FMA each) on one thread: what the
+    multiply and add pipes (the FMA pipes) sustain."""
     import ctypes
 
     from tlir import jit
@@ -103,8 +106,12 @@ def peak_gflops(vector_bytes: int, dtype: str = "f64") -> float:
     vec, chains = f"<{lanes} x {element}>", 16
     loop = [f"  %a{c} = phi {vec} [zeroinitializer, %entry], [%s{c}, %loop]" for c in range(chains)]
     loop.append(f"  %x = insertelement {vec} zeroinitializer, {element} 1.0, i32 0")
+    suffix = f"v{lanes}{'f64' if dtype == 'f64' else 'f32'}"
     for c in range(chains):
-        loop += [f"  %p{c} = fmul {vec} %a{c}, %x", f"  %s{c} = fadd {vec} %p{c}, %x"]
+        if fused:
+            loop.append(f"  %s{c} = call {vec} @llvm.fma.{suffix}({vec} %a{c}, {vec} %x, {vec} %x)")
+        else:
+            loop += [f"  %p{c} = fmul {vec} %a{c}, %x", f"  %s{c} = fadd {vec} %p{c}, %x"]
     stores = []
     for c in range(chains):
         stores += [f"  %o{c} = getelementptr {vec}, ptr %out, i64 {c}",
@@ -113,7 +120,7 @@ def peak_gflops(vector_bytes: int, dtype: str = "f64") -> float:
         "define void @peak(i64 %n, ptr %out) {", "entry:", "  br label %loop", "loop:",
         "  %i = phi i64 [0, %entry], [%i1, %loop]", *loop, "  %i1 = add i64 %i, 1",
         "  %more = icmp ult i64 %i1, %n", "  br i1 %more, label %loop, label %done", "done:",
-        *stores, "  ret void", "}", "",
+        *stores, "  ret void", "}", f"declare {vec} @llvm.fma.{suffix}({vec}, {vec}, {vec})", "",
     ])  # fmt: skip
     engine = jit.Engine([jit.compile_object(text, 2, "peak")])  # keeps the code mapped
     function = engine.function("peak", None, [ctypes.c_int64, ctypes.c_void_p])
@@ -141,48 +148,64 @@ def main() -> None:
     print(f"torch {torch.__version__} (1 thread); host {target}; backend {args.backend}")
     dtypes = ["f64", "f32"] if args.f32 else ["f64"]
     peaks = {dtype: peak_gflops(target.vector_bytes, dtype) for dtype in dtypes}
+    fma_peaks = {dtype: peak_gflops(target.vector_bytes, dtype, fused=True) for dtype in dtypes}
     print("peak of the multiply and add pipes: "
-          + ", ".join(f"{peaks[d]:.1f} GFLOP/s {d}" for d in dtypes))  # fmt: skip
+          + ", ".join(f"{peaks[d]:.1f} GFLOP/s {d}" for d in dtypes)
+          + "; of the FMA pipes: "
+          + ", ".join(f"{fma_peaks[d]:.1f} GFLOP/s {d}" for d in dtypes))  # fmt: skip
     totals: dict[str, list[float]] = {}
     for dtype in dtypes:
         np_dtype = np.float64 if dtype == "f64" else np.float32
         for name, text, shapes, flops, torch_fn, epilogue in cases(dtype):
             module = tlir.parse_module(text)
             ops = [op for op in module.walk() if op.name.startswith("tlir.")]
-            function = contraction_kernel(ops[0], "kernel", target, epilogue=ops[1 : 1 + epilogue])
+            kernels = []
             started = time.perf_counter()
-            kernel = CompiledKernel(function, args.backend)
-            compile_s = time.perf_counter() - started
+            for fused in (False, True):
+                function = contraction_kernel(
+                    ops[0], "kernel", target, ops[1 : 1 + epilogue], fused_multiply_add=fused
+                )
+                kernels.append(CompiledKernel(function, args.backend))
+            compile_s = (time.perf_counter() - started) / 2
             rng = np.random.default_rng(0)
             inputs = [rng.standard_normal(s).astype(np_dtype) for s in shapes]
             out_shape = tuple(ops[-1 if epilogue else 0].results[0].type.get_shape())
             out = np.empty(out_shape, np_dtype)
             reference = torch_fn(*[torch.from_numpy(x) for x in inputs])
-            best = best_torch = float("inf")
+            best = [float("inf")] * 2
+            best_torch = float("inf")
             for _ in range(args.rounds):
-                t0 = time.thread_time()
-                kernel([*inputs, out])
-                best = min(best, time.thread_time() - t0)
+                for index, kernel in enumerate(kernels):
+                    t0 = time.thread_time()
+                    kernel([*inputs, out])
+                    best[index] = min(best[index], time.thread_time() - t0)
                 t0 = time.thread_time()
                 reference()
                 best_torch = min(best_torch, time.thread_time() - t0)
-            ours, theirs = flops / best / 1e9, flops / best_torch / 1e9
-            peak = peaks[dtype]
-            print(f"{name:48s} tlir {best * 1e3:7.2f} ms {ours:5.1f} GFLOP/s ({ours / peak:4.0%}) "
-                  f"torch {best_torch * 1e3:7.2f} ms {theirs:5.1f} GFLOP/s ({theirs / peak:4.0%}) "
-                  f"ratio {best / best_torch:4.2f}   (compile {compile_s:.1f} s)")  # fmt: skip
+            exact, fused = (flops / b / 1e9 for b in best)
+            theirs = flops / best_torch / 1e9
+            peak, fma_peak = peaks[dtype], fma_peaks[dtype]
+            print(f"{name:48s} (compile {compile_s:.1f} s)\n"
+                  f"{'':4s}exact {best[0] * 1e3:7.2f} ms {exact:6.1f} GFLOP/s ({exact / peak:4.0%} "
+                  f"of mul+add)  fma {best[1] * 1e3:7.2f} ms {fused:6.1f} GFLOP/s "
+                  f"({fused / fma_peak:4.0%} of FMA)  torch {best_torch * 1e3:7.2f} ms "
+                  f"{theirs:6.1f} GFLOP/s ({theirs / peak:4.0%} / {theirs / fma_peak:4.0%})  "
+                  f"torch/exact {best_torch / best[0]:4.2f} "
+                  f"torch/fma {best_torch / best[1]:4.2f}")  # fmt: skip
             if name.startswith("MLP"):
-                totals.setdefault(dtype, [0.0, 0.0])
-                totals[dtype][0] += best
-                totals[dtype][1] += best_torch
+                totals.setdefault(dtype, [0.0, 0.0, 0.0])
+                totals[dtype][0] += best[0]
+                totals[dtype][1] += best[1]
+                totals[dtype][2] += best_torch
             if args.asm:
-                counts = instruction_counts(kernel.assembly())
-                listed = ", ".join(f"{key}: {value}" for key, value in sorted(counts.items()))
-                print(f"{'':48s} asm: {listed or 'no vector arithmetic'}; fma: {counts['fma']}")
-    for dtype, (ours, theirs) in totals.items():
-        print(f"{'MLP 1024-256-256-10 total ' + dtype:48s} tlir {ours * 1e3:7.2f} ms"
-              f"{'':21s}torch {theirs * 1e3:7.2f} ms"
-              f"{'':21s}ratio {ours / theirs:4.2f}")  # fmt: skip
+                for label, kernel in zip(("exact", "fma"), kernels, strict=True):
+                    counts = instruction_counts(kernel.assembly())
+                    listed = ", ".join(f"{key}: {value}" for key, value in sorted(counts.items()))
+                    print(f"{'':4s}{label} asm: {listed or 'no vector arithmetic'}")
+    for dtype, (exact, fused, theirs) in totals.items():
+        print(f"MLP 1024-256-256-10 total {dtype}: exact {exact * 1e3:7.2f} ms  "
+              f"fma {fused * 1e3:7.2f} ms  torch {theirs * 1e3:7.2f} ms  "
+              f"torch/exact {theirs / exact:4.2f} torch/fma {theirs / fused:4.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

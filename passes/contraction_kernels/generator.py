@@ -29,7 +29,12 @@ from tlir.passes.contraction_kernels.kernel_grad import (
     conv_kernel_grad_spec,
 )
 from tlir.passes.contraction_kernels.target import TargetInfo, host_target
-from tlir.passes.contraction_kernels.tiling import Tiling, choose_tiling, register_tile
+from tlir.passes.contraction_kernels.tiling import (
+    Tiling,
+    choose_tiling,
+    fused_target,
+    register_tile,
+)
 
 __all__ = ["contraction_kernel", "kernel_tiling"]
 
@@ -161,6 +166,8 @@ def contraction_kernel(
     result. `fused_multiply_add`: each term of the fold is one `math.fma` (the
     opt-in `fma` numerics) instead of `mulf` then `addf`."""
     target = target or host_target()
+    if fused_multiply_add:
+        target = fused_target(target)
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
     result = plan.result if plan else op.results[0]
