@@ -275,7 +275,8 @@ class TlirFormKernels(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.numerics not in NUMERICS:
-            raise TlirError(self.name, f"numerics must be one of {NUMERICS}, got {self.numerics!r}")
+            choices = ", ".join(NUMERICS)
+            raise TlirError(self.name, f"numerics must be one of {choices}, got {self.numerics!r}")
         functions = [
             f
             for f in op.ops
