@@ -20,7 +20,7 @@
 // OPT: tlir.linear
 
 // F64: func.func @main(%input: tensor<2x4xf64>)
-// F64: tlir.const {tlir.name = "node1.weight", value = dense<{{\[\[}}1.0000000149011612e-01,
+// F64: tlir.const {tlir.name = "node1.weight", value = dense<{{\[\[}}0.10000000149011612, 0.20000000298023224,
 
 // JSON: "format": "torchlean.ir.v1",
 // JSON: "weight": {{\[\[}}0.10000000149011612,
