@@ -330,6 +330,23 @@ def test_member_inflating_past_its_declared_size_is_not_read_past_it(tmp_path):
     expect_error(path, f"field 'weight': member '{W}' cannot be read: Bad CRC-32")
 
 
+def test_encrypted_member(tmp_path):
+    path = raw_zip(tmp_path, [("graph.json", graph_json(), 0)])
+    data = bytearray(Path(path).read_bytes())
+    entry = data.index(b"PK\x01\x02")
+    struct.pack_into("<H", data, entry + 8, 1)  # general purpose flag: encrypted
+    Path(path).write_bytes(bytes(data))
+    expect_error(path, "member 'graph.json' is encrypted")
+
+
+def test_npy_header_beyond_the_limit(tmp_path):
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }"
+    header += b" " * (20000 - len(header)) + b"\n"
+    member = b"\x93NUMPY\x02\x00" + struct.pack("<I", len(header)) + header + bytes(48)
+    path = container(tmp_path, small_graph(), "f64", **{W: member})
+    expect_error(path, f"member '{W}' is not a .npy array (Header info length")
+
+
 def test_references_outside_a_container(tmp_path):
     doc = small_graph()
     doc["nodes"][1]["weight"] = {"array": W}
@@ -389,6 +406,19 @@ def test_tools_report_a_bad_container_in_one_line(tmp_path, tool):
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith(f"{path}: error: node 1 (linear): field 'weight': member '{W}'")
     assert not out.exists()
+
+
+def test_tlir_opt_imports_json_and_tlz_but_splits_only_mlir(tmp_path):
+    source = write(tmp_path, small_graph())
+    tlz = container(tmp_path, small_graph(), "f32")
+    for path, dtype in ((source, "f64"), (tlz, "f32")):
+        proc = run("tlir-opt", path)
+        assert proc.returncode == 0, proc.stderr
+        assert f"func.func @main(%input: tensor<2x3x{dtype}>)" in proc.stdout
+    proc = run("tlir-opt", tlz, "--split-input-file")
+    assert proc.returncode == 1 and proc.stderr == (
+        f"{tlz}: error: --split-input-file splits MLIR text, not a model file\n"
+    )
 
 
 def test_a_failed_export_leaves_the_old_file(tmp_path):
