@@ -124,6 +124,32 @@ def test_round_trip_keeps_every_bit(tmp_path, dtype):
     assert printed(import_file(str(second))) == printed(again)
 
 
+def test_a_constant_both_node_and_payload(tmp_path):
+    """A constant read as a linear's weight (nested) and as a matmul's operand
+    (a const node, flat) is written as two members, one per shape."""
+    module = tlir.parse_module(
+        "func.func @main(%x: tensor<2x3xf64>) -> tensor<2x3xf64> {\n"
+        "  %w = tlir.const {value = dense<[[1.0, -0.0, 2.5], [0.5, 3.0, -1.0], [4.0, 1.5, 0.25]]>"
+        " : tensor<3x3xf64>} : tensor<3x3xf64>\n"
+        "  %b = tlir.const {value = dense<[0.5, -0.5, 1.0e-310]> : tensor<3xf64>} : tensor<3xf64>\n"
+        "  %y = tlir.linear %x, %w, %b : (tensor<2x3xf64>, tensor<3x3xf64>, tensor<3xf64>)"
+        " -> tensor<2x3xf64>\n"
+        "  %z = tlir.matmul %y, %w : (tensor<2x3xf64>, tensor<3x3xf64>) -> tensor<2x3xf64>\n"
+        "  func.return %z : tensor<2x3xf64>\n}\n"
+    )
+    path = tmp_path / "m.tlz"
+    path.write_bytes(export_bytes(module, str(path)))
+    with zipfile.ZipFile(path) as archive:
+        assert sorted(archive.namelist()) == [
+            "arrays/node1.values.npy", "arrays/node2.bias.npy", "arrays/node2.weight.npy",
+            "graph.json",
+        ]  # fmt: skip
+    again = import_file(str(path))
+    x = np.random.default_rng(3).normal(size=(2, 3))
+    assert evaluate(again, [x])[0].tobytes() == evaluate(module, [x])[0].tobytes()
+    assert sorted(const_bits(again)) == sorted(const_bits(module) + const_bits(module)[:1])
+
+
 def test_members_are_npy_arrays_in_the_model_dtype(tmp_path):
     path = tmp_path / "m.tlz"
     module = import_file(write(tmp_path, every_payload_graph()), "f32")
@@ -248,7 +274,7 @@ MALFORMED = {
     "bad dtype field": ({"graph.json": graph_json(dtype="f16")},
                         "member 'graph.json': 'dtype' must be \"f32\" or \"f64\", got \"f16\""),
     "graph not JSON": ({"graph.json": b'{"format": '},
-                       "member 'graph.json': line 1 column 12: Expecting value"),
+                       "member 'graph.json': invalid JSON at line 1 column 12: Expecting value"),
     "graph not UTF-8": ({"graph.json": b"\xff\xfe"}, "member 'graph.json' is not UTF-8 text"),
     "bad reference": ({"graph.json": graph_json().replace(W.encode(), b"graph.json")},
                       "field 'weight': 'graph.json' is not the name of an array member"),

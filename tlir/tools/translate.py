@@ -79,13 +79,14 @@ def _import(args: argparse.Namespace) -> str:
 
 def _export(args: argparse.Namespace) -> str | bytes:
     """JSON text, or the bytes of a `.tlz` when the output file is one."""
-    from tlir.torchlean.exporter import export_bytes
+    from tlir.torchlean.exporter import dumps, export_bytes, export_module
 
     text, name = _read_text(args.input_file)
     module = parse_module_checked(text, name)
     verify_module(module, name)
-    data = export_bytes(module, args.output_file or "stdout.json", name)
-    return data if args.output_file else data.decode()
+    if args.output_file is None:  # standard output gets JSON text
+        return dumps(export_module(module, name))
+    return export_bytes(module, args.output_file, name)
 
 
 def _to_llvm_ir(args: argparse.Namespace) -> str:

@@ -81,7 +81,7 @@ class Exporter:
         self.nodes: list[dict[str, Any]] = []
         self.binary = binary
         self.arrays: dict[str, np.ndarray] = {}
-        self._members: dict[Operation, str] = {}
+        self._members: dict[tuple[Operation, tuple[int, ...]], str] = {}
 
     def error(self, op: Operation, message: str) -> TlirError:
         return TlirError(describe_location(op.location, self.where), f"{op.name}: {message}")
@@ -106,13 +106,16 @@ class Exporter:
         return self.array_field(getattr(op, name).owner, f"node{len(self.nodes)}.{name}", array)
 
     def array_field(self, const: Operation, stem: str, array: np.ndarray) -> dict[str, str]:
+        """A reference to the member holding `array`, the values of `const` in
+        the shape of the field: one member per constant and shape (a constant
+        written as a node, flat, and read as a payload, nested, needs two)."""
         from tlir.torchlean.container import reference
 
-        if const not in self._members:
-            member = f"arrays/{stem}.npy"
-            self._members[const] = member
-            self.arrays[member] = array
-        return reference(self._members[const])
+        key = (const, array.shape)
+        if key not in self._members:
+            self._members[key] = f"arrays/{stem}.npy"
+            self.arrays[self._members[key]] = array
+        return reference(self._members[key])
 
     def payload_only(self, op: Operation) -> bool:
         """A constant all of whose uses are payload operands is no node of its own."""

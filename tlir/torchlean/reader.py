@@ -92,7 +92,7 @@ class RawNode:
         """A payload tensor: nested lists matching `shape` exactly
         (docs/json-format.md#numbers-and-payloads)."""
         value = self._get(name)
-        if type(value) is dict:
+        if self._is_reference(value):
             return self._array(name, value, shape)
         try:
             array = _nested(value, shape)
@@ -102,7 +102,7 @@ class RawNode:
 
     def flat(self, name: str, count: int) -> np.ndarray:
         value = self._get(name)
-        if type(value) is dict:
+        if self._is_reference(value):
             return self._array(name, value, (count,))
         if not isinstance(value, list) or len(value) != count:
             got = len(value) if isinstance(value, list) else type(value).__name__
@@ -111,6 +111,11 @@ class RawNode:
             return _nested(value, (count,))
         except ValueError as err:
             raise self.error(f"field '{name}': {err}") from None
+
+    def _is_reference(self, value: Any) -> bool:
+        """An object in a `.tlz` (where it must be a reference), or an object
+        that looks like one in JSON (which is told it is out of place)."""
+        return type(value) is dict and (self.container is not None or "array" in value)
 
     def _array(self, name: str, value: dict, shape: Shape) -> np.ndarray:
         """A payload given as a reference to an array member of a `.tlz`: the
@@ -215,11 +220,10 @@ def parse_json_text(text: str, path: str, member: str | None = None) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         message = err.msg.removesuffix(" at")  # "Unterminated string starting at"
-        if member:
-            where, message = path, f"{prefix}line {err.lineno} column {err.colno}: {message}"
-        else:
-            where = f"{path}:{err.lineno}:{err.colno}"
-        raise TlirError(where, f"invalid JSON: {message}") from None
+        if member:  # a position in the member, not in the file
+            place = f"line {err.lineno} column {err.colno}"
+            raise TlirError(path, f"{prefix}invalid JSON at {place}: {message}") from None
+        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {message}") from None
     except ValueError as err:
         raise TlirError(path, f"{prefix}invalid JSON: {err}") from None
     except RecursionError:
