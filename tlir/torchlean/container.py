@@ -62,8 +62,9 @@ class Container:
     file: str
     archive: zipfile.ZipFile
     members: dict[str, zipfile.ZipInfo]
-    dtype: str = "f64"
-    document: dict[str, Any] = field(default_factory=dict)
+    document: dict[str, Any]
+    dtype: str
+    """The element type the model was written in, "f32" or "f64"."""
     _arrays: dict[str, np.ndarray] = field(default_factory=dict)
 
     def array(self, value: Any) -> tuple[str, np.ndarray]:
@@ -76,18 +77,31 @@ class Container:
             )
         if member not in self._arrays:
             if not ARRAY_MEMBER.fullmatch(member):
-                raise ValueError(f"'{member}' is not the name of an array member (arrays/NAME.npy)")
+                raise ValueError(
+                    f"{quoted(member)} is not the name of an array member (arrays/NAME.npy)"
+                )
             if member not in self.members:
                 raise ValueError(f"member '{member}' is missing")
             self._arrays[member] = self._read_array(member)
         return member, self._arrays[member]
 
     def _read_array(self, member: str) -> np.ndarray:
-        data = _read_member(self, member)
+        data = _read_member(self.archive, self.members[member])
         try:
             return parse_npy(data, DTYPES[self.dtype])
         except ValueError as err:
             raise ValueError(f"member '{member}' {err}") from None
+
+
+def quoted(name: str) -> str:
+    """A member name in a message: quoted, control and non-ASCII characters
+    escaped, so that a hostile name cannot break the one-line error."""
+    escaped = name.encode("unicode_escape").decode("ascii").replace("'", "\\'")
+    return f"'{escaped}'"
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split())
 
 
 def _brief(value: Any) -> str:
@@ -101,16 +115,19 @@ def open_container(path: str, data: bytes) -> Container:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as err:
-        raise TlirError(path, f"not a .tlz model (a zip archive): {err}") from None
-    container = Container(path, archive, _check_members(path, infos))
-    if GRAPH_MEMBER not in container.members:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError,
+            NotImplementedError) as err:  # fmt: skip
+        raise TlirError(path, f"not a .tlz model (a zip archive): {_one_line(err)}") from None
+    members = _check_members(path, infos)
+    if GRAPH_MEMBER not in members:
         raise TlirError(path, f"member '{GRAPH_MEMBER}' is missing")
-    document = _parse_graph(path, _member_or_error(container, GRAPH_MEMBER))
+    try:
+        text = _read_member(archive, members[GRAPH_MEMBER])
+    except ValueError as err:
+        raise TlirError(path, str(err)) from None
+    document = _parse_graph(path, text)
     _check_header(path, document)
-    container.document = document
-    container.dtype = document["dtype"]
-    return container
+    return Container(path, archive, members, document, document["dtype"])
 
 
 def _check_members(path: str, infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
@@ -125,7 +142,7 @@ def _check_members(path: str, infos: list[zipfile.ZipInfo]) -> dict[str, zipfile
         if name != GRAPH_MEMBER and not ARRAY_MEMBER.fullmatch(name):
             raise TlirError(
                 path,
-                f"member '{name}' has a name a .tlz may not hold "
+                f"member {quoted(name)} has a name a .tlz may not hold "
                 f"('{GRAPH_MEMBER}' or 'arrays/NAME.npy', NAME of letters, digits, '_', '.', '-')",
             )
         if name in members:
@@ -148,24 +165,20 @@ def _check_members(path: str, infos: list[zipfile.ZipInfo]) -> dict[str, zipfile
     return members
 
 
-def _read_member(container: Container, member: str) -> bytes:
-    """A member's bytes, at most its declared size; a corrupt one is a ValueError."""
-    info = container.members[member]
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes, never more than its declared size; a corrupt one (bad
+    checksum, truncated, a zip feature Python's zipfile does not read) is a
+    ValueError naming the member."""
+    member = info.filename
     try:
-        with container.archive.open(info) as handle:
+        with archive.open(info) as handle:
             data = handle.read(info.file_size + 1)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as err:
-        raise ValueError(f"member '{member}' cannot be read: {err}") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+            NotImplementedError) as err:  # fmt: skip
+        raise ValueError(f"member '{member}' cannot be read: {_one_line(err)}") from None
     if len(data) != info.file_size:
         raise ValueError(f"member '{member}' holds {len(data)} bytes, not {info.file_size}")
     return data
-
-
-def _member_or_error(container: Container, member: str) -> bytes:
-    try:
-        return _read_member(container, member)
-    except ValueError as err:
-        raise TlirError(container.file, str(err)) from None
 
 
 def _parse_graph(path: str, data: bytes) -> Any:
