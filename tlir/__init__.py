@@ -3,8 +3,9 @@
 The dialects live in `tlir.dialects`, the passes in `tlir.passes`, the
 command-line tools in `tlir.tools`. `tlir.context()` gives an xDSL context that
 knows every dialect tlir reads and writes; `tlir.compile(model)` compiles a model
-(JSON or MLIR) into a callable on NumPy arrays, with `jvp`, `vjp` and
-`parameters`; `tlir.save(model, path)` writes it back as JSON.
+(JSON, .tlz or MLIR) into a callable on NumPy arrays, with `jvp`, `vjp` and
+`parameters`; `tlir.save(model, path)` writes it back as JSON or a binary
+`.tlz`.
 
 The package root imports nothing heavy: `import tlir.dialects.tlir` loads the
 dialect alone, and the names below load their modules on first use.

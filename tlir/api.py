@@ -19,16 +19,17 @@ def parse_module(text: str, filename: str = "<string>", ctx: Context | None = No
 @collector_paused()
 def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) -> ModuleOp:
     """A model file as a verified module: TorchLean JSON (imported in `dtype`,
-    float64 by default) or MLIR text (whose element type must match `dtype`)."""
+    float64 by default), a `.tlz` container (imported in `dtype`, by default the
+    one it was written in) or MLIR text (whose element type must match `dtype`)."""
     from tlir.diagnostics import TlirError, read_text_file, verify_module
     from tlir.torchlean import import_file
 
     if dtype not in (None, "f32", "f64"):
         raise TlirError(path, f"dtype must be 'f32' or 'f64', got {dtype!r}")
-    if path.endswith(".json"):
-        return import_file(path, dtype or "f64")
+    if path.endswith((".json", ".tlz")):
+        return import_file(path, dtype)
     if not path.endswith(".mlir"):
-        raise TlirError(path, "a model is a .json (torchlean.ir.v1) or .mlir file")
+        raise TlirError(path, "a model is a .json (torchlean.ir.v1), .tlz or .mlir file")
     module = parse_module_checked(read_text_file(path), path, ctx)
     if dtype is not None:
         _check_module_dtype(module, dtype, path)
@@ -63,18 +64,21 @@ def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
 
 
 def save(model, path: str) -> None:
-    """Write a compiled model as `torchlean.ir.v1` JSON holding its current
-    parameter values (what `model.parameters()` reads now). The model's function
-    must be exportable: one input, tlir ops only (no `tlir.custom`)."""
+    """Write a compiled model holding its current parameter values (what
+    `model.parameters()` reads now): a `.tlz` container for a `.tlz` path, else
+    `torchlean.ir.v1` JSON for a `.json` one. The model's function must be
+    exportable: one input, tlir ops only (no `tlir.custom`)."""
     from tlir.compiler import CompiledModel
     from tlir.diagnostics import TlirError
     from tlir.tools.common import write_output
-    from tlir.torchlean.exporter import dumps, export_module
+    from tlir.torchlean.exporter import export_bytes
 
     if not isinstance(model, CompiledModel):
         raise TlirError("tlir.save", f"expected a compiled model, got {type(model).__name__}")
-    if not str(path).endswith(".json"):
-        raise TlirError(str(path), "tlir.save writes torchlean.ir.v1 JSON: use a .json path")
+    if not str(path).endswith((".json", ".tlz")):
+        raise TlirError(
+            str(path), "tlir.save writes torchlean.ir.v1 JSON or a .tlz: use a .json or .tlz path"
+        )
     module = model.module()
     if model.function != "main":
         from xdsl.dialects.builtin import StringAttr
@@ -84,8 +88,7 @@ def save(model, path: str) -> None:
                 op.detach()
         function = _find(module, model.function)
         function.sym_name = StringAttr("main")
-    text = dumps(export_module(module, model.where))
-    write_output(str(path), text)
+    write_output(str(path), export_bytes(module, str(path), model.where))
 
 
 def _find(module: ModuleOp, name: str):

@@ -39,6 +39,9 @@ from tlir.parameters import constants, parameter_names, parameters
 
 OPT_LEVELS = (0, 1, 2, 3)
 
+MODEL_EXTENSIONS = (".json", ".tlz", ".mlir")
+"""What `compile` reads as a path to a model file rather than as MLIR text."""
+
 SLOT_ATTRIBUTE = "tlir.slot"
 """Marks a constant of the model's function with its position among them, so
 that its copies in a derivative function read the same shared array."""
@@ -424,7 +427,7 @@ def compile(
     fuse: bool = True,
     numerics: str = "exact",
 ) -> CompiledModel:
-    """Compile a model: a .json/.mlir path, MLIR text, or a module (options:
+    """Compile a model: a .json/.tlz/.mlir path, MLIR text, or a module (options:
     `CompiledModel`)."""
     from tlir.api import load_model, parse_module_checked
     from tlir.diagnostics import verify_module
@@ -433,7 +436,7 @@ def compile(
         raise TlirError("tlir.compile", f"dtype must be 'f32' or 'f64', got {dtype!r}")
     if isinstance(model, ModuleOp):
         module, where = model, "module"
-    elif isinstance(model, str) and model.endswith((".json", ".mlir")) and "\n" not in model:
+    elif isinstance(model, str) and model.endswith(MODEL_EXTENSIONS) and "\n" not in model:
         module, where = load_model(model, dtype), model
     elif isinstance(model, str):
         module, where = parse_module_checked(model, "<string>"), "<string>"

@@ -58,6 +58,10 @@ def float_attr(value: float, typ: Attribute) -> FloatAttr:
 
 def to_carrier(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """float64 values in the carrier `dtype`: rounded once, overflow to ±inf
-    being the intended IEEE rounding (so NumPy's warning about it is silenced)."""
+    being the intended IEEE rounding (so NumPy's warning about it is silenced).
+    Values already in `dtype` are returned as they are, every bit kept (a
+    round trip through float64 would quiet a float32 signalling NaN)."""
+    if isinstance(values, np.ndarray) and values.dtype == dtype:
+        return values
     with np.errstate(over="ignore"):
         return np.asarray(values, dtype=np.float64).astype(dtype)

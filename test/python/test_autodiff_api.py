@@ -119,7 +119,7 @@ def test_save_of_an_mlir_model_and_its_errors(tmp_path):
     tlir.save(model, str(tmp_path / "m.json"))
     again = tlir.compile(str(tmp_path / "m.json"), "f64")
     assert again(np.ones(2))[0].tolist() == [3.0, -2.0]
-    with pytest.raises(TlirError, match="use a .json path"):
+    with pytest.raises(TlirError, match="use a .json or .tlz path"):
         tlir.save(model, str(tmp_path / "m.mlir"))
     two = (
         "func.func @main(%x: tensor<2xf64>, %z: tensor<2xf64>) -> tensor<2xf64> {\n"

@@ -5,6 +5,10 @@ Differences from plain `xdsl-opt`: every error is one line
 verified one by one so the error points at the failing op, and `-o` is written
 only when the whole run succeeded.
 
+A `.json` (`torchlean.ir.v1`) or `.tlz` model is imported first, as
+`tlir-translate --import-torchlean` would (float64 for JSON, a `.tlz` in the
+element type it was written in).
+
 Only tlir's passes and `SAFE_XDSL_PASSES` are available, and only the `mlir`
 output target: xDSL's `mlir-opt` pass runs a program named by a pass option (or
 `XDSL_MLIR_OPT`), which a tool reading untrusted pipelines must not offer.
@@ -49,6 +53,9 @@ SAFE_XDSL_PASSES = (
 lowerings whose options are plain values. Never `mlir-opt` (its options name a
 program to run) nor passes that read files or interpret IR given in the input."""
 
+MODEL_FRONTENDS = ("json", "tlz")
+"""Input extensions read by the TorchLean importer, not the MLIR parser."""
+
 
 class TlirOptMain(xDSLOptMain):
     """The driver: xDSL's arguments and passes plus tlir's."""
@@ -85,6 +92,20 @@ class TlirOptMain(xDSLOptMain):
         for name, factory in tlir_dialects().items():
             if name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        for extension in MODEL_FRONTENDS:  # read in parse_chunk
+            self.available_frontends[extension] = self.import_model
+
+    def import_model(self, chunk: IO[bytes], extension: str = "tlz") -> ModuleOp:
+        from tlir.torchlean import import_file
+
+        name = self.get_input_name()
+        if self.args.split_input_file:
+            raise TlirError(name, "--split-input-file splits MLIR text, not a model file")
+        path = name if name.endswith(f".{extension}") else f"{name}.{extension}"
+        return import_file(path, data=chunk.read())
 
     def register_all_passes(self) -> None:
         xdsl_passes = get_all_passes()
@@ -127,6 +148,8 @@ class TlirOptMain(xDSLOptMain):
             ) from None
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp:
+        if file_extension in MODEL_FRONTENDS:
+            return self.import_model(chunk, file_extension)
         if file_extension != "mlir" and self.args.frontend is None:
             raise TlirError(self.get_input_name(), f"unknown file extension '.{file_extension}'")
         try:

@@ -1,7 +1,7 @@
 """`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
-tlir-translate --import-torchlean MODEL.json [--dtype f32|f64] [-o OUT.mlir]
-tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json]
+tlir-translate --import-torchlean MODEL.json|MODEL.tlz [--dtype f32|f64] [-o OUT.mlir]
+tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json|OUT.tlz]
 tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
 """
 
@@ -25,12 +25,13 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument(
         "--import-torchlean",
         action="store_true",
-        help="read a torchlean.ir.v1 JSON graph, print a tlir module",
+        help="read a torchlean.ir.v1 JSON graph or a .tlz container, print a tlir module",
     )
     mode.add_argument(
         "--export-torchlean",
         action="store_true",
-        help="read a tlir module, write current-dialect torchlean.ir.v1 JSON",
+        help="read a tlir module, write current-dialect torchlean.ir.v1 JSON "
+        "(a .tlz container when -o names a .tlz file)",
     )
     mode.add_argument(
         "--mlir-to-llvmir",
@@ -41,8 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--dtype",
         choices=("f32", "f64"),
-        default="f64",
-        help="element type of the imported module (default f64)",
+        default=None,
+        help="element type of the imported module (default: f64 for JSON, a .tlz's own)",
     )
     parser.add_argument("-o", "--output-file", help="output file (stdout when absent)")
     parser.add_argument(
@@ -68,7 +69,7 @@ def _import(args: argparse.Namespace) -> str:
     from tlir.torchlean import import_file
 
     if args.input_file is None:
-        raise TlirError("tlir-translate", "--import-torchlean needs a .json file")
+        raise TlirError("tlir-translate", "--import-torchlean needs a .json or .tlz file")
     module = import_file(args.input_file, args.dtype)
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=not args.no_locations).print_op(module)
@@ -76,13 +77,16 @@ def _import(args: argparse.Namespace) -> str:
     return out.getvalue()
 
 
-def _export(args: argparse.Namespace) -> str:
-    from tlir.torchlean.exporter import dumps, export_module
+def _export(args: argparse.Namespace) -> str | bytes:
+    """JSON text, or the bytes of a `.tlz` when the output file is one."""
+    from tlir.torchlean.exporter import dumps, export_bytes, export_module
 
     text, name = _read_text(args.input_file)
     module = parse_module_checked(text, name)
     verify_module(module, name)
-    return dumps(export_module(module, name))
+    if args.output_file is None:  # standard output gets JSON text
+        return dumps(export_module(module, name))
+    return export_bytes(module, args.output_file, name)
 
 
 def _to_llvm_ir(args: argparse.Namespace) -> str:

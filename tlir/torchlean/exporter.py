@@ -70,11 +70,18 @@ def _int(attr) -> int:
 
 
 class Exporter:
-    def __init__(self, module: ModuleOp, where: str):
+    """Writes `@main` as a graph document. With `binary`, each payload becomes a
+    reference to an array in `self.arrays` (the members of a `.tlz`, which keep
+    every bit, NaN and infinities included) instead of nested JSON lists."""
+
+    def __init__(self, module: ModuleOp, where: str, binary: bool = False):
         self.where = where
         self.main = find_function(module)
         self.ids: dict[SSAValue, int] = {}
         self.nodes: list[dict[str, Any]] = []
+        self.binary = binary
+        self.arrays: dict[str, np.ndarray] = {}
+        self._members: dict[tuple[Operation, tuple[int, ...]], str] = {}
 
     def error(self, op: Operation, message: str) -> TlirError:
         return TlirError(describe_location(op.location, self.where), f"{op.name}: {message}")
@@ -85,9 +92,30 @@ class Exporter:
         if not isinstance(producer, T.ConstOp):
             raise self.error(op, f"operand '{name}' must be a tlir.const to be written as payload")
         array = dense_to_numpy(producer.value)
-        if not np.all(np.isfinite(array)):
+        if not self.binary and not np.all(np.isfinite(array)):
             raise self.error(op, f"operand '{name}' holds NaN or infinity, which JSON cannot carry")
         return array
+
+    def payload_field(self, op: Operation, name: str) -> Any:
+        """Operand `name` as the value of its node field: nested lists in JSON,
+        a reference to an array member in a `.tlz` (one member per constant,
+        however many nodes read it)."""
+        array = self.payload(op, name)
+        if not self.binary:
+            return array.tolist()
+        return self.array_field(getattr(op, name).owner, f"node{len(self.nodes)}.{name}", array)
+
+    def array_field(self, const: Operation, stem: str, array: np.ndarray) -> dict[str, str]:
+        """A reference to the member holding `array`, the values of `const` in
+        the shape of the field: one member per constant and shape (a constant
+        written as a node, flat, and read as a payload, nested, needs two)."""
+        from tlir.torchlean.container import reference
+
+        key = (const, array.shape)
+        if key not in self._members:
+            self._members[key] = f"arrays/{stem}.npy"
+            self.arrays[self._members[key]] = array
+        return reference(self._members[key])
 
     def payload_only(self, op: Operation) -> bool:
         """A constant all of whose uses are payload operands is no node of its own."""
@@ -114,7 +142,12 @@ class Exporter:
             self.add(op.results[0], self.node_of(op))
         if not outputs:
             raise TlirError(self.where, "@main returns nothing; a graph needs an output")
-        return {"format": FORMAT, "input_id": 0, "output_ids": outputs, "nodes": self.nodes}
+        head: dict[str, Any] = {"format": FORMAT}
+        if self.binary:
+            from tlir.torchlean.container import CONTAINER
+
+            head |= {"container": CONTAINER, "dtype": str(args[0].type.element_type)}
+        return {**head, "input_id": 0, "output_ids": outputs, "nodes": self.nodes}
 
     def add(self, value: SSAValue, fields: dict[str, Any]) -> None:
         node_id = len(self.nodes)
@@ -149,10 +182,13 @@ def _no_fields(exporter: Exporter, op: Operation) -> dict[str, Any]:
 
 @writes(T.ConstOp)
 def _const(exporter: Exporter, op: T.ConstOp) -> dict[str, Any]:
-    values = dense_to_numpy(op.value)
+    values = dense_to_numpy(op.value).reshape(-1)
+    if exporter.binary:
+        field = exporter.array_field(op, f"node{len(exporter.nodes)}.values", values)
+        return {"value_shape": _shape(op.result), "values": field}
     if not np.all(np.isfinite(values)):
         raise exporter.error(op, "the constant holds NaN or infinity, which JSON cannot carry")
-    return {"value_shape": _shape(op.result), "values": values.reshape(-1).tolist()}
+    return {"value_shape": _shape(op.result), "values": values.tolist()}
 
 
 @writes(T.RandUniformOp, T.BernoulliMaskOp)
@@ -176,9 +212,9 @@ def _window(exporter: Exporter, op: T.WindowOp) -> dict[str, Any]:
 
 @writes(T.LinearOp, payload=("weight", "bias"))
 def _linear(exporter: Exporter, op: T.LinearOp) -> dict[str, Any]:
-    weight = exporter.payload(op, "weight")
-    return {"out_dim": weight.shape[0], "in_dim": weight.shape[1], "weight": weight.tolist(),
-            "bias": exporter.payload(op, "bias").tolist()}  # fmt: skip
+    out_dim, in_dim = _shape(op.weight)
+    return {"out_dim": out_dim, "in_dim": in_dim, "weight": exporter.payload_field(op, "weight"),
+            "bias": exporter.payload_field(op, "bias")}  # fmt: skip
 
 
 @writes(T.ConvOp, payload=("weight", "bias"))
@@ -190,8 +226,8 @@ def _conv(exporter: Exporter, op: T.ConvOp) -> dict[str, Any]:
         "dilation": list(cfg.dilation), "groups": cfg.groups, "channel_axis": cfg.channel_axis,
         "in_channels": cfg.in_channels, "out_channels": cfg.out_channels,
         "input_spatial": _shape(op.input)[cfg.channel_axis + 1 :],
-        "weight": exporter.payload(op, "weight").tolist(),
-        "bias": exporter.payload(op, "bias").tolist(),
+        "weight": exporter.payload_field(op, "weight"),
+        "bias": exporter.payload_field(op, "bias"),
     }  # fmt: skip
 
 
@@ -200,7 +236,7 @@ def _batch_norm(exporter: Exporter, op: T.BatchNormEvalOp) -> dict[str, Any]:
     fields: dict[str, Any] = {"channel_axis": _int(op.channel_axis), "channels": _int(op.channels),
                               "eps": op.eps.value.data}  # fmt: skip
     for name in ("gamma", "beta", "mean", "var"):
-        fields[name] = exporter.payload(op, name).tolist()
+        fields[name] = exporter.payload_field(op, name)
     return fields
 
 
@@ -208,8 +244,8 @@ def _batch_norm(exporter: Exporter, op: T.BatchNormEvalOp) -> dict[str, Any]:
 def _layernorm(exporter: Exporter, op: T.LayerNormOp) -> dict[str, Any]:
     fields: dict[str, Any] = {"axis": _int(op.axis)}
     if op.gamma is not None:
-        fields["gamma"] = exporter.payload(op, "gamma").tolist()
-        fields["beta"] = exporter.payload(op, "beta").tolist()
+        fields["gamma"] = exporter.payload_field(op, "gamma")
+        fields["beta"] = exporter.payload_field(op, "beta")
         fields["eps"] = op.eps.value.data
     elif op.eps.value.data != 1e-5:
         raise exporter.error(op, "a layernorm without gamma/beta must use eps = 1e-5 in JSON")
@@ -239,6 +275,17 @@ def export_module(module: ModuleOp, where: str = "module") -> dict[str, Any]:
     return Exporter(module, where).run()
 
 
+def export_bytes(module: ModuleOp, path: str, where: str = "module") -> bytes:
+    """The model file `path` names by its extension: a `.tlz` container, else
+    `torchlean.ir.v1` JSON text."""
+    from tlir.torchlean.container import container_bytes, is_container
+
+    if not is_container(path):
+        return dumps(export_module(module, where)).encode()
+    exporter = Exporter(module, where, binary=True)
+    return container_bytes(exporter.run(), exporter.arrays)
+
+
 def dumps(graph: dict[str, Any]) -> str:
     """The graph as JSON text, one node per line."""
     head = {k: v for k, v in graph.items() if k != "nodes"}
@@ -251,4 +298,4 @@ def dumps(graph: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["dumps", "export_module"]
+__all__ = ["dumps", "export_bytes", "export_module"]

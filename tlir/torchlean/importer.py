@@ -396,10 +396,12 @@ def check_arity(node: RawNode, arity: Arity) -> None:
         raise node.error(f"expects {want} parent(s), got {count}")
 
 
-def import_graph(graph: RawGraph, dtype: str = "f64") -> ModuleOp:
-    """Lower a parsed graph to a module with `func.func @main`."""
+def import_graph(graph: RawGraph, dtype: str | None = None) -> ModuleOp:
+    """Lower a parsed graph to a module with `func.func @main`, in `dtype`
+    (default: the dtype a `.tlz` was written in, float64 for JSON)."""
     from tlir.torchlean import legacy
 
+    dtype = dtype or graph.dtype or "f64"
     if dtype not in ("f32", "f64"):
         raise TlirError(graph.file, f"dtype must be 'f32' or 'f64', got {dtype!r}")
     numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
@@ -433,8 +435,10 @@ def _tensor_parent(node: RawNode, values: dict, parent: int):
     return value
 
 
-def import_file(path: str, dtype: str = "f64") -> ModuleOp:
-    return import_graph(read_graph(path), dtype)
+def import_file(path: str, dtype: str | None = None, data: bytes | None = None) -> ModuleOp:
+    """A `torchlean.ir.v1` JSON file or a `.tlz` (by its extension) as a module;
+    `data` is the file's content when already read."""
+    return import_graph(read_graph(path, data), dtype)
 
 
 __all__ = ["import_file", "import_graph"]

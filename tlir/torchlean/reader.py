@@ -12,12 +12,15 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tlir.diagnostics import TlirError, read_text_file
 from tlir.shapes import Shape, fmt
+
+if TYPE_CHECKING:
+    from tlir.torchlean.container import Container
 
 FORMAT = "torchlean.ir.v1"
 
@@ -37,6 +40,8 @@ class RawNode:
     fields: dict[str, Any]
     file: str
     tuple_shapes: list[Shape] = field(default_factory=list)
+    container: Container | None = None
+    """The `.tlz` the node comes from, whose arrays its payload fields may name."""
 
     def error(self, message: str) -> TlirError:
         return TlirError(self.file, f"node {self.id} ({self.kind}): {message}")
@@ -87,6 +92,8 @@ class RawNode:
         """A payload tensor: nested lists matching `shape` exactly
         (docs/json-format.md#numbers-and-payloads)."""
         value = self._get(name)
+        if self._is_reference(value):
+            return self._array(name, value, shape)
         try:
             array = _nested(value, shape)
         except ValueError as err:
@@ -95,6 +102,8 @@ class RawNode:
 
     def flat(self, name: str, count: int) -> np.ndarray:
         value = self._get(name)
+        if self._is_reference(value):
+            return self._array(name, value, (count,))
         if not isinstance(value, list) or len(value) != count:
             got = len(value) if isinstance(value, list) else type(value).__name__
             raise self.error(f"field '{name}' must be a flat list of {count} numbers, got {got}")
@@ -102,6 +111,27 @@ class RawNode:
             return _nested(value, (count,))
         except ValueError as err:
             raise self.error(f"field '{name}': {err}") from None
+
+    def _is_reference(self, value: Any) -> bool:
+        """An object in a `.tlz` (where it must be a reference), or an object
+        that looks like one in JSON (which is told it is out of place)."""
+        return type(value) is dict and (self.container is not None or "array" in value)
+
+    def _array(self, name: str, value: dict, shape: Shape) -> np.ndarray:
+        """A payload given as a reference to an array member of a `.tlz`: the
+        array must have exactly the shape of the JSON value it replaces."""
+        if self.container is None:
+            raise self.error(f"field '{name}' is an array reference, which only a .tlz holds")
+        try:
+            member, array = self.container.array(value)
+        except ValueError as err:
+            raise self.error(f"field '{name}': {err}") from None
+        if array.shape != tuple(shape):
+            raise self.error(
+                f"field '{name}': member '{member}' has shape {fmt(array.shape)}, "
+                f"expected {fmt(shape)}"
+            )
+        return array
 
 
 def _nat(
@@ -179,16 +209,25 @@ def _reject_constant(name: str) -> float:
 
 
 def load_json(path: str) -> Any:
-    text = read_text_file(path)
+    return parse_json_text(read_text_file(path), path)
+
+
+def parse_json_text(text: str, path: str, member: str | None = None) -> Any:
+    """JSON text of `path` (or of its `member`, in a `.tlz`) as Python values;
+    errors name the file, the member and the position."""
+    prefix = f"member '{member}': " if member else ""
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         message = err.msg.removesuffix(" at")  # "Unterminated string starting at"
+        if member:  # a position in the member, not in the file
+            place = f"line {err.lineno} column {err.colno}"
+            raise TlirError(path, f"{prefix}invalid JSON at {place}: {message}") from None
         raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {message}") from None
     except ValueError as err:
-        raise TlirError(path, f"invalid JSON: {err}") from None
+        raise TlirError(path, f"{prefix}invalid JSON: {err}") from None
     except RecursionError:
-        raise TlirError(path, "invalid JSON: nested too deeply") from None
+        raise TlirError(path, f"{prefix}invalid JSON: nested too deeply") from None
 
 
 @dataclass
@@ -198,11 +237,29 @@ class RawGraph:
     input_id: int
     output_ids: list[int]
     legacy: bool
+    dtype: str | None = None
+    """The element type a `.tlz` was written in (None for JSON)."""
 
 
-def read_graph(path: str) -> RawGraph:
-    """Parse and check the structure of a graph file (ids, parents, kinds, interface)."""
-    root = load_json(path)
+def read_graph(path: str, data: bytes | None = None) -> RawGraph:
+    """Parse and check the structure of a graph file (ids, parents, kinds,
+    interface): `torchlean.ir.v1` JSON, or a `.tlz` (by its extension). `data`,
+    when given, is the file's content already read."""
+    from tlir.torchlean.container import is_container, open_container
+
+    container = None
+    if is_container(path):
+        from tlir.limits import read_limited
+
+        container = open_container(path, read_limited(path) if data is None else data)
+        root = container.document
+    elif data is not None:
+        try:
+            root = parse_json_text(data.decode("utf-8"), path)
+        except UnicodeDecodeError:
+            raise TlirError(path, "the file is not UTF-8 text") from None
+    else:
+        root = load_json(path)
     if not isinstance(root, dict):
         raise TlirError(path, "the top level must be a JSON object")
     if root.get("format") != FORMAT:
@@ -222,12 +279,13 @@ def read_graph(path: str) -> RawGraph:
     raw_nodes = root.get("nodes")
     if not isinstance(raw_nodes, list) or not raw_nodes:
         raise TlirError(path, "'nodes' must be a non-empty list")
-    nodes = [_read_node(path, index, entry) for index, entry in enumerate(raw_nodes)]
+    nodes = [_read_node(path, index, entry, container) for index, entry in enumerate(raw_nodes)]
     _check_interface(path, nodes, input_id, output_ids)
-    return RawGraph(path, nodes, input_id, output_ids, legacy)
+    dtype = container.dtype if container is not None else None
+    return RawGraph(path, nodes, input_id, output_ids, legacy, dtype)
 
 
-def _read_node(path: str, index: int, entry: Any) -> RawNode:
+def _read_node(path: str, index: int, entry: Any, container: Container | None) -> RawNode:
     if not isinstance(entry, dict):
         raise TlirError(path, f"node {index}: each node must be a JSON object")
     if entry.get("id") != index or isinstance(entry.get("id"), bool):
@@ -240,7 +298,7 @@ def _read_node(path: str, index: int, entry: Any) -> RawNode:
     parents = entry.get("parents", None)
     if not isinstance(parents, list):
         raise TlirError(path, f"node {index} ({kind}): 'parents' must be a list of node ids")
-    node = RawNode(index, kind, [], None, entry, path)
+    node = RawNode(index, kind, [], None, entry, path, container=container)
     for parent in parents:
         _nat(parent, node, "each parent")
         if parent >= index:

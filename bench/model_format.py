@@ -1,0 +1,127 @@
+"""Model file formats: size, write time and load time of one MLP's weights.
+
+  python bench/model_format.py [--widths 784 512 512 10] [--dtype f32 f64] [--repeat 3]
+
+Builds a multilayer perceptron (linear layers of the given widths, a relu
+between each two, batch 64) with full-precision normally distributed weights
+(in the element type of each `--dtype`), then writes it as `torchlean.ir.v1`
+JSON, as a `.tlz` container and, for comparison, as MLIR text (xDSL prints
+large constants as hexadecimal `dense<"0x…">` literals), and reads each back.
+**write** = the module to a file (`tlir.torchlean.exporter.export_bytes`, or
+printing); **load** = the file to a verified module (`tlir.load_model`, then
+the verifier); each the best of `--repeat` runs in this process. Ratios are
+JSON's figure over the other format's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tlir.api import load_model  # noqa: E402
+from tlir.compiler import to_text  # noqa: E402
+from tlir.diagnostics import verify_module  # noqa: E402
+from tlir.tools.common import write_output  # noqa: E402
+from tlir.torchlean import import_graph  # noqa: E402
+from tlir.torchlean.exporter import export_bytes  # noqa: E402
+from tlir.torchlean.reader import read_graph  # noqa: E402
+
+BATCH = 64
+
+
+def mlp_document(widths: list[int], dtype: str, seed: int = 0) -> dict:
+    """The MLP as a graph document, weights of every bit (no rounding to a few
+    decimals, as a trained model's): float32 values for f32, float64 for f64."""
+    rng = np.random.default_rng(seed)
+    carrier = np.float32 if dtype == "f32" else np.float64
+    nodes: list[dict] = [{"id": 0, "kind": "input", "parents": [], "shape": [BATCH, widths[0]]}]
+    for index, (fan_in, fan_out) in enumerate(itertools.pairwise(widths)):
+        if index:
+            nodes.append(_node(nodes, "relu", [BATCH, fan_in]))
+        weight = rng.normal(0, fan_in**-0.5, (fan_out, fan_in)).astype(carrier)
+        bias = rng.normal(0, 0.01, fan_out).astype(carrier)
+        nodes.append(
+            _node(
+                nodes,
+                "linear",
+                [BATCH, fan_out],
+                out_dim=fan_out,
+                in_dim=fan_in,
+                weight=weight.tolist(),
+                bias=bias.tolist(),
+            )  # fmt: skip
+        )
+    last = len(nodes) - 1
+    return {"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [last], "nodes": nodes}
+
+
+def _node(nodes: list[dict], kind: str, shape: list[int], **fields) -> dict:
+    return {"id": len(nodes), "kind": kind, "parents": [len(nodes) - 1], "shape": shape, **fields}
+
+
+def best(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+FORMATS = ("json", "tlz", "mlir")
+
+
+def measure_format(
+    module, directory: str, extension: str, dtype: str, repeat: int
+) -> tuple[int, float, float]:
+    """(bytes, write seconds, load seconds) of `module` as a file of `extension`."""
+    path = os.path.join(directory, f"mlp-{dtype}.{extension}")
+    if extension == "mlir":
+        data: Callable[[], str | bytes] = lambda: to_text(module)  # noqa: E731
+    else:
+        data = lambda: export_bytes(module, path)  # noqa: E731
+    write_seconds = best(lambda: write_output(path, data()), repeat)
+    load_seconds = best(lambda: verify_module(load_model(path, dtype), path), repeat)
+    return os.path.getsize(path), write_seconds, load_seconds
+
+
+def measure(directory: str, widths: list[int], dtype: str, repeat: int) -> None:
+    import json
+
+    source = os.path.join(directory, f"source-{dtype}.json")
+    Path(source).write_text(json.dumps(mlp_document(widths, dtype)))
+    module = import_graph(read_graph(source), dtype)
+    params = sum(a * b + b for a, b in itertools.pairwise(widths))
+    print(f"\nMLP {'-'.join(map(str, widths))} {dtype}: {params} parameters")
+    print(f"{'format':<8} {'bytes':>12} {'write s':>9} {'load s':>9}   ratios (JSON / format)")
+    rows = {ext: measure_format(module, directory, ext, dtype, repeat) for ext in FORMATS}
+    size0, write0, load0 = rows["json"]
+    for extension, (size, write_seconds, load_seconds) in rows.items():
+        ratios = f"size {size0 / size:5.1f}x  write {write0 / write_seconds:5.1f}x  "
+        ratios += f"load {load0 / load_seconds:6.1f}x"
+        print(f"{extension:<8} {size:>12} {write_seconds:>9.4f} {load_seconds:>9.4f}   {ratios}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--widths", type=int, nargs="+", default=[784, 512, 512, 10])
+    parser.add_argument("--dtype", nargs="+", choices=("f32", "f64"), default=["f32", "f64"])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        for dtype in args.dtype:
+            measure(directory, args.widths, dtype, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

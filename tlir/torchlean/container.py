@@ -1,0 +1,277 @@
+"""The `.tlz` model file: a `torchlean.ir.v1` graph whose payloads are binary
+arrays (docs/json-format.md#the-tlz-container).
+
+A `.tlz` is a zip archive holding `graph.json` (the graph, each payload field
+replaced by a reference `{"array": "arrays/NAME.npy"}`) and one `.npy` member
+per payload array, stored uncompressed, in the model's element type, so that
+every bit (NaN payloads, -0, subnormals) comes back as it was written.
+
+The file is untrusted: member names, sizes (declared, checked against
+`tlir.limits` before anything is read), compression methods and each array's
+header are checked, and arrays are read without pickle. Every failure is one
+`TlirError` naming the file and the member.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tlir.diagnostics import TlirError
+from tlir.limits import MAX_INPUT_BYTES, max_tensor_bytes
+
+EXTENSION = ".tlz"
+CONTAINER = "tlz.v1"
+"""The value of graph.json's root field `container`."""
+
+GRAPH_MEMBER = "graph.json"
+ARRAY_MEMBER = re.compile(r"arrays/[A-Za-z0-9_][A-Za-z0-9_.-]*\.npy")
+"""The only names an array member may have: no directories below `arrays/`, no
+`..`, nothing absolute, so no name can point outside the archive when unpacked."""
+
+DTYPES = {"f32": np.dtype("<f4"), "f64": np.dtype("<f8")}
+
+NPY_HEADER_LIMIT = 10_000
+"""The largest `.npy` header read (NumPy's own default limit)."""
+
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+"""Every member's timestamp: the same model gives the same bytes."""
+
+
+def is_container(path: str) -> bool:
+    return str(path).endswith(EXTENSION)
+
+
+def reference(member: str) -> dict[str, str]:
+    """The JSON value that stands for the array held in `member`."""
+    return {"array": member}
+
+
+@dataclass
+class Container:
+    """An opened `.tlz`: its graph document, and its arrays read on demand."""
+
+    file: str
+    archive: zipfile.ZipFile
+    members: dict[str, zipfile.ZipInfo]
+    document: dict[str, Any]
+    dtype: str
+    """The element type the model was written in, "f32" or "f64"."""
+    _arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def array(self, value: Any) -> tuple[str, np.ndarray]:
+        """(member, array) for a reference; a `ValueError` naming the member
+        (the caller adds the node and field)."""
+        member = value.get("array") if isinstance(value, dict) and len(value) == 1 else None
+        if not isinstance(member, str):
+            raise ValueError(
+                f'an array reference is {{"array": "arrays/NAME.npy"}}, got {_brief(value)}'
+            )
+        if member not in self._arrays:
+            if not ARRAY_MEMBER.fullmatch(member):
+                raise ValueError(
+                    f"{quoted(member)} is not the name of an array member (arrays/NAME.npy)"
+                )
+            if member not in self.members:
+                raise ValueError(f"member '{member}' is missing")
+            self._arrays[member] = self._read_array(member)
+        return member, self._arrays[member]
+
+    def _read_array(self, member: str) -> np.ndarray:
+        data = _read_member(self.archive, self.members[member])
+        try:
+            return parse_npy(data, DTYPES[self.dtype])
+        except ValueError as err:
+            raise ValueError(f"member '{member}' {err}") from None
+
+
+def quoted(name: str) -> str:
+    """A member name in a message: quoted, control and non-ASCII characters
+    escaped, so that a hostile name cannot break the one-line error."""
+    escaped = name.encode("unicode_escape").decode("ascii").replace("'", "\\'")
+    return f"'{escaped}'"
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split())
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def open_container(path: str, data: bytes) -> Container:
+    """Open the `.tlz` whose bytes are `data`: the archive's directory, member
+    names and sizes checked, `graph.json` read and its container fields checked."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError,
+            NotImplementedError) as err:  # fmt: skip
+        raise TlirError(path, f"not a .tlz model (a zip archive): {_one_line(err)}") from None
+    members = _check_members(path, infos)
+    if GRAPH_MEMBER not in members:
+        raise TlirError(path, f"member '{GRAPH_MEMBER}' is missing")
+    try:
+        text = _read_member(archive, members[GRAPH_MEMBER])
+    except ValueError as err:
+        raise TlirError(path, str(err)) from None
+    document = _parse_graph(path, text)
+    _check_header(path, document)
+    return Container(path, archive, members, document, document["dtype"])
+
+
+def _check_members(path: str, infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
+    """Member names unique and allowed; no encryption, only stored or deflated
+    data; declared sizes within the limits (the reader never reads past a
+    member's declared size, so these bound what is allocated)."""
+    members: dict[str, zipfile.ZipInfo] = {}
+    total = 0
+    array_limit = max_tensor_bytes() + NPY_HEADER_LIMIT
+    for info in infos:
+        name = info.filename
+        if name != GRAPH_MEMBER and not ARRAY_MEMBER.fullmatch(name):
+            raise TlirError(
+                path,
+                f"member {quoted(name)} has a name a .tlz may not hold "
+                f"('{GRAPH_MEMBER}' or 'arrays/NAME.npy', NAME of letters, digits, '_', '.', '-')",
+            )
+        if name in members:
+            raise TlirError(path, f"member '{name}' appears twice")
+        if info.flag_bits & 0x1:
+            raise TlirError(path, f"member '{name}' is encrypted")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise TlirError(path, f"member '{name}' is compressed by an unsupported method")
+        limit = MAX_INPUT_BYTES if name == GRAPH_MEMBER else array_limit
+        if info.file_size > limit:
+            raise TlirError(
+                path, f"member '{name}' declares {info.file_size} bytes, more than {limit}"
+            )
+        total += info.file_size
+        if total > MAX_INPUT_BYTES:
+            raise TlirError(
+                path, f"the members declare more than {MAX_INPUT_BYTES} bytes in all (at '{name}')"
+            )
+        members[name] = info
+    return members
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes, never more than its declared size; a corrupt one (bad
+    checksum, truncated, a zip feature Python's zipfile does not read) is a
+    ValueError naming the member."""
+    member = info.filename
+    try:
+        with archive.open(info) as handle:
+            data = handle.read(info.file_size + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+            NotImplementedError) as err:  # fmt: skip
+        raise ValueError(f"member '{member}' cannot be read: {_one_line(err)}") from None
+    if len(data) != info.file_size:
+        raise ValueError(f"member '{member}' holds {len(data)} bytes, not {info.file_size}")
+    return data
+
+
+def _parse_graph(path: str, data: bytes) -> Any:
+    from tlir.torchlean.reader import parse_json_text
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TlirError(path, f"member '{GRAPH_MEMBER}' is not UTF-8 text") from None
+    return parse_json_text(text, path, GRAPH_MEMBER)
+
+
+def _check_header(path: str, document: Any) -> None:
+    if not isinstance(document, dict):
+        raise TlirError(path, f"member '{GRAPH_MEMBER}': the top level must be a JSON object")
+    if document.get("container") != CONTAINER:
+        got = json.dumps(document.get("container")) if "container" in document else "nothing"
+        raise TlirError(
+            path, f"member '{GRAPH_MEMBER}': 'container' must be \"{CONTAINER}\", got {got}"
+        )
+    if document.get("dtype") not in DTYPES:
+        got = json.dumps(document.get("dtype")) if "dtype" in document else "nothing"
+        raise TlirError(
+            path, f"member '{GRAPH_MEMBER}': 'dtype' must be \"f32\" or \"f64\", got {got}"
+        )
+
+
+def parse_npy(data: bytes, dtype: np.dtype) -> np.ndarray:
+    """The array of a `.npy` file's bytes, which must hold `dtype` (either byte
+    order), C or Fortran order, and exactly the data its header declares; the
+    header is checked before any array is built. No pickle: only a float dtype
+    is accepted. Raises `ValueError` with a message that follows the member name."""
+    handle = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(handle)
+        read_header = {
+            (1, 0): np.lib.format.read_array_header_1_0,
+            (2, 0): np.lib.format.read_array_header_2_0,
+        }.get(version)
+        if read_header is None:
+            raise ValueError(f"unsupported .npy version {version[0]}.{version[1]}")
+        shape, fortran, stored = read_header(handle, max_header_size=NPY_HEADER_LIMIT)
+    except (ValueError, TypeError, SyntaxError, EOFError) as err:
+        raise ValueError(f"is not a .npy array ({' '.join(str(err).split())})") from None
+    if stored.kind != "f" or stored.itemsize != dtype.itemsize or stored.hasobject:
+        raise ValueError(f"holds {stored.name}, the model's dtype is {_name(dtype)}")
+    if any(extent < 0 for extent in shape):
+        raise ValueError(f"is not a .npy array (its header's shape is {list(shape)})")
+    count = 1
+    for extent in shape:
+        count *= extent
+    body = len(data) - handle.tell()
+    if body != count * dtype.itemsize:
+        raise ValueError(
+            f"holds {body} bytes of data, its header {list(shape)} of {stored.name} asks for "
+            f"{count * dtype.itemsize}"
+        )
+    flat = np.frombuffer(data, dtype=stored, count=count, offset=handle.tell())
+    array = flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
+    return np.ascontiguousarray(array, dtype=stored.newbyteorder("="))
+
+
+def _name(dtype: np.dtype) -> str:
+    return {4: "float32", 8: "float64"}[dtype.itemsize]
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    """A `.npy` file (version 1.0, little-endian, C order) of `array`."""
+    little = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    out = io.BytesIO()
+    np.lib.format.write_array(out, little, version=(1, 0), allow_pickle=False)
+    return out.getvalue()
+
+
+def container_bytes(document: dict[str, Any], arrays: Mapping[str, np.ndarray]) -> bytes:
+    """The `.tlz` of a graph document (payloads already replaced by references
+    to the keys of `arrays`): graph.json first (deflated), then each array
+    (stored), in order, with fixed timestamps."""
+    from tlir.torchlean.exporter import dumps
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", allowZip64=True) as archive:
+        _add(archive, GRAPH_MEMBER, dumps(document).encode(), zipfile.ZIP_DEFLATED)
+        for member, array in arrays.items():
+            _add(archive, member, npy_bytes(array), zipfile.ZIP_STORED)
+    return out.getvalue()
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, method: int) -> None:
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    info.compress_type = method
+    info.external_attr = 0o644 << 16
+    archive.writestr(info, data)
+
+
+__all__ = ["CONTAINER", "EXTENSION", "Container", "container_bytes", "open_container"]
