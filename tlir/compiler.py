@@ -33,7 +33,7 @@ from tlir.calling import ArraySpecs, EntryCall, pointer_array
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import VJP_WRT, find_function
+from tlir.interface import VJP_WRT, element_type_name, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
@@ -414,8 +414,7 @@ def compile(
     from tlir.api import load_model, parse_module_checked
     from tlir.diagnostics import verify_module
 
-    if dtype not in (None, "f32", "f64"):
-        raise TlirError("tlir.compile", f"dtype must be 'f32' or 'f64', got {dtype!r}")
+    dtype = element_type_name(dtype, "tlir.compile")
     if isinstance(model, ModuleOp):
         module, where = model, "module"
     elif isinstance(model, str) and model.endswith((".json", ".mlir")) and "\n" not in model:

@@ -1,8 +1,10 @@
 """`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
-tlir-translate --import-torchlean MODEL.json [--dtype f32|f64] [-o OUT.mlir]
+tlir-translate --import-torchlean [MODEL.json] [--dtype f32|f64] [-o OUT.mlir]
 tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json]
 tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
+
+The input is read from standard input when no file (or `-`) is given.
 """
 
 from __future__ import annotations
@@ -15,8 +17,14 @@ from collections.abc import Sequence
 from xdsl.printer import Printer
 
 from tlir.api import parse_module_checked
-from tlir.diagnostics import TlirError, read_text_file, verify_module
-from tlir.tools.common import ToolArgumentParser, run_tool, write_output
+from tlir.diagnostics import verify_module
+from tlir.tools.common import (
+    ToolArgumentParser,
+    dtype_argument,
+    read_input_text,
+    run_tool,
+    write_output,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,12 +45,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="translate a module lowered to the LLVM dialect into LLVM IR",
     )
-    parser.add_argument("input_file", nargs="?", help="input file (stdin when absent)")
+    parser.add_argument("input_file", nargs="?", help="input file (stdin when absent or '-')")
     parser.add_argument(
         "--dtype",
-        choices=("f32", "f64"),
+        type=dtype_argument,
         default="f64",
-        help="element type of the imported module (default f64)",
+        metavar="f32|f64",
+        help="element type of the imported module (default f64; float32, float64 too)",
     )
     parser.add_argument("-o", "--output-file", help="output file (stdout when absent)")
     parser.add_argument(
@@ -53,23 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_text(path: str | None) -> tuple[str, str]:
-    if path is None:
-        from tlir.limits import read_stdin_limited
-
-        try:
-            return read_stdin_limited().decode("utf-8"), "stdin"
-        except UnicodeDecodeError:
-            raise TlirError("stdin", "the input is not UTF-8 text") from None
-    return read_text_file(path), path
-
-
 def _import(args: argparse.Namespace) -> str:
     from tlir.torchlean import import_file
 
-    if args.input_file is None:
-        raise TlirError("tlir-translate", "--import-torchlean needs a .json file")
-    module = import_file(args.input_file, args.dtype)
+    text, name = read_input_text(args.input_file)
+    module = import_file(name, args.dtype, text)
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=not args.no_locations).print_op(module)
     out.write("\n")
@@ -79,7 +76,7 @@ def _import(args: argparse.Namespace) -> str:
 def _export(args: argparse.Namespace) -> str:
     from tlir.torchlean.exporter import dumps, export_module
 
-    text, name = _read_text(args.input_file)
+    text, name = read_input_text(args.input_file)
     module = parse_module_checked(text, name)
     verify_module(module, name)
     return dumps(export_module(module, name))
@@ -90,7 +87,7 @@ def _to_llvm_ir(args: argparse.Namespace) -> str:
     stage of the route) is first taken through the rest of `tlir-to-llvm`."""
     from tlir.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
 
-    text, name = _read_text(args.input_file)
+    text, name = read_input_text(args.input_file)
     module = parse_module_checked(text, name)
     verify_module(module, name)
     if any(not op.name.startswith("llvm.") for op in module.ops):

@@ -178,8 +178,10 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def load_json(path: str) -> Any:
-    text = read_text_file(path)
+def load_json(path: str, text: str | None = None) -> Any:
+    """The JSON document of file `path` (or `text`, its content already read)."""
+    if text is None:
+        text = read_text_file(path)
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
@@ -200,9 +202,10 @@ class RawGraph:
     legacy: bool
 
 
-def read_graph(path: str) -> RawGraph:
-    """Parse and check the structure of a graph file (ids, parents, kinds, interface)."""
-    root = load_json(path)
+def read_graph(path: str, text: str | None = None) -> RawGraph:
+    """Parse and check the structure of a graph file (ids, parents, kinds,
+    interface); `text`: the file's content when it is already read."""
+    root = load_json(path, text)
     if not isinstance(root, dict):
         raise TlirError(path, "the top level must be a JSON object")
     if root.get("format") != FORMAT:
