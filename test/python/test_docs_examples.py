@@ -31,3 +31,22 @@ def test_the_json_format_example_is_what_the_importer_gives(tmp_path, capsys):
     path.write_text(graph)
     assert translate_tool.main(["--import-torchlean", str(path), "--no-locations"]) == 0
     assert capsys.readouterr().out.strip() == module.strip()
+
+
+def test_the_readme_training_snippet_trains_and_saves(tmp_path, monkeypatch):
+
+    import tlir
+
+    readme = (ROOT / "README.md").read_text()
+    code = fenced_blocks(readme[readme.index("## Training and saving") :], "python")[0]
+    saved = tmp_path / "trained.json"
+    assert '"trained.json"' in code
+    monkeypatch.chdir(ROOT)  # the snippet's paths are the repository's
+    namespace: dict = {}
+    exec(code.replace('"trained.json"', repr(str(saved))), namespace)  # noqa: S102
+    model, x = namespace["model"], namespace["x"]
+    before = tlir.compile(str(ROOT / "examples/cnn.json"))(x)[0]
+    after = model(x)[0]
+    assert after[0, 0] > before[0, 0]  # the probability of class 0 went up
+    again = tlir.compile(str(saved))(x)
+    assert [a.tobytes() for a in again] == [m.tobytes() for m in model(x)]
