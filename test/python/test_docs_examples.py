@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import tlir
 from tlir.tools import translate as translate_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,9 +35,6 @@ def test_the_json_format_example_is_what_the_importer_gives(tmp_path, capsys):
 
 
 def test_the_readme_training_snippet_trains_and_saves(tmp_path, monkeypatch):
-
-    import tlir
-
     readme = (ROOT / "README.md").read_text()
     code = fenced_blocks(readme[readme.index("## Training and saving") :], "python")[0]
     saved = tmp_path / "trained.json"
