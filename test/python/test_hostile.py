@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tlir
 from tlir.diagnostics import TlirError, printable
@@ -816,3 +818,25 @@ def test_f16_a_hostile_parameter_name_is_escaped_on_stdout(tmp_path, capsys, mod
     out = capsys.readouterr().out
     assert all(line.isprintable() for line in out.splitlines()), out
     assert "param_grad:w\\x1b[2J\\x0a2: shape [2] float64: 1.0 1.0" in out
+
+
+@given(text=st.text(max_size=16))
+@settings(max_examples=300, deadline=None)
+def test_f16_any_text_shows_on_one_printable_line(text):
+    shown = printable(text)
+    assert shown.isprintable() and "\n" not in shown
+    assert (shown == text) == text.isprintable()
+    assert str(TlirError(text, text)) == f"{shown}: error: {shown}"
+
+
+@pytest.mark.parametrize(
+    "variable", ["TLIR_NUM_THREADS", "TLIR_COMPILE_PROCESSES", "TLIR_MAX_TENSOR_BYTES"]
+)
+def test_f16_every_environment_value_is_escaped(tmp_path, capsys, monkeypatch, variable):
+    monkeypatch.setenv(variable, HOSTILE.replace("\x00", ""))  # (no NUL in the environment)
+    path = str(ROOT / "examples/cnn.json")
+    argv = [path, "--input", str(ROOT / "examples/cnn_input.npy"), "--no-cache", "-q"]
+    line = one_line_error(run_tool.main, argv, capsys)
+    assert line.startswith(f"{variable}: error: must be a positive integer")
+    shown = SHOWN.replace("\\x00", "")
+    assert line.endswith(f"got '{shown}'") and line.isprintable()
