@@ -55,7 +55,7 @@ def _mlir_model(text: str, name: str, dtype: str | None, ctx: Context | None) ->
 
     module = parse_module_checked(text, name, ctx)
     if dtype is not None:
-        _check_module_dtype(module, dtype, name)
+        check_module_dtype(module, dtype, name)
     verify_module(module, name)
     return module
 
@@ -74,7 +74,8 @@ def parse_module_checked(text: str, filename: str, ctx: Context | None = None) -
         raise TlirError(filename, "the input is nested too deeply to parse") from None
 
 
-def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
+def check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
+    """@main's arguments are of element type `dtype` ('f32' or 'f64')."""
     from xdsl.dialects import func
 
     from tlir.diagnostics import TlirError
@@ -82,8 +83,8 @@ def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
     for op in module.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
             for typ in op.function_type.inputs.data:
-                if str(typ.element_type) != dtype:
-                    raise TlirError(path, f"@main takes {typ}, not {dtype} (--dtype {dtype})")
+                if str(getattr(typ, "element_type", typ)) != dtype:  # (a scalar: verified later)
+                    raise TlirError(path, f"@main takes {typ}, not {dtype} (the dtype asked for)")
 
 
 def save(model, path: str) -> None:

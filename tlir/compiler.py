@@ -410,17 +410,23 @@ def compile(
     progress: bool = False,
     fuse: bool = True,
 ) -> CompiledModel:
-    """Compile a model: a .json/.mlir path, MLIR text, or a module."""
-    from tlir.api import load_model, parse_module_checked
+    """Compile a model: a .json/.mlir path, MLIR text, or a module. `dtype`
+    ('f32', 'f64' or NumPy's float32/float64) is the element type a JSON graph
+    is imported in, and the one MLIR text or a module must have."""
+    from tlir.api import check_module_dtype, load_model, parse_module_checked
     from tlir.diagnostics import verify_module
 
     dtype = element_type_name(dtype, "tlir.compile")
     if isinstance(model, ModuleOp):
         module, where = model, "module"
+        if dtype is not None:
+            check_module_dtype(module, dtype, where)
     elif isinstance(model, str) and model.endswith((".json", ".mlir")) and "\n" not in model:
         module, where = load_model(model, dtype), model
     elif isinstance(model, str):
         module, where = parse_module_checked(model, "<string>"), "<string>"
+        if dtype is not None:
+            check_module_dtype(module, dtype, where)
         verify_module(module, where)
     else:
         raise TlirError(

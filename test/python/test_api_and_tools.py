@@ -361,3 +361,12 @@ def test_tlir_run_refuses_a_cast_that_changes_values(tmp_path, capsys):
     model = F32_MODEL.replace("3xf32", "6xf32")
     code, err, out, path = run_f32_model(tmp_path, capsys, x, model)
     assert code == 1 and "the cast would change 3 of 6 values" in err
+
+
+@pytest.mark.parametrize("dtype", ["f64", "float64", np.float64])
+def test_compile_checks_the_dtype_of_mlir_text_and_modules(dtype):
+    for model in (ADD, tlir.parse_module(ADD)):
+        with pytest.raises(TlirError, match=r"@main takes tensor<2x3xf32>, not f64"):
+            tlir.compile(model, dtype=dtype)
+    x = np.ones((2, 3), np.float32)
+    assert tlir.compile(ADD, dtype=np.float32)(x, x)[1] == 12.0
