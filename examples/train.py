@@ -225,6 +225,20 @@ def accuracy(model, x: np.ndarray, y: np.ndarray, batch: int) -> float:
 
 
 def run(args: argparse.Namespace) -> dict:
+    """Train and save into `--out`, or into a temporary directory removed at the end."""
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        return train_all(args, out)
+    with tempfile.TemporaryDirectory(prefix="tlir-train-") as directory:
+        results = train_all(args, Path(directory))
+        print(f"(the graphs and models were in {directory}, now removed: --out DIR keeps them)")
+        for entry in results["runs"].values():
+            entry["saved"] = None
+        return results
+
+
+def train_all(args: argparse.Namespace, out: Path) -> dict:
     start = time.perf_counter()
     np_dtype = np.float32 if args.dtype == "f32" else np.float64
     images, labels, source = load_digits()
@@ -232,8 +246,6 @@ def run(args: argparse.Namespace) -> dict:
     split = int(0.8 * len(x))
     print(f"data: {source}: {split} train, {len(x) - split} test images")
     results: dict = {"source": source, "runs": {}}
-    out = Path(args.out or tempfile.mkdtemp(prefix="tlir-train-"))
-    out.mkdir(parents=True, exist_ok=True)
 
     for name, build, shape in [("mlp", mlp, (64,)), ("cnn", cnn, (1, 8, 8))]:
         inputs = x.reshape(len(x), *shape)
@@ -292,7 +304,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--sgd-lr", type=float, default=0.1)
     p.add_argument("--adam-lr", type=float, default=0.01)
     p.add_argument("--threads", type=int, default=1, help="threads per kernel (default 1)")
-    p.add_argument("--out", help="where the graphs and trained models go (default: a temp dir)")
+    p.add_argument(
+        "--out", help="where the graphs and trained models go (default: a temporary directory)"
+    )
     return p
 
 

@@ -17,23 +17,47 @@ def parse_module(text: str, filename: str = "<string>", ctx: Context | None = No
 
 
 @collector_paused()
-def load_model(path: str, dtype: str | None = None, ctx: Context | None = None) -> ModuleOp:
+def load_model(path: str, dtype: object = None, ctx: Context | None = None) -> ModuleOp:
     """A model file as a verified module: TorchLean JSON (imported in `dtype`,
     float64 by default), a `.tlz` container (imported in `dtype`, by default the
-    one it was written in) or MLIR text (whose element type must match `dtype`)."""
-    from tlir.diagnostics import TlirError, read_text_file, verify_module
+    one it was written in) or MLIR text (whose element type must match `dtype`).
+    `dtype`: 'f32', 'f64' or NumPy's float32/float64."""
+    from tlir.diagnostics import TlirError, read_text_file
+    from tlir.interface import element_type_name
     from tlir.torchlean import import_file
 
-    if dtype not in (None, "f32", "f64"):
-        raise TlirError(path, f"dtype must be 'f32' or 'f64', got {dtype!r}")
+    dtype = element_type_name(dtype, path)
     if path.endswith((".json", ".tlz")):
         return import_file(path, dtype)
     if not path.endswith(".mlir"):
         raise TlirError(path, "a model is a .json (torchlean.ir.v1), .tlz or .mlir file")
-    module = parse_module_checked(read_text_file(path), path, ctx)
+    return _mlir_model(read_text_file(path), path, dtype, ctx)
+
+
+@collector_paused()
+def load_model_text(
+    text: str, name: str, dtype: object = None, ctx: Context | None = None
+) -> ModuleOp:
+    """`load_model` for a model given as text named `name` (standard input). A
+    torchlean.ir.v1 graph is a JSON object, so text that starts with `{` is
+    JSON; MLIR's top level never does, but for a `{-# … #-}` resource section."""
+    from tlir.interface import element_type_name
+    from tlir.torchlean import import_file
+
+    dtype = element_type_name(dtype, name)
+    start = text.lstrip()
+    if start.startswith("{") and not start.startswith("{-#"):
+        return import_file(name, dtype, text.encode("utf-8"))
+    return _mlir_model(text, name, dtype, ctx)
+
+
+def _mlir_model(text: str, name: str, dtype: str | None, ctx: Context | None) -> ModuleOp:
+    from tlir.diagnostics import verify_module
+
+    module = parse_module_checked(text, name, ctx)
     if dtype is not None:
-        _check_module_dtype(module, dtype, path)
-    verify_module(module, path)
+        check_module_dtype(module, dtype, name)
+    verify_module(module, name)
     return module
 
 
@@ -51,7 +75,8 @@ def parse_module_checked(text: str, filename: str, ctx: Context | None = None) -
         raise TlirError(filename, "the input is nested too deeply to parse") from None
 
 
-def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
+def check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
+    """@main's arguments are of element type `dtype` ('f32' or 'f64')."""
     from xdsl.dialects import func
 
     from tlir.diagnostics import TlirError
@@ -59,8 +84,8 @@ def _check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
     for op in module.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
             for typ in op.function_type.inputs.data:
-                if str(typ.element_type) != dtype:
-                    raise TlirError(path, f"@main takes {typ}, not {dtype} (--dtype {dtype})")
+                if str(getattr(typ, "element_type", typ)) != dtype:  # (a scalar: verified later)
+                    raise TlirError(path, f"@main takes {typ}, not {dtype} (the dtype asked for)")
 
 
 def save(model, path: str) -> None:

@@ -28,7 +28,9 @@ DEFAULT_MAX_MB = 1024
 
 
 def _warn(message: str) -> None:
-    print(f"tlir: warning: {message}", file=sys.stderr)
+    from tlir.diagnostics import printable  # the message quotes paths and TLIR_* values
+
+    print(printable(f"tlir: warning: {message}"), file=sys.stderr)
 
 
 @functools.cache

@@ -33,7 +33,7 @@ from tlir.calling import ArraySpecs, EntryCall, pointer_array
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import VJP_WRT, find_function
+from tlir.interface import VJP_WRT, element_type_name, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
@@ -427,19 +427,24 @@ def compile(
     fuse: bool = True,
     numerics: str = "exact",
 ) -> CompiledModel:
-    """Compile a model: a .json/.tlz/.mlir path, MLIR text, or a module (options:
-    `CompiledModel`)."""
-    from tlir.api import load_model, parse_module_checked
+    """Compile a model: a .json/.tlz/.mlir path, MLIR text, or a module (other
+    options: `CompiledModel`). `dtype` ('f32', 'f64' or NumPy's float32/float64)
+    is the element type a JSON graph is imported in, and the one MLIR text or a
+    module must have."""
+    from tlir.api import check_module_dtype, load_model, parse_module_checked
     from tlir.diagnostics import verify_module
 
-    if dtype not in (None, "f32", "f64"):
-        raise TlirError("tlir.compile", f"dtype must be 'f32' or 'f64', got {dtype!r}")
+    dtype = element_type_name(dtype, "tlir.compile")
     if isinstance(model, ModuleOp):
         module, where = model, "module"
+        if dtype is not None:
+            check_module_dtype(module, dtype, where)
     elif isinstance(model, str) and model.endswith(MODEL_EXTENSIONS) and "\n" not in model:
         module, where = load_model(model, dtype), model
     elif isinstance(model, str):
         module, where = parse_module_checked(model, "<string>"), "<string>"
+        if dtype is not None:
+            check_module_dtype(module, dtype, where)
         verify_module(module, where)
     else:
         raise TlirError(

@@ -24,11 +24,38 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 
+def printable(text: str) -> str:
+    """`text` safe to show on one line of a terminal: every character Unicode
+    does not count printable becomes `\\xNN`, `\\uNNNN` or `\\UNNNNNNNN` — C0
+    and C1 controls (ESC, NUL, newline), DEL, line and paragraph separators,
+    spaces other than ' ', format characters (among them the bidirectional
+    embeddings, overrides and isolates: U+202E makes `exe.json` read
+    `nosj.exe`), surrogates (undecodable bytes of a file name), private-use and
+    unassigned code points. Letters of any script and symbols are kept.
+
+    Every user-facing line passes through it: a node kind, a name or a file name
+    read from a model, or an environment variable's value, is untrusted text that
+    must neither write escape sequences to the user's terminal nor break the
+    one-line rule."""
+    if text.isprintable():
+        return text  # the common case, at C speed
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 class TlirError(Exception):
-    """A user-facing error: where it happened and what rule failed."""
+    """A user-facing error: where it happened and what rule failed. Its text
+    (`str(err)`, what the tools print) is one printable line; `where` and
+    `message` keep the raw strings."""
 
     def __init__(self, where: str, message: str):
-        super().__init__(f"{where}: error: {message}")
+        super().__init__(printable(f"{where}: error: {message}"))
         self.where = where
         self.message = message
 

@@ -18,6 +18,26 @@ VJP_WRT = ("inputs", "params", "all")
 """What a VJP differentiates with respect to (`tlir-vjp{wrt=…}`, `model.vjp(wrt=…)`)."""
 
 
+ELEMENT_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+"""The NumPy dtype of each carrier and its element type's name."""
+
+
+def element_type_name(dtype: object, where: str) -> str | None:
+    """'f32' or 'f64' for a dtype given by tlir's name ('f32', 'f64') or by any
+    of NumPy's ('float32', `np.float64`, `np.dtype("float32")`, …); None stays
+    None (the model's own)."""
+    if dtype is None or (isinstance(dtype, str) and dtype in ("f32", "f64")):
+        return dtype
+    try:
+        name = ELEMENT_TYPES.get(np.dtype(dtype))  # type: ignore[call-overload]
+    except (TypeError, ValueError):  # not a NumPy dtype at all
+        name = None
+    if name is None:
+        message = f"dtype must be 'f32' or 'f64' (or NumPy's float32 or float64), got {dtype!r}"
+        raise TlirError(where, message)
+    return name
+
+
 def numpy_dtype(typ: TensorType) -> np.dtype:
     """float32 for an f32 tensor, float64 for an f64 one."""
     return np.dtype(np.float32 if typ.element_type.bitwidth == 32 else np.float64)

@@ -14,7 +14,7 @@
 // xDSL's mlir-opt pass would run the program its options name: not offered.
 // RUN: cd %t && env XDSL_MLIR_OPT=sh not tlir-opt %s -p 'mlir-opt{executable="sh" arguments="-c","touch pwned; cat"}' 2>&1 | filecheck %s --check-prefix=MLIROPT
 // RUN: not ls %t/pwned
-// MLIROPT: tlir-opt: error: bad pass pipeline {{.*}}: Unrecognized passes: ['mlir-opt']
+// MLIROPT: tlir-opt: error: bad pass pipeline {{.*}}: unknown pass 'mlir-opt' (known passes: {{.*}})
 
 // A compiled model may call only its own functions: @exit is a compile-time error.
 // RUN: not tlir-run %S/Inputs/hostile/exit.mlir --input %S/Inputs/hostile/two.npy --no-cache 2>&1 | filecheck %s --check-prefix=EXIT

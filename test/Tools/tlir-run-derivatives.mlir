@@ -42,7 +42,7 @@
 // F32: all 7 arrays bit-identical to the reference
 // F32-BAD: .dy.npz: error: cotangent 0 has shape [3] and dtype float64, expected shape [3] and dtype float32
 
-// COUNT: tlir-run: error: @main takes 1 inputs, got 2 --jvp tangents
+// COUNT: tlir-run: error: @main takes 1 input, got 2 --jvp tangents: give one --jvp DX.npy per input, in argument order
 // NPY: .dx.npy: error: the model has 2 outputs: give an .npz with one per output
 // NAME: .bad.npz: error: no parameter named 'node9.weight' (parameters: node1.weight, node1.bias)
 // ALONE: tlir-run: error: --param-tangents goes with --jvp

@@ -140,6 +140,7 @@ def check_error(err: BaseException, stage: str, source: str) -> None:
             event(f"known issue: {name}")
             return
     assert ERROR_LINE.match(text), f"{stage}: not one located line: {text!r}\n{source}"
+    assert text.isprintable(), f"{stage}: raw control characters: {text!r}\n{source}"
 
 
 def elements(module) -> int:
@@ -230,6 +231,9 @@ def run_stages(load, source: str, compile_model: bool, seed: int = 0) -> dict[st
 
 KINDS = [*fuzz_graphs.KINDS, "input", "custom", "multihead_attention", "tuple_getitem"]
 KINDS += ["max_pool2d", "conv2d", "broadcastTo", "swap_first_two", "no_such_kind", ""]
+HOSTILE_TEXT = ["evil\x1b[2J\x00\nsecond line", "\u202enosj.exe", "\x9b31m\x7f\u2028\u2066x"]
+"""Strings that would write to a terminal or break a line if echoed raw."""
+KINDS += HOSTILE_TEXT
 
 NASTY = st.one_of(
     st.sampled_from(
@@ -237,7 +241,7 @@ NASTY = st.one_of(
             None, True, False, 0, 1, -1, 2, 3, 2**31, 2**63 - 1, 2**63, 2**64, -(2**63), 10**30,
             10**400, 2.0, -0.0, 0.5, 1e308, -1e-320, math.nan, math.inf, -math.inf, "", "3",
             "NaN", "Infinity", "-Infinity", "1e999", [], [0], [1, 2], [-1], [2.0], [None], {},
-            {"id": 0}, [[1, 2], [3]], "torchlean.ir.v1", "input",
+            {"id": 0}, [[1, 2], [3]], "torchlean.ir.v1", "input", *HOSTILE_TEXT,
         ]
     ),
     st.integers(-(2**70), 2**70),

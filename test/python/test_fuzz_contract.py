@@ -86,6 +86,7 @@ def _assert_tool_contract(proc: subprocess.CompletedProcess, source: str) -> Non
     if proc.returncode == 1:
         lines = proc.stderr.splitlines()
         assert len(lines) == 1 and fm.ERROR_LINE.match(lines[0]), (proc.stderr, source)
+        assert lines[0].isprintable(), (proc.stderr, source)
 
 
 @budget(ci=8, long=2000)

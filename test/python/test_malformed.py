@@ -154,3 +154,36 @@ def test_run_rejects_wrong_input_shape(tmp_path):
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "input 0 has shape [4, 2] and dtype float64, expected shape [2, 4]" in proc.stderr
+
+
+def known_kinds_of(message: str) -> list[str]:
+    head, _, listed = message.partition(" (known kinds: ")
+    assert listed.endswith(")"), message
+    return listed[:-1].split(", ")
+
+
+def test_an_unknown_kind_is_named_first_then_the_known_kinds_sorted(tmp_path):
+    path = write(tmp_path, with_node("gelu", [2], [2, 3])())
+    with pytest.raises(TlirError) as info:
+        import_file(path)
+    message = info.value.message
+    assert message.startswith("node 3 (gelu): unknown op kind 'gelu' (known kinds: ")
+    kinds = known_kinds_of(message)
+    assert kinds == sorted(kinds) and len(kinds) == len(set(kinds))
+    # current-dialect kinds, the raw graph's kinds; no legacy kind in a current file
+    assert {"add", "conv", "linear", "relu", "input", "multihead_attention"} <= set(kinds)
+    assert {"tuple_getitem", "hard_masked_softmax", "rand_uniform"} <= set(kinds)
+    assert "conv2d" not in kinds and "gelu" not in kinds
+
+
+def test_a_legacy_file_lists_the_legacy_kinds_too(tmp_path):
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    doc = json.loads((root / "examples/legacy_cnn.json").read_text())
+    doc["nodes"][1]["kind"] = "gelu"
+    with pytest.raises(TlirError) as info:
+        import_file(write(tmp_path, doc))
+    kinds = known_kinds_of(info.value.message)
+    assert kinds == sorted(kinds) and {"conv2d", "max_pool2d", "conv", "max_pool"} <= set(kinds)

@@ -34,6 +34,15 @@ def test_training_example_reduced(tmp_path):
         assert Path(run["saved"]).exists()
 
 
+def test_training_example_without_out_leaves_no_directory(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    results = _example().main(["--epochs", "1"])
+    assert all(run["reload_identical"] and run["saved"] is None for run in results["runs"].values())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_generated_digits_are_deterministic():
     train = _example()
     a, la = train.generated_digits(50)

@@ -94,7 +94,11 @@ def run_derivatives(
 
         tangents = load_inputs(args.jvp)
         if len(tangents) != len(in_types):
-            message = f"@main takes {len(in_types)} inputs, got {len(tangents)} --jvp tangents"
+            plural = "s" if len(in_types) != 1 else ""
+            message = (
+                f"@main takes {len(in_types)} input{plural}, got {len(tangents)} --jvp tangents: "
+                "give one --jvp DX.npy per input, in argument order"
+            )
             raise TlirError("tlir-run", message)
         _check_like(tangents, in_types, "tangent", args.jvp[0] if len(args.jvp) == 1 else "--jvp")
         if args.param_tangents:
@@ -126,7 +130,12 @@ def run_derivatives(
     else:
         sys.stdout.write(describe_named(results))
     if args.compare:
-        sys.stdout.write(compare_named(results, reference))
+        from tlir.tools.run import check_agreement
+
+        text, differing = compare_named(results, reference)
+        sys.stdout.write(text)
+        sys.stdout.flush()  # the verdict on stderr comes after the lines it sums up
+        check_agreement(differing, len(results), args.model)
 
 
 def _compiled(args, module, inputs, tangents, param_tangents, cotangents) -> dict:

@@ -26,13 +26,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes
+from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tlir import limits
 from tlir.diagnostics import LocatingParser, TlirError, parse_error, verify_module
-from tlir.tools.common import ToolArgumentParser, run_tool, write_output
+from tlir.tools.common import STDIN, ToolArgumentParser, run_tool, write_output
 from tlir.universe import tlir_dialects, tlir_passes
 
 SAFE_XDSL_PASSES = (
@@ -76,6 +77,7 @@ class TlirOptMain(xDSLOptMain):
             prog="tlir-opt", description="tlir modular optimizer driver"
         )
         self.register_all_arguments(arg_parser)
+        arg_parser.add_version()  # tlir's, in place of xDSL's `xdsl-opt built from …`
         self.args = arg_parser.parse_args(args=args)
         if self.args.target not in self.available_targets:
             arg_parser.error(
@@ -118,9 +120,13 @@ class TlirOptMain(xDSLOptMain):
         super().register_all_targets()
         self.available_targets = {"mlir": self.available_targets["mlir"]}
 
+    def get_input_name(self) -> str:
+        return "stdin" if self.args.input_file in (None, STDIN) else self.args.input_file
+
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        """The input, read whole up to `MAX_INPUT_BYTES` (stdin included)."""
-        if self.args.input_file is None:
+        """The input, read whole up to `MAX_INPUT_BYTES` (stdin included: no
+        file or `-`)."""
+        if self.args.input_file in (None, STDIN):
             return io.BytesIO(limits.read_stdin_limited()), "mlir"
         path = self.args.input_file
         extension = path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ""
@@ -134,6 +140,7 @@ class TlirOptMain(xDSLOptMain):
                 verify_module(module, self.get_input_name())
 
         try:
+            self._check_pass_names()
             self.pipeline = PassPipeline.parse_spec(
                 self.available_passes, self.args.passes, verify_between
             )
@@ -146,6 +153,18 @@ class TlirOptMain(xDSLOptMain):
             raise TlirError(
                 "tlir-opt", f"bad pass pipeline '{self.args.passes}': {_spec_message(err)}"
             ) from None
+
+    def _check_pass_names(self) -> None:
+        """An unknown pass is named, with the passes there are (xDSL gives the
+        unknown ones only)."""
+        for spec in parse_pipeline(self.args.passes):
+            if spec.name not in self.available_passes:
+                known = ", ".join(sorted(self.available_passes))
+                raise TlirError(
+                    "tlir-opt",
+                    f"bad pass pipeline '{self.args.passes}': unknown pass '{spec.name}' "
+                    f"(known passes: {known})",
+                )
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp:
         if file_extension in MODEL_FRONTENDS:

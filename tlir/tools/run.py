@@ -1,6 +1,6 @@
 """`tlir-run`: compile a model for this CPU and run it on NumPy inputs.
 
-  tlir-run MODEL (.json | .tlz | .mlir) --input X.npy [--input Y.npy ...]
+  tlir-run MODEL (.json | .tlz | .mlir | - for stdin) --input X.npy [--input Y.npy ...]
            [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
            [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
@@ -9,7 +9,11 @@ Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
 `--output`, each output's shape and first values are printed. `--reference`
 evaluates with the reference evaluator instead of compiling; `--compare` does
 both and reports, per output, the largest difference and whether the results
-are bit-identical.
+are bit-identical, and exits with 1 when they differ (NaN's sign and payload
+aside, which the numerics contract leaves open).
+
+An input of another float dtype than the model's (a float64 .npy for an f32
+model) is cast when every value survives the cast unchanged, else refused.
 
 Derivatives: `--jvp DX.npy` (one per input, in order; `--param-tangents P.npz`
 adds parameter tangents keyed by parameter name, missing ones +0) runs forward
@@ -29,14 +33,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tlir.diagnostics import TlirError
-from tlir.tools.common import ToolArgumentParser, run_tool, write_output
+from tlir.diagnostics import TlirError, printable
+from tlir.tools.common import STDIN, ToolArgumentParser, dtype_argument, run_tool, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = ToolArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
     parser.add_argument(
-        "model", help="a torchlean.ir.v1 .json graph, a .tlz container or a tlir .mlir module"
+        "model",
+        help="a torchlean.ir.v1 .json graph, a .tlz container or a tlir .mlir module ('-': stdin)",
     )
     parser.add_argument(
         "--input",
@@ -47,8 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--dtype",
-        choices=("f32", "f64"),
-        help="carrier: float32 or float64 (default: the model's, f64 for JSON)",
+        type=dtype_argument,
+        metavar="f32|f64",
+        help="carrier: f32 (float32) or f64 (float64) (default: the model's, f64 for JSON)",
     )
     parser.add_argument("--output", metavar="OUT.npz", help="write the outputs here")
     mode = parser.add_mutually_exclusive_group()
@@ -60,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument(
         "--compare",
         action="store_true",
-        help="run compiled and reference, report the largest difference per output",
+        help="run compiled and reference, report the largest difference per output; "
+        "exit code 1 if they differ",
     )
     parser.add_argument(
         "--backend",
@@ -150,22 +157,53 @@ def write_npz(path: str, outputs: Sequence[np.ndarray]) -> None:
     write_output(path, buffer.getvalue())
 
 
-def compare(compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> str:
-    """Per output: bit-identical, or the largest absolute and relative difference."""
-    lines = []
-    for index, (got, want) in enumerate(zip(compiled, reference, strict=True)):
-        if got.tobytes() == want.tobytes():
-            lines.append(f"output{index}: bit-identical to the reference ({got.size} values)")
-            continue
-        both_nan = np.isnan(got) & np.isnan(want)
-        diff = np.where(both_nan, 0.0, np.abs(got.astype(np.float64) - want.astype(np.float64)))
-        scale = np.maximum(np.abs(want.astype(np.float64)), np.finfo(want.dtype).tiny)
-        differing = int(np.count_nonzero(got != want) - np.count_nonzero(both_nan))
-        lines.append(
-            f"output{index}: largest difference {float(np.max(diff)):.3e} "
-            f"(relative {float(np.max(diff / scale)):.3e}), {differing} of {got.size} differ"
+def differing_values(got: np.ndarray, want: np.ndarray) -> int:
+    """How many values differ under the numerics contract: every bit (signed
+    zeros included), but for the sign and payload of a NaN, whose position only
+    counts (docs/numerics.md)."""
+    unsigned = np.dtype(f"u{got.dtype.itemsize}")
+    bits = got.view(unsigned) != want.view(unsigned)
+    return int(np.count_nonzero(bits & ~(np.isnan(got) & np.isnan(want))))
+
+
+def compare_line(name: str, got: np.ndarray, want: np.ndarray) -> str:
+    """Bit-identical, equal but for NaNs' signs or payloads, or the largest
+    absolute and relative difference and how many values differ."""
+    if got.tobytes() == want.tobytes():
+        return f"{name}: bit-identical to the reference ({got.size} values)"
+    differing = differing_values(got, want)
+    if not differing:
+        return (
+            f"{name}: identical to the reference but for the sign or payload of NaNs "
+            f"({got.size} values)"
         )
-    return "\n".join(lines) + "\n"
+    both_nan = np.isnan(got) & np.isnan(want)
+    diff = np.where(both_nan, 0.0, np.abs(got.astype(np.float64) - want.astype(np.float64)))
+    scale = np.maximum(np.abs(want.astype(np.float64)), np.finfo(want.dtype).tiny)
+    return (
+        f"{name}: largest difference {float(np.max(diff)):.3e} "
+        f"(relative {float(np.max(diff / scale)):.3e}), {differing} of {got.size} differ"
+    )
+
+
+def compare(
+    names: Sequence[str], compiled: Sequence[np.ndarray], reference: Sequence[np.ndarray]
+) -> tuple[str, list[str]]:
+    """One line per array (made printable: names may come from the model), and
+    the names of the arrays that differ from the reference."""
+    lines, differing = [], []
+    for name, got, want in zip(names, compiled, reference, strict=True):
+        lines.append(printable(compare_line(name, got, want)))
+        if differing_values(got, want):
+            differing.append(name)
+    return "\n".join(lines) + "\n", differing
+
+
+def check_agreement(differing: Sequence[str], count: int, where: str) -> None:
+    """`--compare`'s verdict: one line naming the first array that differs."""
+    if differing:
+        others = f" ({len(differing)} of {count} differ)" if count > 1 else ""
+        raise TlirError(where, f"{differing[0]} differs from the reference{others}")
 
 
 def describe_named(results: dict[str, np.ndarray]) -> str:
@@ -175,24 +213,23 @@ def describe_named(results: dict[str, np.ndarray]) -> str:
         flat = value.reshape(-1)[:6]
         more = " ..." if value.size > 6 else ""
         values = " ".join(repr(float(v)) for v in flat)
-        lines.append(f"{name}: shape {list(value.shape)} {value.dtype}: {values}{more}")
+        lines.append(printable(f"{name}: shape {list(value.shape)} {value.dtype}: {values}{more}"))
     return "\n".join(lines) + "\n"
 
 
-def compare_named(compiled: dict[str, np.ndarray], reference: dict[str, np.ndarray]) -> str:
+def compare_named(
+    compiled: dict[str, np.ndarray], reference: dict[str, np.ndarray]
+) -> tuple[str, list[str]]:
     """`compare`, for named arrays; ends with a count of the arrays that differ."""
     names = list(compiled)
-    text = compare([compiled[n] for n in names], [reference[n] for n in names])
-    lines = [
-        f"{name}:{line.split(':', 1)[1]}"
-        for name, line in zip(names, text.splitlines(), strict=True)
-    ]
-    differing = sum("bit-identical" not in line for line in lines)
+    text, differing = compare(names, [compiled[n] for n in names], [reference[n] for n in names])
     if differing:
-        lines.append(f"{differing} of {len(names)} arrays differ from the reference")
+        text += f"{len(differing)} of {len(names)} arrays differ from the reference\n"
+    elif all(compiled[n].tobytes() == reference[n].tobytes() for n in names):
+        text += f"all {len(names)} arrays bit-identical to the reference\n"
     else:
-        lines.append(f"all {len(names)} arrays bit-identical to the reference")
-    return "\n".join(lines) + "\n"
+        text += f"all {len(names)} arrays agree with the reference (NaN payloads aside)\n"
+    return text, differing
 
 
 def compile_from_args(args, module):
@@ -212,16 +249,74 @@ def compile_from_args(args, module):
     )
 
 
+def load_model_argument(args: argparse.Namespace):
+    """The model named on the command line, or read from stdin for `-`; from
+    here on `args.model` is the name messages use ("stdin" for `-`)."""
+    from tlir.api import load_model, load_model_text
+    from tlir.tools.common import read_input_text
+
+    if args.model != STDIN:
+        return load_model(args.model, args.dtype)
+    text, args.model = read_input_text(STDIN)
+    return load_model_text(text, args.model, args.dtype)
+
+
+def check_input_count(function, count: int, where: str) -> None:
+    """As many --input arrays as the model takes, or a line saying how to give them."""
+    expected = len(function.function_type.inputs.data)
+    if count != expected:
+        plural = "s" if expected != 1 else ""
+        raise TlirError(
+            where,
+            f"@{function.sym_name.data} takes {expected} input{plural}, got {count}: "
+            "give one --input X.npy per input, in argument order",
+        )
+
+
+def exact_cast(value: np.ndarray, dtype: np.dtype, name: str, where: str) -> np.ndarray:
+    """A float array in the model's float dtype `dtype`, when every value
+    survives the cast and the cast back unchanged (NaN's payload aside, as the
+    numerics contract); else a one-line error counting the values that would
+    change. Other arrays are returned as they are (and refused by the input
+    check)."""
+    if value.dtype == dtype or value.dtype.kind != "f" or dtype.kind != "f":
+        return value
+    with np.errstate(over="ignore"):  # an overflow to infinity is counted below
+        cast = value.astype(dtype)
+        back = cast.astype(value.dtype)
+    changed = int(np.count_nonzero((back != value) & ~(np.isnan(back) & np.isnan(value))))
+    if changed:
+        raise TlirError(
+            where,
+            f"{name} is {value.dtype} and the model takes {dtype}: the cast would change "
+            f"{changed} of {value.size} values (give {dtype} values)",
+        )
+    return cast
+
+
+def cast_arrays(types, arrays: Sequence[np.ndarray], what: str, paths: Sequence[str]) -> list:
+    """`exact_cast` of each array to the dtype of its type, named by its file."""
+    from tlir.interface import numpy_dtype
+
+    return [
+        exact_cast(value, numpy_dtype(typ), f"{what} {index}", path)
+        for index, (value, typ, path) in enumerate(zip(arrays, types, paths, strict=True))
+    ]
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
-    from tlir.api import load_model
     from tlir.interface import check_inputs, find_function
     from tlir.reference import evaluate
 
-    module = load_model(args.model, args.dtype)
-    inputs = load_inputs(args.input)
+    module = load_model_argument(args)
+    main = find_function(module)
+    check_input_count(main, len(args.input), args.model)
+    inputs = cast_arrays(
+        main.function_type.inputs.data, load_inputs(args.input), "input", args.input
+    )
     where = args.input[0] if len(args.input) == 1 else args.model
-    check_inputs(find_function(module), inputs, where)  # before the compile, to fail fast
+    check_inputs(main, inputs, where)  # before the compile, to fail fast
     if args.jvp or args.vjp or args.param_tangents:
         from tlir.tools.derivatives import run_derivatives
 
@@ -236,7 +331,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     else:
         sys.stdout.write(describe(outputs))
     if args.compare:
-        sys.stdout.write(compare(outputs, evaluate(module, inputs, where=where)))
+        names = [f"output{index}" for index in range(len(outputs))]
+        text, differing = compare(names, outputs, evaluate(module, inputs, where=where))
+        sys.stdout.write(text)
+        sys.stdout.flush()  # the verdict on stderr comes after the lines it sums up
+        check_agreement(differing, len(names), args.model)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

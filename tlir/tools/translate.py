@@ -1,8 +1,10 @@
 """`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
-tlir-translate --import-torchlean MODEL.json|MODEL.tlz [--dtype f32|f64] [-o OUT.mlir]
+tlir-translate --import-torchlean [MODEL.json|MODEL.tlz] [--dtype f32|f64] [-o OUT.mlir]
 tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json|OUT.tlz]
 tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
+
+The input is read from standard input when no file (or `-`) is given.
 """
 
 from __future__ import annotations
@@ -15,8 +17,14 @@ from collections.abc import Sequence
 from xdsl.printer import Printer
 
 from tlir.api import parse_module_checked
-from tlir.diagnostics import TlirError, read_text_file, verify_module
-from tlir.tools.common import ToolArgumentParser, run_tool, write_output
+from tlir.diagnostics import verify_module
+from tlir.tools.common import (
+    ToolArgumentParser,
+    dtype_argument,
+    read_input_text,
+    run_tool,
+    write_output,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,12 +46,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="translate a module lowered to the LLVM dialect into LLVM IR",
     )
-    parser.add_argument("input_file", nargs="?", help="input file (stdin when absent)")
+    parser.add_argument("input_file", nargs="?", help="input file (stdin when absent or '-')")
     parser.add_argument(
         "--dtype",
-        choices=("f32", "f64"),
+        type=dtype_argument,
         default=None,
-        help="element type of the imported module (default: f64 for JSON, a .tlz's own)",
+        metavar="f32|f64",
+        help="element type of the imported module (default: f64 for JSON, a .tlz's own; "
+        "float32, float64 too)",
     )
     parser.add_argument("-o", "--output-file", help="output file (stdout when absent)")
     parser.add_argument(
@@ -54,23 +64,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_text(path: str | None) -> tuple[str, str]:
-    if path is None:
-        from tlir.limits import read_stdin_limited
-
-        try:
-            return read_stdin_limited().decode("utf-8"), "stdin"
-        except UnicodeDecodeError:
-            raise TlirError("stdin", "the input is not UTF-8 text") from None
-    return read_text_file(path), path
-
-
 def _import(args: argparse.Namespace) -> str:
     from tlir.torchlean import import_file
 
-    if args.input_file is None:
-        raise TlirError("tlir-translate", "--import-torchlean needs a .json or .tlz file")
-    module = import_file(args.input_file, args.dtype)
+    if args.input_file is not None and args.input_file.endswith(".tlz"):
+        module = import_file(args.input_file, args.dtype)
+    else:
+        text, name = read_input_text(args.input_file)
+        module = import_file(name, args.dtype, text.encode("utf-8"))
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=not args.no_locations).print_op(module)
     out.write("\n")
@@ -81,7 +82,7 @@ def _export(args: argparse.Namespace) -> str | bytes:
     """JSON text, or the bytes of a `.tlz` when the output file is one."""
     from tlir.torchlean.exporter import dumps, export_bytes, export_module
 
-    text, name = _read_text(args.input_file)
+    text, name = read_input_text(args.input_file)
     module = parse_module_checked(text, name)
     verify_module(module, name)
     if args.output_file is None:  # standard output gets JSON text
@@ -94,7 +95,7 @@ def _to_llvm_ir(args: argparse.Namespace) -> str:
     stage of the route) is first taken through the rest of `tlir-to-llvm`."""
     from tlir.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
 
-    text, name = _read_text(args.input_file)
+    text, name = read_input_text(args.input_file)
     module = parse_module_checked(text, name)
     verify_module(module, name)
     if any(not op.name.startswith("llvm.") for op in module.ops):

@@ -27,9 +27,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from tlir import shapes
-from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr, seed_attr
+from tlir.interface import element_type_name
 from tlir.optable import OpTable
 from tlir.shapes import Shape, ShapeError, fmt
 from tlir.torchlean.graph_builder import GraphBuilder
@@ -378,12 +378,21 @@ def _raw_kinds() -> dict[str, Reader]:
     }
 
 
-def reader_of(node: RawNode) -> Reader:
+def reader_of(node: RawNode, legacy: bool = False) -> Reader:
     op_class = KINDS.get(node.kind)
     reader = READERS[op_class] if op_class is not None else _raw_kinds().get(node.kind)
     if reader is None:
-        raise node.error(f"unknown op kind '{node.kind}'")
+        raise node.error(f"unknown op kind '{node.kind}' (known kinds: {known_kinds(legacy)})")
     return reader
+
+
+def known_kinds(legacy: bool) -> str:
+    """The kinds a file may use, sorted: the current dialect's, and in a legacy
+    file its rewritten kinds too."""
+    from tlir.torchlean.legacy import REWRITES
+
+    kinds = {*KINDS, *_raw_kinds(), *(REWRITES if legacy else ())}
+    return ", ".join(sorted(kinds))
 
 
 def check_arity(node: RawNode, arity: Arity) -> None:
@@ -396,14 +405,13 @@ def check_arity(node: RawNode, arity: Arity) -> None:
         raise node.error(f"expects {want} parent(s), got {count}")
 
 
-def import_graph(graph: RawGraph, dtype: str | None = None) -> ModuleOp:
-    """Lower a parsed graph to a module with `func.func @main`, in `dtype`
-    (default: the dtype a `.tlz` was written in, float64 for JSON)."""
+def import_graph(graph: RawGraph, dtype: object = None) -> ModuleOp:
+    """Lower a parsed graph to a module with `func.func @main`, in `dtype`:
+    'f32', 'f64' or NumPy's float32/float64 (default: the dtype a `.tlz` was
+    written in, float64 for JSON)."""
     from tlir.torchlean import legacy
 
-    dtype = dtype or graph.dtype or "f64"
-    if dtype not in ("f32", "f64"):
-        raise TlirError(graph.file, f"dtype must be 'f32' or 'f64', got {dtype!r}")
+    dtype = element_type_name(dtype, graph.file) or graph.dtype or "f64"
     numpy_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
     input_node = graph.nodes[graph.input_id]
     b = GraphBuilder(graph.file, numpy_dtype, input_node.shape or ())
@@ -413,7 +421,7 @@ def import_graph(graph: RawGraph, dtype: str | None = None) -> ModuleOp:
         if graph.legacy:
             node = legacy.rewrite(node, values)
             b.node = node
-        reader = reader_of(node)
+        reader = reader_of(node, graph.legacy)
         check_arity(node, reader.arity)
         args = [_tensor_parent(node, values, p) for p in node.parents]
         if node.shape is None and node.kind != "multihead_attention":
@@ -435,9 +443,9 @@ def _tensor_parent(node: RawNode, values: dict, parent: int):
     return value
 
 
-def import_file(path: str, dtype: str | None = None, data: bytes | None = None) -> ModuleOp:
+def import_file(path: str, dtype: object = None, data: bytes | None = None) -> ModuleOp:
     """A `torchlean.ir.v1` JSON file or a `.tlz` (by its extension) as a module;
-    `data` is the file's content when already read."""
+    `data` is the file's content when already read (standard input, named `path`)."""
     return import_graph(read_graph(path, data), dtype)
 
 

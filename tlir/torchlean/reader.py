@@ -208,8 +208,9 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def load_json(path: str) -> Any:
-    return parse_json_text(read_text_file(path), path)
+def load_json(path: str, text: str | None = None) -> Any:
+    """The JSON document of file `path` (or `text`, its content already read)."""
+    return parse_json_text(read_text_file(path) if text is None else text, path)
 
 
 def parse_json_text(text: str, path: str, member: str | None = None) -> Any:
