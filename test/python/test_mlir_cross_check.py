@@ -166,17 +166,18 @@ def _row_fold_module(body: str, dtype: str) -> tuple[str, list[np.ndarray]]:
     return text, [np.random.default_rng(11).normal(size=(16, 256)).astype(np_dtype)]
 
 
-def epilogue_modules(dtype: str) -> list[tuple[str, list[np.ndarray]]]:
-    """Every epilogue after a matmul, a linear and a conv, the op cases of each
-    kind taken in turn (so that every case gets some epilogues, and every
-    epilogue every kind), and the vector row folds."""
+def kernel_modules(dtype: str, op_cases: bool) -> list[tuple[str, list[np.ndarray]]]:
+    """Every op case (if `op_cases`); every epilogue after a matmul, a linear
+    and a conv, the op cases of each kind taken in turn (so that every case gets
+    some epilogues, and every epilogue every kind); and the vector row folds."""
     from op_cases import CASES
 
     kinds = [
         [c for c in CASES if c.op == kind and all(c.out_shape)]
         for kind in ("matmul", "linear", "conv")
     ]
-    modules = [
+    modules = [(case.text(dtype), case.inputs(dtype, seed=3)) for case in CASES if op_cases]
+    modules += [
         _epilogue_module(cases[index % len(cases)], epilogue, dtype)
         for index, epilogue in enumerate(EPILOGUES)
         for cases in kinds
@@ -186,16 +187,19 @@ def epilogue_modules(dtype: str) -> list[tuple[str, list[np.ndarray]]]:
 
 @pytest.mark.parametrize("backend", ["xdsl", "mlir"])
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
-def test_every_epilogue_compiles_and_matches_on_both_routes(dtype, backend):
-    """All the kernels in one module (one compile): the generated contraction
-    kernels with each epilogue (math on vectors included: upstream MLIR's
-    C-library lowering of a vector `math.absf` calls `fabs` lane by lane through
-    vector ops, which the vector lowering must come after) and the vector row
-    folds, bit for bit against the reference."""
+def test_every_kernel_kind_and_epilogue_compiles_and_matches(dtype, backend):
+    """All the kernels in one module (one compile, about 160 kernels): every op
+    case, the generated contraction kernels with each epilogue (math on vectors
+    included: upstream MLIR's C-library lowering of a vector `math.absf` calls
+    `fabs` lane by lane through vector ops, which the vector lowering must come
+    after) and the vector row folds, bit for bit against the reference
+    (transcendentals included: both call the reference's C library). The op
+    cases alone go through tlir's own route in test_e2e_ops and test_llvm_text,
+    so here it takes the epilogues and row folds only (a third of the time)."""
     from autodiff_util import merged
     from fuzz_graphs import same_bits
 
-    texts, inputs = zip(*epilogue_modules(dtype), strict=True)
+    texts, inputs = zip(*kernel_modules(dtype, op_cases=backend == "mlir"), strict=True)
     module = merged([tlir.parse_module(text) for text in texts])
     args = [array for arrays in inputs for array in arrays]
     want = evaluate(module, args)
