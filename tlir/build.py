@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, SSAValue
 
 from tlir.backend import KernelABI
+from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.interface import find_function
 from tlir.interpreter import collect_young_objects, quick_gil_handoff
@@ -32,7 +33,7 @@ from tlir.plan import Plan
 
 
 def _entry_module(
-    module: ModuleOp, function: str, fuse: bool, numerics: str
+    module: ModuleOp, function: str, fuse: bool, numerics: str = "exact"
 ) -> tuple[ModuleOp, func.FuncOp]:
     """The functions of `module` in a module of their own, kernels formed."""
     from tlir.passes.tlir_dedup_kernels import TlirDedupKernels
@@ -409,7 +410,21 @@ def start_lowering(
     """The xDSL part of a kernel's lowering, done here: (ABI, a function that
     finishes it and returns the LLVM IR). The mlir back end's finish runs
     mlir-opt and mlir-translate and touches no xDSL object, so it may run on
-    another thread while this one lowers the next kernel."""
+    another thread while this one lowers the next kernel. A failure of the
+    lowering that is not a located error is a bug of tlir's passes: it becomes
+    a one-line internal error at `where`, in this process as in a helper."""
+    try:
+        return _start_lowering(kernel, backend, where)
+    except (TlirError, MemoryError):
+        raise
+    except Exception as err:  # noqa: BLE001 - the contract is: never a bare exception
+        message = " ".join(f"{type(err).__name__}: {err}".split())
+        raise TlirError(where, f"internal error: {message}") from err
+
+
+def _start_lowering(
+    kernel: func.FuncOp, backend: str, where: str
+) -> tuple[KernelABI, Callable[[], str]]:
     from tlir import backend as backends
 
     loops = backends.kernel_to_loops(kernel)

@@ -13,7 +13,8 @@ already fuses them.)
 `fuse_maps_into_gathers` rewrites
 
     %f = tlir_ad.fold ins(%a…) init(%z) {all dimensions parallel} {body}
-    %r = tlir.reshape %f                      (merging neighbouring axes only; or none)
+    %r = tlir.reshape %f                      (merging neighbouring axes, adding axes
+                                               of extent 1; or none)
     %m = tlir_ad.map(…, %r, …) {map body}
 
 into one fold over the gather's box that reads the map's other operands
@@ -108,13 +109,14 @@ def _clone_body(source: Block, target: Block, arguments: list[SSAValue]) -> list
 def _fuse(op: A.MapOp, index: int, reshape: T.ReshapeOp | None, gather: A.FoldOp, groups) -> None:
     bounds = list(A.ints(gather.bounds))
     shape = _shape(gather.outs[0])
-    reads = []
+    reads: list = []
     for group in groups:
-        expr = None
+        # A target axis merging no source axis is a new axis of extent 1: index 0.
+        expr = 0
         for position, axis in enumerate(group):
             scale = math.prod(shape[a] for a in group[position + 1 :])
             term = d(axis) * scale if scale != 1 else d(axis)
-            expr = term if expr is None else expr + term
+            expr = term if position == 0 else expr + term
         reads.append(expr)
     others = [v for k, v in enumerate(op.inputs) if k != index]
     other_maps = [amap(len(bounds), [] if not _shape(v) else reads) for v in others]

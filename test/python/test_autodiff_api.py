@@ -148,3 +148,95 @@ def test_bad_arguments_are_one_line_errors(cnn):
         with pytest.raises(TlirError, match=message) as err:
             call()
         assert "\n" not in str(err.value)
+
+
+def _attention(tmp_path, seq: int, dtype: str):
+    from graphs import write
+    from test_importer import attention_graph
+
+    g, out = attention_graph(seq=seq)
+    return tlir.compile(write(tmp_path, g.current([out])), dtype, cache=False)
+
+
+def _copy_as_argument(module):
+    """`module` with the attention's [B, N, N] copy of `scale` as a second
+    argument of @main instead of the broadcast of the parameter."""
+    from xdsl.dialects.builtin import FunctionType
+
+    from tlir.dialects import tlir as T
+    from tlir.interface import find_function
+    from tlir.parameters import NAME_ATTRIBUTE
+
+    module = module.clone()
+    main = find_function(module)
+    block = main.body.block
+    const = next(
+        op
+        for op in block.ops
+        if isinstance(op, T.ConstOp) and op.attributes[NAME_ATTRIBUTE].data == "node1.scale"
+    )
+    (use,) = const.result.uses
+    broadcast = use.operation
+    (use,) = broadcast.result.uses
+    reshape = use.operation
+    copy = block.insert_arg(reshape.result.type, 1)
+    reshape.result.replace_all_uses_with(copy)
+    for op in (reshape, broadcast, const):
+        block.erase_op(op)
+    outputs = main.function_type.outputs.data
+    main.function_type = FunctionType.from_lists([a.type for a in block.args], outputs)
+    return module
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_attention_scale_is_the_scalar_of_the_model_file(tmp_path, dtype):
+    """`node1.scale` has the model file's shape, []: parameters() holds the
+    scalar, its gradient is the fold from +0, in row-major order, of the adjoint
+    of the [B, N, N] copy the expansion broadcasts it to, and its tangent is a
+    scalar; vjp and jvp equal the reference bit for bit."""
+    np_type = np.float32 if dtype == "f32" else np.float64
+    model = _attention(tmp_path, 6, dtype)
+    params = model.parameters()
+    assert params["node1.scale"].shape == () and params["node1.scale"] == 4**-0.5
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(1, 6, 4)).astype(np_type)
+    dy = [rng.normal(size=(1, 6, 4)).astype(np_type)]
+    ys, gx, gp = model.vjp([x], dy)
+    assert gp["node1.scale"].shape == () and gp["node1.scale"].dtype == np_type
+    assert _all_same([*ys, *gx, *gp.values()], vjp(model.module(), [x], dy))
+    copy = np.full((1, 6, 6), params["node1.scale"], np_type)
+    *_, adjoint = vjp(_copy_as_argument(model.module()), [x, copy], dy, wrt="inputs")
+    row_major = np_type(0.0)
+    for term in adjoint.ravel():
+        row_major = row_major + term
+    assert same_bits(gp["node1.scale"], np.asarray(row_major))
+    # the data tells it from broadcast_to's own rule (each axis on its own, outermost first)
+    per_axis = np_type(0.0)
+    for column in adjoint[0].T:
+        partial = np_type(0.0)
+        for term in column:
+            partial = partial + term
+        per_axis = per_axis + partial
+    assert not same_bits(np.asarray(per_axis), np.asarray(row_major))
+    dx = np.zeros_like(x)
+    seed = np.array(-1.5, np_type)
+    ys, dys = model.jvp([x], [dx], param_tangents={"node1.scale": seed})
+    ordered = [seed if name == "node1.scale" else np.zeros_like(p) for name, p in params.items()]
+    assert _all_same([*ys, *dys], jvp(model.module(), [x], [dx], ordered))
+    with pytest.raises(TlirError, match=r"expected shape \[\]"):
+        model.jvp([x], [dx], param_tangents={"node1.scale": copy})
+
+
+def test_attention_scale_is_saved_as_a_scalar(tmp_path):
+    model = _attention(tmp_path, 3, "f64")
+    model.parameters()["node1.scale"][...] = 0.25
+    path = tmp_path / "saved.json"
+    tlir.save(model, str(path))
+    nodes = json.loads(path.read_text())["nodes"]
+    (scale,) = [n for n in nodes if n["kind"] == "const"]
+    assert scale["shape"] == [] and scale["values"] == [0.25]
+    again = tlir.compile(str(path), "f64", cache=False)
+    saved = [p for p in again.parameters().values() if p.shape == ()]
+    assert len(saved) == 1 and saved[0] == 0.25
+    x = np.random.default_rng(6).normal(size=(1, 3, 4))
+    assert _all_same(again(x), model(x))

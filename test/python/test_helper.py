@@ -295,3 +295,28 @@ def test_an_error_finishing_a_job_reaches_the_caller_after_the_results_before_it
     for err in outcomes[1:]:
         assert isinstance(err, TlirError)
         assert (err.where, err.message) == ("m.json:7:1", "LLVM rejected it")
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_lowering_bug_is_a_one_line_internal_error_in_every_process(processes, monkeypatch):
+    """An unexpected exception of the kernel lowering reaches `tlir.compile` as a
+    located TlirError naming it, whether this process or a helper lowered the kernel."""
+    import tlir
+    import tlir.backend
+
+    def broken(kernel):
+        raise ValueError("unsupported affine expression None")
+
+    monkeypatch.setenv("TLIR_COMPILE_PROCESSES", processes)
+    monkeypatch.setattr(tlir.backend, "kernel_to_loops", broken)
+    text = """func.func @main(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %a = tlir.tanh %x : (tensor<4xf64>) -> tensor<4xf64>
+  %b = tlir.exp %a : (tensor<4xf64>) -> tensor<4xf64>
+  func.return %b : tensor<4xf64>
+}
+"""
+    with pytest.raises(TlirError) as caught:
+        tlir.compile(text, fuse=False, cache=False)
+    assert "internal error" in caught.value.message
+    assert "ValueError: unsupported affine expression None" in caught.value.message
+    assert "\n" not in str(caught.value)

@@ -202,9 +202,11 @@ def test_attention_expands_to_ten_nodes(tmp_path):
     main_ops = [op for op in ops_of(module) if op.name not in ("tlir.const", "func.return")]
     assert [op.name for op in main_ops] == [
         "tlir.linear", "tlir.linear", "tlir.linear", "tlir.transpose", "tlir.matmul",
-        "tlir.mul_elem", "tlir.softmax", "tlir.matmul", "tlir.linear", "tlir.rand_uniform",
+        "tlir.broadcast_to", "tlir.reshape", "tlir.mul_elem", "tlir.softmax", "tlir.matmul",
+        "tlir.linear", "tlir.rand_uniform",
     ]  # fmt: skip
-    # input (0) + 10 attention nodes: the next tensor id is 11 (raw id 3)
+    # the scalar scale broadcast and reshaped: one node, the const [B, N, N] of the
+    # expansion; input (0) + 10 attention nodes: the next tensor id is 11 (raw id 3)
     assert main_ops[-1].node_id.value.data == 11
     x = np.random.default_rng(2).normal(size=(1, 3, 4))
     y = evaluate(module, [x])[0]

@@ -73,8 +73,8 @@ def expand_reduce(
 
 def multihead_attention(b: GraphBuilder, node: RawNode, args: list[SSAValue]) -> tuple:
     """Single-head, batch-first self-attention as ten tensor nodes: q/k/v linears,
-    k transposed, q·kᵀ, a constant of `scale`, the scaling, softmax over keys,
-    the weighted sum of values, and the output linear."""
+    k transposed, q·kᵀ, a constant of `scale` (`_scale`), the scaling, softmax
+    over keys, the weighted sum of values, and the output linear."""
     if len({id(a) for a in args}) != 1:
         raise node.error(
             "only self-attention is supported (query, key and value must be one value)"
@@ -103,15 +103,24 @@ def multihead_attention(b: GraphBuilder, node: RawNode, args: list[SSAValue]) ->
     kt = b.emit(T.TransposeOp, [k], (batch, embed, seq),
                 {"axis1": i64_attr(1), "axis2": i64_attr(2)})  # fmt: skip
     scores = b.emit(T.MatmulOp, [q, kt], (batch, seq, seq))
-    scale = node.number("scale") if node.has("scale") else float(embed) ** -0.5
-    if not math.isfinite(scale):
-        raise node.error("field 'scale' must be finite")
-    b.take_tensor_id()
-    scale_node = b.splat(scale, (batch, seq, seq), "scale")  # O(1) in the IR
-    scaled = b.emit(T.MulElemOp, [scores, scale_node], (batch, seq, seq))
+    scaled = b.emit(T.MulElemOp, [scores, _scale(b, node, embed, batch, seq)], (batch, seq, seq))
     weights = b.emit(T.SoftmaxOp, [scaled], (batch, seq, seq), {"axis": i64_attr(2)})
     mixed = b.emit(T.MatmulOp, [weights, v], xs)
     return ("attention", projection("out", mixed))
+
+
+def _scale(b: GraphBuilder, node: RawNode, embed: int, batch: int, seq: int) -> SSAValue:
+    """The expansion's `[B, N, N]` constant of `scale` (one tensor node). The
+    parameter is the scalar the model file gives, `node{M}.scale` of shape [],
+    broadcast inside the function: to one axis of B·N·N, whose gradient is one
+    fold of the copy's adjoint from +0 in row-major order (TorchLean's gradient
+    of a broadcast parameter), then reshaped. O(1) in the IR whatever B and N."""
+    scale = node.number("scale") if node.has("scale") else float(embed) ** -0.5
+    if not math.isfinite(scale):
+        raise node.error("field 'scale' must be finite")
+    parameter = b.constant(np.array(scale), "scale")
+    flat = b.emit(T.BroadcastToOp, [parameter], (batch * seq * seq,), counts_as_node=False)
+    return b.emit(T.ReshapeOp, [flat], (batch, seq, seq))
 
 
 def tuple_getitem(b: GraphBuilder, node: RawNode, args: list) -> SSAValue:
