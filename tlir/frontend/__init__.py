@@ -1,0 +1,22 @@
+"""Front ends: models from other frameworks as verified tlir modules
+(docs/pytorch.md). `from_torch` (PyTorch, via torch.export) and `from_onnx`
+import their framework only when called."""
+
+from __future__ import annotations
+
+
+def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int = 0):
+    """A PyTorch module as a tlir module, traced on `example_inputs` (one
+    float32 or float64 tensor whose leading axis is the batch); parameters keep
+    their `state_dict` names. `seed` keys training-mode dropout's masks."""
+    from tlir.frontend.pytorch import from_torch as convert
+
+    return convert(module, example_inputs, dynamic_batch=dynamic_batch, seed=seed)
+
+
+def from_onnx(model, *, dynamic_batch: bool = False, dtype: str | None = None):
+    """An ONNX model (a path or an `onnx.ModelProto`) as a tlir module;
+    parameters are named by their initializers."""
+    from tlir.frontend.onnx import from_onnx as convert
+
+    return convert(model, dynamic_batch=dynamic_batch, dtype=dtype)
