@@ -14,9 +14,10 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int
     return convert(module, example_inputs, dynamic_batch=dynamic_batch, seed=seed)
 
 
-def from_onnx(model, *, dynamic_batch: bool = False, dtype: str | None = None):
-    """An ONNX model (a path or an `onnx.ModelProto`) as a tlir module;
-    parameters are named by their initializers."""
+def from_onnx(model, *, dynamic_batch: bool = False):
+    """An ONNX model (a path or an `onnx.ModelProto`; opsets 13-20) as a tlir
+    module in the precision of its input; parameters are named by their
+    initializers."""
     from tlir.frontend.onnx import from_onnx as convert
 
-    return convert(model, dynamic_batch=dynamic_batch, dtype=dtype)
+    return convert(model, dynamic_batch=dynamic_batch)
