@@ -9,6 +9,7 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int
     """A PyTorch module as a tlir module, traced on `example_inputs` (one
     float32 or float64 tensor whose leading axis is the batch); parameters keep
     their `state_dict` names. `seed` keys training-mode dropout's masks."""
+    _require("torch", "tlir.from_torch")
     from tlir.frontend.pytorch import from_torch as convert
 
     return convert(module, example_inputs, dynamic_batch=dynamic_batch, seed=seed)
@@ -18,6 +19,16 @@ def from_onnx(model, *, dynamic_batch: bool = False):
     """An ONNX model (a path or an `onnx.ModelProto`; opsets 13-20) as a tlir
     module in the precision of its input; parameters are named by their
     initializers."""
+    _require("onnx", "tlir.from_onnx")
     from tlir.frontend.onnx import from_onnx as convert
 
     return convert(model, dynamic_batch=dynamic_batch)
+
+
+def _require(package: str, where: str) -> None:
+    import importlib.util
+
+    from tlir.diagnostics import TlirError
+
+    if importlib.util.find_spec(package) is None:
+        raise TlirError(where, f"needs the '{package}' package (pip install 'tlir[{package}]')")

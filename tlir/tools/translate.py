@@ -1,6 +1,7 @@
 """`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
 tlir-translate --import-torchlean MODEL.json [--dtype f32|f64] [-o OUT.mlir]
+tlir-translate --import-onnx MODEL.onnx [-o OUT.mlir]
 tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json]
 tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
 """
@@ -26,6 +27,11 @@ def _parser() -> argparse.ArgumentParser:
         "--import-torchlean",
         action="store_true",
         help="read a torchlean.ir.v1 JSON graph, print a tlir module",
+    )
+    mode.add_argument(
+        "--import-onnx",
+        action="store_true",
+        help="read an ONNX model (opsets 13-20), print a tlir module in its input's precision",
     )
     mode.add_argument(
         "--export-torchlean",
@@ -65,11 +71,18 @@ def _read_text(path: str | None) -> tuple[str, str]:
 
 
 def _import(args: argparse.Namespace) -> str:
-    from tlir.torchlean import import_file
+    if args.import_onnx:
+        from tlir.frontend import from_onnx
 
-    if args.input_file is None:
-        raise TlirError("tlir-translate", "--import-torchlean needs a .json file")
-    module = import_file(args.input_file, args.dtype)
+        if args.input_file is None:
+            raise TlirError("tlir-translate", "--import-onnx needs a .onnx file")
+        module = from_onnx(args.input_file)
+    else:
+        from tlir.torchlean import import_file
+
+        if args.input_file is None:
+            raise TlirError("tlir-translate", "--import-torchlean needs a .json file")
+        module = import_file(args.input_file, args.dtype)
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=not args.no_locations).print_op(module)
     out.write("\n")
@@ -102,7 +115,7 @@ def translate(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.mlir_to_llvmir:
         text = _to_llvm_ir(args)
-    elif args.import_torchlean:
+    elif args.import_torchlean or args.import_onnx:
         text = _import(args)
     else:
         text = _export(args)
