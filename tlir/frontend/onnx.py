@@ -66,7 +66,9 @@ class Converter:
         self.initializers = {i.name: i for i in self.graph.initializer}
         inputs = [i for i in self.graph.input if i.name not in self.initializers]
         if len(inputs) != 1:
-            raise TlirError(where, f"a TorchLean graph takes one input, the model has {len(inputs)}")
+            raise TlirError(
+                where, f"a TorchLean graph takes one input, the model has {len(inputs)}"
+            )
         typ = inputs[0].type.tensor_type
         dtypes = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.DOUBLE: np.float64}
         if typ.elem_type not in dtypes:
@@ -108,9 +110,8 @@ class Converter:
 
     def operand(self, value: Value) -> SSAValue | float:
         """A tensor, or a number for an unnamed static scalar (a splat)."""
-        if isinstance(value, Static) and value.name is None and value.array.size == 1:
-            if value.array.ndim == 0:
-                return float(value.array)
+        if isinstance(value, Static) and value.name is None and value.array.ndim == 0:
+            return float(value.array)
         return self.tensor(value)
 
     def run(self) -> ModuleOp:
@@ -118,7 +119,7 @@ class Converter:
             label = f"{node.op_type} '{node.name}'" if node.name else node.op_type
             self.e.at(Site(self.where, label, index))
             args = [self.values.get(name) for name in node.input]
-            for name, arg in zip(node.input, args, strict=True):
+            for name in node.input:
                 if name and name not in self.values:
                     raise self.e.error(f"input '{name}' is not defined before its use")
             results = self.convert(node, args)
@@ -267,9 +268,9 @@ def _shape(c: Converter, node, args) -> Static:
 
 @lowers("Identity", "Dropout")
 def _identity(c: Converter, node, args):
-    if node.op_type == "Dropout" and len(args) > 2 and args[2] is not None:
-        if not isinstance(args[2], Static) or bool(args[2].array):
-            raise c.e.error("training-mode Dropout is not supported")
+    training = args[2] if node.op_type == "Dropout" and len(args) > 2 else None
+    if training is not None and (not isinstance(training, Static) or bool(training.array)):
+        raise c.e.error("training-mode Dropout is not supported")
     return args[0] if isinstance(args[0], SSAValue) else c.tensor(args[0])
 
 
@@ -442,10 +443,10 @@ def _gemm(c: Converter, node, args) -> SSAValue:
     if attrs.get("transA"):
         a = c.e.permute(a, [1, 0])
     plain = alpha == 1.0 and beta == 1.0 and not attrs.get("transA")
-    if plain and attrs.get("transB") and _is_parameter(args[1]) and _is_parameter(bias):
-        if bias.array.ndim == 1:
-            out = (shape_of(a)[0], shape_of(b)[0])
-            return c.e.emit(T.LinearOp, [a, b, c.tensor(bias)], out)
+    weight_and_bias = _is_parameter(args[1]) and _is_parameter(bias) and bias.array.ndim == 1
+    if plain and attrs.get("transB") and weight_and_bias:
+        out = (shape_of(a)[0], shape_of(b)[0])
+        return c.e.emit(T.LinearOp, [a, b, c.tensor(bias)], out)
     if attrs.get("transB"):
         b = c.e.permute(b, [1, 0])
     y = c.e.matmul(a, b)

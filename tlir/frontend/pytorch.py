@@ -93,6 +93,7 @@ class Converter:
     # --- the conversion ---------------------------------------------------------
 
     def run(self) -> ModuleOp:
+        self.refuse_training_batch_norm()
         outputs = []
         for index, node in enumerate(self.graph.nodes):
             self.e.at(Site(WHERE, _describe(node), index))
@@ -108,6 +109,14 @@ class Converter:
             else:
                 raise self.e.error(f"unsupported graph node kind '{node.op}'")
         return self.e.finish(outputs)
+
+    def refuse_training_batch_norm(self) -> None:
+        """Before anything else: its running-statistics update comes first in
+        the graph and would be reported instead."""
+        for index, node in enumerate(self.graph.nodes):
+            if node.target in _TRAINING_BATCH_NORM:
+                self.e.at(Site(WHERE, _describe(node), index))
+                _batch_norm_train(self, node)
 
     def placeholder(self, node: Node) -> object:
         kind = _kind(self.program, node)
@@ -238,9 +247,7 @@ def _pow(c: Converter, node: Node) -> SSAValue:
 @lowers(aten.gelu.default)
 def _gelu(c: Converter, node: Node) -> SSAValue:
     if node.kwargs.get("approximate", "none") != "tanh":
-        raise c.e.error(
-            "exact GELU needs erf, which TorchLean lacks (use approximate='tanh')"
-        )
+        raise c.e.error("exact GELU needs erf, which TorchLean lacks (use approximate='tanh')")
     return c.e.gelu_tanh(c.t(node.args[0]))
 
 
@@ -307,8 +314,13 @@ def _softplus_input(cond, a, b):
 # --- structure --------------------------------------------------------------------
 
 
-@lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default,
-        aten.unsqueeze.default, aten.squeeze.dims, aten.squeeze.dim, aten.squeeze.default)  # fmt: skip
+_RESHAPES = (
+    aten.view.default, aten._unsafe_view.default, aten.reshape.default, aten.unsqueeze.default,
+    aten.squeeze.dims, aten.squeeze.dim, aten.squeeze.default,
+)  # fmt: skip
+
+
+@lowers(*_RESHAPES)
 def _reshape(c: Converter, node: Node) -> SSAValue:
     return c.e.reshape(c.t(node.args[0]), _shape(node))
 
@@ -450,7 +462,13 @@ def _batch_norm(c: Converter, node: Node) -> tuple:
     return (c.e.emit(T.BatchNormEvalOp, operands, shape_of(x), props), None, None)
 
 
-@lowers(aten._native_batch_norm_legit_functional.default, aten._native_batch_norm_legit.default)
+_TRAINING_BATCH_NORM = (
+    aten._native_batch_norm_legit_functional.default,
+    aten._native_batch_norm_legit.default,
+)
+
+
+@lowers(*_TRAINING_BATCH_NORM)
 def _batch_norm_train(c: Converter, node: Node) -> SSAValue:
     raise c.e.error("batch norm in training mode is not supported (export the model in eval())")
 
@@ -572,7 +590,10 @@ def _avg_pool(c: Converter, node: Node) -> SSAValue:
 
 def supported_ops() -> list[str]:
     """The ATen ops `from_torch` reads (docs/pytorch.md has the table)."""
-    return sorted(str(op) for op in LOWERINGS)
+    return sorted(
+        str(op) if isinstance(op, torch._ops.OpOverload) else f"operator.{op.__name__}"
+        for op in LOWERINGS
+    )
 
 
 def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int = 0) -> ModuleOp:
