@@ -31,4 +31,4 @@ def _require(package: str, where: str) -> None:
     from tlir.diagnostics import TlirError
 
     if importlib.util.find_spec(package) is None:
-        raise TlirError(where, f"needs the '{package}' package (pip install 'tlir[{package}]')")
+        raise TlirError(where, f"needs the '{package}' package, which is not installed")
