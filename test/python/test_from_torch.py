@@ -144,6 +144,7 @@ def test_batch_norm_in_training_mode_is_refused():
         ({}, (torch.randn(2, 6), torch.randn(2, 6)), "exactly one input"),
         ({}, (torch.randn(2, 6, dtype=torch.float64),), "convert the model"),
         ({}, (torch.zeros(2, 6, dtype=torch.int64),), "float32 or float64"),
+        ({}, (torch.zeros(2, 6, dtype=torch.bfloat16),), "float32 or float64"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(kwargs, inputs, message):
@@ -156,6 +157,40 @@ def test_export_failure_is_one_line():
     with pytest.raises(TlirError, match="torch.export failed") as err:
         tlir.from_torch(torch_models.MLP(), (torch.randn(2, 5),))  # 5 ≠ in_features
     assert "\n" not in str(err.value)
+
+
+def test_export_failure_prints_nothing_else():
+    """torch.export logs its own traceback of a shape error while tracing."""
+    code = (
+        "import torch, tlir\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x + x.t()\n"
+        "try:\n"
+        "    tlir.from_torch(M(), (torch.randn(2, 3),))\n"
+        "except tlir.diagnostics.TlirError as err:\n"
+        "    print(err)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=600
+    )
+    assert result.stdout.startswith("tlir.from_torch: error: torch.export failed")
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+class Divisions(torch.nn.Module):
+    def forward(self, x):
+        return x / 0.0, x / 3.0, 1.5 / x, x / (x + 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+def test_division_is_a_product_by_the_inverse(dtype):
+    """x / b as x · inv(b): ±inf and NaN where PyTorch has them, finite values
+    within one rounding."""
+    x = torch.tensor([[-2.0, -0.0, 0.0, 0.5, 3.0, np.inf]], dtype=dtype)
+    got = tlir.compile(tlir.from_torch(Divisions(), (x,)))(x.numpy())
+    for g, want in zip(got, Divisions()(x), strict=True):
+        np.testing.assert_allclose(g, want.numpy(), rtol=np.finfo(g.dtype).eps, atol=0)
 
 
 def test_coverage_table():

@@ -97,12 +97,9 @@ for _op in _BINARY:
 
 @lowers(aten.div.Tensor, aten.div.Scalar)
 def _div(c: Converter, node: Node) -> SSAValue:
-    """a · inv(b): TorchLean has no division (one rounding more than a / b)."""
     if node.kwargs.get("rounding_mode") is not None:
         raise c.e.error("rounding division is not supported")
-    a, b = c.v(node.args[0]), c.v(node.args[1])
-    inverse = c.e.unary(T.InvOp, b) if isinstance(b, SSAValue) else 1.0 / b
-    return c.e.binary(T.MulElemOp, a, inverse)
+    return c.e.divide(c.v(node.args[0]), c.v(node.args[1]))
 
 
 @lowers(aten.neg.default)

@@ -133,6 +133,13 @@ class Emitter:
             raise self.error(f"shapes {list(sa)} and {list(sb)} do not broadcast") from None
         return self.emit(op_class, [self.to_shape(a, out), self.to_shape(b, out)], out)
 
+    def divide(self, a: Operand, b: Operand) -> SSAValue:
+        """a · inv(b): TorchLean has no division (one rounding more than a / b).
+        A number `b` is a constant in the model's precision, inverted by `inv`
+        like a tensor (so b = 0 gives ±inf, as a / 0 does)."""
+        divisor = b if isinstance(b, SSAValue) else self.splat(b, ())
+        return self.binary(T.MulElemOp, a, self.unary(T.InvOp, divisor))
+
     def reshape(self, x: SSAValue, shape: Shape) -> SSAValue:
         shape = tuple(shape)
         if shape_of(x) == shape:

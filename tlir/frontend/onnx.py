@@ -236,10 +236,7 @@ def _binary(c: Converter, node, args) -> SSAValue:
 
 @lowers("Div")
 def _div(c: Converter, node, args) -> SSAValue:
-    """a · inv(b): TorchLean has no division (one rounding more than a / b)."""
-    b = c.operand(args[1])
-    inverse = c.e.unary(T.InvOp, b) if isinstance(b, SSAValue) else 1.0 / b
-    return c.e.binary(T.MulElemOp, c.operand(args[0]), inverse)
+    return c.e.divide(c.operand(args[0]), c.operand(args[1]))
 
 
 @lowers("Neg")

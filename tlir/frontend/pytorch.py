@@ -10,6 +10,8 @@ lists the table.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import re
 
@@ -24,6 +26,20 @@ from tlir.frontend.aten import LOWERINGS, TRAINING_BATCH_NORM, Boolean, batch_no
 from tlir.frontend.emitter import BATCH_AXIS, Emitter, Site, check_dtype, check_dynamic_batch
 
 WHERE = "tlir.from_torch"
+_NUMPY_DTYPES = {torch.float32: np.float32, torch.float64: np.float64}
+
+
+@contextlib.contextmanager
+def _quiet_fake_tensors():
+    """torch.export logs a traceback of its own (at error level) for a shape
+    error while it traces; the error it raises is reported in one line."""
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 class Converter:
@@ -150,7 +166,7 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int
     inputs = example_inputs if isinstance(example_inputs, tuple | list) else (example_inputs,)
     if len(inputs) != 1 or not isinstance(inputs[0], torch.Tensor):
         raise TlirError(WHERE, "a TorchLean graph takes exactly one input tensor")
-    dtype = check_dtype(inputs[0].detach().numpy().dtype.type, WHERE)
+    dtype = check_dtype(_NUMPY_DTYPES.get(inputs[0].dtype, inputs[0].dtype), WHERE)
     if inputs[0].dim() <= BATCH_AXIS:
         raise TlirError(WHERE, "the example input needs a batch axis")
     param_dtypes = {p.dtype for p in module.parameters()}
@@ -161,7 +177,8 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int
             f"input is {inputs[0].dtype} (convert the model with .to({inputs[0].dtype}))",
         )
     try:
-        program = torch.export.export(module, tuple(inputs)).run_decompositions()
+        with _quiet_fake_tensors():
+            program = torch.export.export(module, tuple(inputs)).run_decompositions()
     except Exception as err:  # noqa: BLE001 - torch.export's own failures, in one line
         message = " ".join(str(err).split("\n")[0].split())
         raise TlirError(WHERE, f"torch.export failed: {type(err).__name__}: {message}") from None
