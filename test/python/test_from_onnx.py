@@ -130,3 +130,69 @@ def test_not_an_onnx_file(tmp_path):
     path.write_bytes(b"\x00\x01junk")
     with pytest.raises(TlirError, match="not an ONNX model"):
         tlir.from_onnx(str(path))
+
+
+def _hand_built_model(opset: int = 17):
+    """Shape arithmetic, Gemm with alpha and beta, Slice, Gather, ReduceMean,
+    Pow, Div by a constant, Max: the folded and the lowered ops."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    weight, bias = rng.standard_normal((12, 5)), rng.standard_normal(5)
+
+    def const(name, values):
+        return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(values))
+
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        const("zero", np.array(0, dtype=np.int64)),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        const("axes0", np.array([0], dtype=np.int64)),
+        helper.make_node("Unsqueeze", ["batch", "axes0"], ["batch1"]),
+        const("minus1", np.array([-1], dtype=np.int64)),
+        helper.make_node("Concat", ["batch1", "minus1"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "w", "b"], ["gemm"], alpha=0.5, beta=2.0),
+        const("starts", np.array([1], dtype=np.int64)),
+        const("ends", np.array([4], dtype=np.int64)),
+        const("axes1", np.array([1], dtype=np.int64)),
+        helper.make_node("Slice", ["gemm", "starts", "ends", "axes1"], ["sliced"]),
+        const("picks", np.array([2, 0], dtype=np.int64)),
+        helper.make_node("Gather", ["x", "picks"], ["gathered"], axis=2),
+        helper.make_node("ReduceMean", ["x"], ["mean"], axes=[1, 2], keepdims=0),
+        const("two", np.array(2, dtype=np.int64)),
+        helper.make_node("Pow", ["sliced", "two"], ["squared"]),
+        const("four", np.array(4.0)),
+        helper.make_node("Div", ["squared", "four"], ["quarter"]),
+        helper.make_node("Max", ["quarter", "sliced"], ["biggest"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "hand",
+        [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [2, 3, 4])],
+        [
+            helper.make_tensor_value_info(name, TensorProto.DOUBLE, None)
+            for name in ("biggest", "gathered", "mean")
+        ],
+        [numpy_helper.from_array(weight, "w"), numpy_helper.from_array(bias, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return model, weight, bias
+
+
+def test_hand_built_model_with_folded_shape_arithmetic():
+    model, weight, bias = _hand_built_model()
+    x = np.random.default_rng(1).standard_normal((2, 3, 4))
+    compiled = tlir.compile(tlir.from_onnx(model))
+    assert list(compiled.parameters()) == ["w", "b"]
+    biggest, gathered, mean = compiled(x)
+    sliced = (0.5 * (x.reshape(2, 12) @ weight) + 2.0 * bias)[:, 1:4]
+    np.testing.assert_allclose(biggest, np.maximum(sliced**2 / 4.0, sliced), rtol=1e-12)
+    np.testing.assert_array_equal(gathered, x[:, :, [2, 0]])
+    np.testing.assert_allclose(mean, x.mean(axis=(1, 2)), rtol=1e-12)
+
+
+def test_opset_outside_13_to_20_is_refused():
+    model, _, _ = _hand_built_model(opset=11)
+    with pytest.raises(TlirError, match="opset 11 is not supported"):
+        tlir.from_onnx(model)
