@@ -232,3 +232,16 @@ def test_import_tlir_and_compiling_json_import_neither_torch_nor_onnx():
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_example_from_pytorch(tmp_path, capsys):
+    """examples/from_pytorch.py: trained, imported, compared, saved and reloaded."""
+    import runpy
+
+    root = __file__.rsplit("/test/", 1)[0]
+    example = runpy.run_path(f"{root}/examples/from_pytorch.py")
+    example["main"](str(tmp_path / "cnn.json"))
+    lines = capsys.readouterr().out.splitlines()
+    assert float(lines[0].rsplit("= ", 1)[1]) < 1e-4
+    assert float(lines[1].rsplit("difference ", 1)[1]) < 1e-4
+    assert lines[2].endswith("the same outputs: True")
