@@ -196,3 +196,37 @@ def test_opset_outside_13_to_20_is_refused():
     model, _, _ = _hand_built_model(opset=11)
     with pytest.raises(TlirError, match="opset 11 is not supported"):
         tlir.from_onnx(model)
+
+
+def _tiny(nodes, outputs=("y",), inputs=(("x", [2, 3]),)):
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        nodes,
+        "tiny",
+        [helper.make_tensor_value_info(n, TensorProto.DOUBLE, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.DOUBLE, None) for n in outputs],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    "nodes, outputs, inputs, message",
+    [
+        ([("Concat", ["x", "x"], ["y"], {})], ("y",), None, r"Concat: cannot read this node"),
+        ([("Relu", ["z"], ["y"], {})], ("y",), None, "input 'z' is not defined"),
+        ([("Relu", ["x"], ["y"], {})], ("w",), None, "graph output 'w' is not defined"),
+        ([("Relu", ["x"], ["y"], {})], (), None, "no outputs"),
+        ([("Relu", ["x"], ["y"], {})], ("y",), [("x", [2]), ("u", [2])], "one input"),
+        ([("Add", ["x", "x"], ["y"], {})], ("y",), [("x", ["n", 3])], "symbolic"),
+        ([("Where", ["x", "x", "x"], ["y"], {})], ("y",), None, "Where: TorchLean has no"),
+    ],
+)
+def test_malformed_or_unsupported_graphs_are_one_line(nodes, outputs, inputs, message):
+    from onnx import helper
+
+    made = [helper.make_node(op, i, o, **attrs) for op, i, o, attrs in nodes]
+    model = _tiny(made, outputs, inputs or (("x", [2, 3]),))
+    with pytest.raises(TlirError, match=message) as err:
+        tlir.from_onnx(model)
+    assert "\n" not in str(err.value)

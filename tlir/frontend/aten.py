@@ -159,7 +159,9 @@ def _where(c: Converter, node: Node) -> SSAValue:
     x = _softplus_input(cond, a, b)
     if x is not None:
         return c.e.unary(T.SoftplusOp, c.t(x))
-    raise c.e.error("TorchLean has no select op (only softmax's and softplus's are read)")
+    raise c.e.error(
+        "TorchLean has no select op (only the where of softmax and of softplus is recognised)"
+    )
 
 
 def _is_safe_softmax(cond, a, b) -> bool:

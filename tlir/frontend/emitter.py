@@ -60,6 +60,11 @@ class Site:
         return TlirError(self.where, f"{self.what}: {message}")
 
 
+UNREADABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, ZeroDivisionError)
+"""What a lowering raises on a node whose arguments or attributes are not what
+the op's definition promises (a malformed file): reported at the node."""
+
+
 def shape_of(value: SSAValue) -> Shape:
     return tuple(value.type.get_shape())
 
@@ -82,6 +87,10 @@ class Emitter:
 
     def error(self, message: str) -> TlirError:
         return self.site.error(message)
+
+    def unreadable(self, err: Exception) -> TlirError:
+        detail = " ".join(str(err).split())
+        return self.error(f"cannot read this node ({type(err).__name__}: {detail})")
 
     # --- constants --------------------------------------------------------------
 

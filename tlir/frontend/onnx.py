@@ -23,7 +23,14 @@ from xdsl.ir import SSAValue
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr
-from tlir.frontend.emitter import BATCH_AXIS, Emitter, Site, check_dynamic_batch, shape_of
+from tlir.frontend.emitter import (
+    BATCH_AXIS,
+    UNREADABLE,
+    Emitter,
+    Site,
+    check_dynamic_batch,
+    shape_of,
+)
 
 MIN_OPSET, MAX_OPSET = 13, 20
 
@@ -128,7 +135,11 @@ class Converter:
                 self.values[name] = out
         outputs = []
         for out in self.graph.output:
-            outputs.append(self.tensor(self.values.get(out.name)))
+            if out.name not in self.values:
+                raise TlirError(self.where, f"graph output '{out.name}' is not defined")
+            outputs.append(self.tensor(self.values[out.name]))
+        if not outputs:
+            raise TlirError(self.where, "the graph has no outputs")
         return self.e.finish(outputs)
 
     def convert(self, node: onnx.NodeProto, args: list[Value]) -> object:
@@ -137,12 +148,15 @@ class Converter:
         if fold is not None and static and not any(_is_parameter(a) for a in args):
             try:
                 return Static(np.asarray(fold(_attrs(node), *[_array(a) for a in args])))
-            except (ValueError, IndexError, TypeError) as err:
-                raise self.e.error(f"cannot evaluate: {err}") from None
+            except UNREADABLE as err:
+                raise self.e.unreadable(err) from None
         lowering = LOWERINGS.get(node.op_type)
         if lowering is None:
             raise self.e.error("TorchLean has no counterpart of this op")
-        return lowering(self, node, args)
+        try:
+            return lowering(self, node, args)
+        except UNREADABLE as err:
+            raise self.e.unreadable(err) from None
 
 
 def _is_parameter(value: Value) -> bool:

@@ -23,7 +23,14 @@ from xdsl.ir import SSAValue
 
 from tlir.diagnostics import TlirError
 from tlir.frontend.aten import LOWERINGS, TRAINING_BATCH_NORM, Boolean, batch_norm_training
-from tlir.frontend.emitter import BATCH_AXIS, Emitter, Site, check_dtype, check_dynamic_batch
+from tlir.frontend.emitter import (
+    BATCH_AXIS,
+    UNREADABLE,
+    Emitter,
+    Site,
+    check_dtype,
+    check_dynamic_batch,
+)
 
 WHERE = "tlir.from_torch"
 _NUMPY_DTYPES = {torch.float32: np.float32, torch.float64: np.float64}
@@ -86,7 +93,10 @@ class Converter:
                 lowering = LOWERINGS.get(node.target)
                 if lowering is None:
                     raise self.e.error("TorchLean has no counterpart of this op")
-                self.values[node] = lowering(self, node)
+                try:
+                    self.values[node] = lowering(self, node)
+                except UNREADABLE as err:
+                    raise self.e.unreadable(err) from None
             elif node.op == "output":
                 outputs = [self.t(a) for a in _flat(node.args[0])]
             else:
