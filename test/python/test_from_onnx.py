@@ -230,3 +230,28 @@ def test_malformed_or_unsupported_graphs_are_one_line(nodes, outputs, inputs, me
     with pytest.raises(TlirError, match=message) as err:
         tlir.from_onnx(model)
     assert "\n" not in str(err.value)
+
+
+def test_clip_and_leaky_relu_are_exact(tmp_path):
+    from test_from_torch import Clamps
+
+    values = [-3.0, -1.5, -0.5, -0.0, 0.0, 0.3, 1.0, 2.0, 6.5, np.inf, -np.inf, np.nan]
+    x = torch.tensor([values])
+    compiled = tlir.compile(tlir.from_onnx(export(Clamps(), x, tmp_path / "clamps.onnx")))
+    for got, want in zip(compiled(x.numpy()), Clamps()(x), strict=True):
+        np.testing.assert_array_equal(got, want.numpy())
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want.numpy()))
+
+
+@pytest.mark.parametrize("opset", [14, 20])
+def test_other_opsets(opset, tmp_path):
+    """Opset 14: layer norm as ReduceMean, Pow, Sqrt, Div; opset 20: Gelu."""
+    torch.manual_seed(2)
+    model = torch_models.TransformerBlock().eval()
+    x = torch.randn(2, 5, 8)
+    path = str(tmp_path / "t.onnx")
+    torch.onnx.export(model, (x,), path, dynamo=False, opset_version=opset)
+    ops = {node.op_type for node in onnx.load(path).graph.node}
+    assert ("Gelu" in ops) == (opset == 20) and ("LayerNormalization" in ops) == (opset >= 17)
+    (got,) = tlir.compile(tlir.from_onnx(path))(x.numpy())
+    np.testing.assert_allclose(got, model(x).detach().numpy(), rtol=0, atol=1e-4)

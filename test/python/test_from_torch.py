@@ -202,7 +202,8 @@ def test_coverage_table():
         aten._native_batch_norm_legit_no_training.default aten._softmax.default
         aten._to_copy.default aten._unsafe_view.default aten.abs.default aten.add.Scalar
         aten.add.Tensor aten.addmm.default aten.alias.default aten.any.dim
-        aten.avg_pool2d.default aten.bmm.default aten.cat.default aten.clone.default
+        aten.avg_pool2d.default aten.bmm.default aten.cat.default aten.clamp.default
+        aten.clone.default aten.hardtanh.default aten.leaky_relu.default
         aten.convolution.default aten.cos.default aten.div.Scalar aten.div.Tensor
         aten.eq.Scalar aten.exp.default aten.expand.default aten.full_like.default
         aten.gelu.default aten.gt.Scalar aten.lift_fresh_copy.default aten.log.default
@@ -245,3 +246,26 @@ def test_example_from_pytorch(tmp_path, capsys):
     assert float(lines[0].rsplit("= ", 1)[1]) < 1e-4
     assert float(lines[1].rsplit("difference ", 1)[1]) < 1e-4
     assert lines[2].endswith("the same outputs: True")
+
+
+class Clamps(torch.nn.Module):
+    def forward(self, x):
+        return (
+            torch.clamp(x, -1.5, 2.0),
+            torch.nn.functional.hardtanh(x),
+            torch.nn.functional.leaky_relu(x, 0.1),
+            x.clamp(min=0.5),
+            x.clamp(max=0.25),
+        )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+def test_clamp_and_leaky_relu_are_exact(dtype):
+    """Lean's max and min in the right operand order: bit-identical to
+    PyTorch, signed zeros, infinities and NaN included."""
+    values = [-3.0, -1.5, -0.5, -0.0, 0.0, 0.3, 1.0, 2.0, 6.5, np.inf, -np.inf, np.nan]
+    x = torch.tensor([values], dtype=dtype)
+    got = tlir.compile(tlir.from_torch(Clamps(), (x,)))(x.numpy())
+    for g, want in zip(got, Clamps()(x), strict=True):
+        np.testing.assert_array_equal(g, want.numpy())
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(want.numpy()))

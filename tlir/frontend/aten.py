@@ -126,6 +126,26 @@ def _pow(c: Converter, node: Node) -> SSAValue:
     return y
 
 
+@lowers(aten.clamp.default, aten.hardtanh.default)
+def _clamp(c: Converter, node: Node) -> SSAValue:
+    default = (-1.0, 1.0) if node.target == aten.hardtanh.default else (None, None)
+    names = ("min_val", "max_val") if node.target == aten.hardtanh.default else ("min", "max")
+    low = _arg(node, 1, names[0], default[0])
+    high = _arg(node, 2, names[1], default[1])
+    if isinstance(low, Node) or isinstance(high, Node):
+        raise c.e.error("only numbers are supported as bounds")
+    return c.e.clamp(c.t(node.args[0]), _number(low), _number(high))
+
+
+def _number(value) -> float | None:
+    return None if value is None else float(value)
+
+
+@lowers(aten.leaky_relu.default)
+def _leaky_relu(c: Converter, node: Node) -> SSAValue:
+    return c.e.leaky_relu(c.t(node.args[0]), float(_arg(node, 1, "negative_slope", 0.01)))
+
+
 @lowers(aten.gelu.default)
 def _gelu(c: Converter, node: Node) -> SSAValue:
     if node.kwargs.get("approximate", "none") != "tanh":

@@ -248,6 +248,22 @@ class Emitter:
         half = self.binary(T.MulElemOp, x, 0.5)
         return self.binary(T.MulElemOp, half, self.binary(T.AddOp, t, 1.0))
 
+    def clamp(self, x: SSAValue, low: float | None, high: float | None) -> SSAValue:
+        """min_elem(high, max_elem(x, low)): with Lean's max and min in these
+        operand orders a NaN stays NaN, as in PyTorch's clamp."""
+        if low is not None:
+            x = self.binary(T.MaxElemOp, x, low)
+        if high is not None:
+            x = self.binary(T.MinElemOp, high, x)
+        return x
+
+    def leaky_relu(self, x: SSAValue, slope: float) -> SSAValue:
+        """max_elem(x, slope·x): for 0 < slope ≤ 1 exactly x > 0 ? x : slope·x
+        (signed zeros, infinities and NaN included)."""
+        if not 0.0 < slope <= 1.0:
+            raise self.error(f"only a negative slope in (0, 1] is supported, got {slope}")
+        return self.binary(T.MaxElemOp, x, self.binary(T.MulElemOp, x, slope))
+
     def row_max(self, x: SSAValue, axis: int) -> SSAValue:
         """The maximum along `axis`, kept as an extent-1 axis: a max_pool whose
         window is the whole axis (TorchLean has no max reduction)."""

@@ -285,6 +285,22 @@ def _identity(c: Converter, node, args):
     return args[0] if isinstance(args[0], SSAValue) else c.tensor(args[0])
 
 
+@lowers("Clip")
+def _clip(c: Converter, node, args) -> SSAValue:
+    bounds = []
+    for index in (1, 2):
+        value = args[index] if len(args) > index else None
+        if value is not None and not isinstance(value, Static):
+            raise c.e.error("only constant bounds are supported")
+        bounds.append(None if value is None else float(value.array))
+    return c.e.clamp(c.tensor(args[0]), *bounds)
+
+
+@lowers("LeakyRelu")
+def _leaky_relu(c: Converter, node, args) -> SSAValue:
+    return c.e.leaky_relu(c.tensor(args[0]), float(_attrs(node).get("alpha", 0.01)))
+
+
 @lowers("Gelu")
 def _gelu(c: Converter, node, args) -> SSAValue:
     if _attrs(node).get("approximate", b"none") not in (b"tanh", "tanh"):
