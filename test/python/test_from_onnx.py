@@ -86,8 +86,11 @@ def test_cli_import_onnx(tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stderr
-    (got,) = tlir.compile(str(out))(x.numpy())
+    compiled = tlir.compile(str(out))
+    (got,) = compiled(x.numpy())
     np.testing.assert_allclose(got, model(x).detach().numpy(), rtol=0, atol=1e-4)
+    # names and tlir.fixed marks survive the MLIR text: the parameters are the initializers
+    assert set(compiled.parameters()) == {i.name for i in onnx.load(path).graph.initializer}
 
 
 class ExactGelu(torch.nn.Module):
@@ -233,12 +236,12 @@ def test_malformed_or_unsupported_graphs_are_one_line(nodes, outputs, inputs, me
 
 
 def test_clip_and_leaky_relu_are_exact(tmp_path):
-    from test_from_torch import Clamps
-
     values = [-3.0, -1.5, -0.5, -0.0, 0.0, 0.3, 1.0, 2.0, 6.5, np.inf, -np.inf, np.nan]
     x = torch.tensor([values])
-    compiled = tlir.compile(tlir.from_onnx(export(Clamps(), x, tmp_path / "clamps.onnx")))
-    for got, want in zip(compiled(x.numpy()), Clamps()(x), strict=True):
+    compiled = tlir.compile(
+        tlir.from_onnx(export(torch_models.Clamps(), x, tmp_path / "clamps.onnx"))
+    )
+    for got, want in zip(compiled(x.numpy()), torch_models.Clamps()(x), strict=True):
         np.testing.assert_array_equal(got, want.numpy())
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want.numpy()))
 

@@ -75,3 +75,14 @@ class Mix(nn.Module):
         att = self.attn(s, s, s, need_weights=False)[0].transpose(0, 1)
         f = self.conv(x)[:, 1:3] * 2.0
         return torch.log_softmax(e, dim=1), att, f, d[:, 2] - x.sum()
+
+
+class Clamps(nn.Module):
+    def forward(self, x):
+        return (
+            torch.clamp(x, -1.5, 2.0),
+            F.hardtanh(x),
+            F.leaky_relu(x, 0.1),
+            x.clamp(min=0.5),
+            x.clamp(max=0.25),
+        )
