@@ -204,7 +204,8 @@ def test_coverage_table():
         aten.add.Tensor aten.addmm.default aten.alias.default aten.any.dim
         aten.avg_pool2d.default aten.bmm.default aten.cat.default aten.clamp.default
         aten.clone.default aten.hardtanh.default aten.leaky_relu.default
-        aten.convolution.default aten.cos.default aten.div.Scalar aten.div.Tensor
+        aten.convolution.default aten.cos.default aten.detach.default aten.div.Scalar
+        aten.div.Tensor
         aten.eq.Scalar aten.exp.default aten.expand.default aten.full_like.default
         aten.gelu.default aten.gt.Scalar aten.lift_fresh_copy.default aten.log.default
         aten.log1p.default aten.logical_not.default aten.max_pool2d_with_indices.default
@@ -259,3 +260,23 @@ def test_clamp_and_leaky_relu_are_exact(dtype):
     for g, want in zip(got, model(x), strict=True):
         np.testing.assert_array_equal(g, want.numpy())
         np.testing.assert_array_equal(np.signbit(g), np.signbit(want.numpy()))
+
+
+class Detached(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64))
+
+    def forward(self, x):
+        return (x * self.w).detach() * x + x * self.w
+
+
+def test_detach_stops_the_gradient():
+    model = Detached()
+    x = torch.tensor([[1.0, 2.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    module = tlir.from_torch(model, (x.detach(),))
+    assert "tlir.detach" in str(module)
+    _, (dx,), grads = tlir.compile(module).vjp([x.detach().numpy()], [np.ones((1, 3))])
+    want_dx, want_dw = torch.autograd.grad(model(x), [x, model.w], torch.ones(1, 3))
+    np.testing.assert_array_equal(dx, want_dx.numpy())  # 2·x·w, not 3·x·w
+    np.testing.assert_array_equal(grads["w"], want_dw.numpy())  # x, not 2·x²

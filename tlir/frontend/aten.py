@@ -231,7 +231,17 @@ def _reshape(c: Converter, node: Node) -> SSAValue:
 
 @lowers(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default)
 def _identity(c: Converter, node: Node) -> SSAValue:
+    """A copy or a view is the value itself; but `x.detach()` exports as an
+    alias: it is TorchLean's detach (no gradient flows through it). (The
+    recorded OpOverload is not the `aten.detach.default` object: compared by name.)"""
+    if str(node.meta.get("original_aten")) == str(aten.detach.default):
+        return c.e.unary(T.DetachOp, c.t(node.args[0]))
     return c.t(node.args[0])
+
+
+@lowers(aten.detach.default)
+def _detach(c: Converter, node: Node) -> SSAValue:
+    return c.e.unary(T.DetachOp, c.t(node.args[0]))
 
 
 @lowers(aten._to_copy.default)
