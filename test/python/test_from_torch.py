@@ -280,3 +280,18 @@ def test_detach_stops_the_gradient():
     want_dx, want_dw = torch.autograd.grad(model(x), [x, model.w], torch.ones(1, 3))
     np.testing.assert_array_equal(dx, want_dx.numpy())  # 2·x·w, not 3·x·w
     np.testing.assert_array_equal(grads["w"], want_dw.numpy())  # x, not 2·x²
+
+
+class Counting(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(3))
+
+    def forward(self, x):
+        self.count.add_(1.0)
+        return x + self.count
+
+
+def test_a_model_that_changes_a_buffer_is_refused():
+    with pytest.raises(TlirError, match="changes 'count' as it runs"):
+        tlir.from_torch(Counting(), (torch.ones(2, 3),))

@@ -83,7 +83,7 @@ class Converter:
     # --- the conversion ---------------------------------------------------------
 
     def run(self) -> ModuleOp:
-        self.refuse_training_batch_norm()
+        self.refuse_impure()
         outputs = []
         for index, node in enumerate(self.graph.nodes):
             self.e.at(Site(WHERE, _describe(node), index))
@@ -103,13 +103,21 @@ class Converter:
                 raise self.e.error(f"unsupported graph node kind '{node.op}'")
         return self.e.finish(outputs)
 
-    def refuse_training_batch_norm(self) -> None:
-        """Before anything else: its running-statistics update comes first in
-        the graph and would be reported instead."""
+    def refuse_impure(self) -> None:
+        """Before anything else: batch norm's running-statistics update comes
+        first in the graph and would be reported instead; so would a buffer's
+        update, which the graph returns as an extra output."""
         for index, node in enumerate(self.graph.nodes):
             if node.target in TRAINING_BATCH_NORM:
                 self.e.at(Site(WHERE, _describe(node), index))
                 batch_norm_training(self, node)
+        for spec in self.program.graph_signature.output_specs:
+            if spec.kind.name != "USER_OUTPUT":
+                raise TlirError(
+                    WHERE,
+                    f"the model changes '{spec.target}' as it runs ({spec.kind.name.lower()}); "
+                    "a TorchLean graph is a pure function of its input",
+                )
 
     def placeholder(self, node: Node) -> object:
         kind = _kind(self.program, node)
