@@ -295,3 +295,41 @@ class Counting(torch.nn.Module):
 def test_a_model_that_changes_a_buffer_is_refused():
     with pytest.raises(TlirError, match="changes 'count' as it runs"):
         tlir.from_torch(Counting(), (torch.ones(2, 3),))
+
+
+class CausalAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = torch.nn.MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)
+
+    def forward(self, x):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(x.shape[1], dtype=x.dtype)
+        return self.attn(x, x, x, attn_mask=mask, need_weights=False, is_causal=True)[0]
+
+
+def test_constants_built_in_forward_are_folded():
+    """The causal mask (full, triu) depends on neither input nor parameters:
+    PyTorch computes it at import, a fixed constant in the module."""
+    torch.manual_seed(4)
+    model = CausalAttention().eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64, requires_grad=True)
+    compiled = tlir.compile(tlir.from_torch(model, (x.detach(),)))
+    assert list(compiled.parameters()) == [n for n, _ in model.named_parameters()]
+    y = model(x)
+    cot = torch.randn_like(y)
+    grads = torch.autograd.grad(y, [x, *model.parameters()], cot)
+    (out,), (dx,), dparams = compiled.vjp([x.detach().numpy()], [cot.numpy()])
+    np.testing.assert_allclose(out, y.detach().numpy(), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(dx, grads[0].numpy(), rtol=0, atol=1e-10)
+    for (name, _), want in zip(model.named_parameters(), grads[1:], strict=True):
+        np.testing.assert_allclose(dparams[name], want.numpy(), rtol=0, atol=1e-10)
+
+
+class Noisy(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.rand(3)
+
+
+def test_random_numbers_are_not_folded():
+    with pytest.raises(TlirError, match=r"aten\.rand\.default"):
+        tlir.from_torch(Noisy(), (torch.ones(2, 3),))

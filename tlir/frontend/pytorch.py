@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import operator
 import os
 import re
 
@@ -49,6 +50,16 @@ def _quiet_fake_tensors():
         logger.setLevel(level)
 
 
+class Folded:
+    """A tensor that depends on neither the input nor a parameter (a causal
+    mask built in `forward`, `torch.ones(…)`): computed by PyTorch at import,
+    a fixed constant where a lowered op reads it."""
+
+    def __init__(self, tensor: torch.Tensor):
+        self.tensor = tensor
+        self.value: SSAValue | None = None
+
+
 class Converter:
     def __init__(self, program, dtype: np.dtype, seed: int):
         self.program = program
@@ -65,6 +76,8 @@ class Converter:
         """A node argument as a tlir value (numbers stay numbers)."""
         if isinstance(arg, Node):
             value = self.values[arg]
+            if isinstance(value, Folded):
+                value = self.materialize(arg, value)
             if isinstance(value, Boolean):
                 raise self.e.error(f"{arg.target} gives a boolean tensor, which TorchLean lacks")
             if not isinstance(value, SSAValue):
@@ -80,6 +93,43 @@ class Converter:
             raise self.e.error("expected a tensor argument")
         return value
 
+    def materialize(self, node: Node, folded: Folded) -> SSAValue:
+        if folded.value is None:
+            if not torch.is_floating_point(folded.tensor):
+                raise self.e.error(f"{node.target} gives a {folded.tensor.dtype} tensor, which "
+                                   "TorchLean lacks")  # fmt: skip
+            values = folded.tensor.detach().to(torch.float64).numpy()
+            folded.value = self.e.fixed(values, node.name)
+        return folded.value
+
+    def fold(self, node: Node) -> object:
+        """`node` computed by PyTorch if every tensor it reads is folded (and it
+        draws no random numbers); None otherwise."""
+        target = node.target
+        if target is operator.getitem:
+            source = self.values.get(node.args[0])
+            return source[node.args[1]] if isinstance(source, tuple) and source and all(
+                isinstance(v, Folded) for v in source) else None  # fmt: skip
+        if not isinstance(target, torch._ops.OpOverload):
+            return None
+        if torch.Tag.nondeterministic_seeded in target.tags:
+            return None
+        inputs = [a for a in _flat([node.args, list(node.kwargs.values())]) if isinstance(a, Node)]
+        if not all(isinstance(self.values.get(a), Folded) for a in inputs):
+            return None
+        resolve = lambda a: self.values[a].tensor if isinstance(a, Node) else a  # noqa: E731
+        args = torch.utils._pytree.tree_map(resolve, node.args)
+        kwargs = torch.utils._pytree.tree_map(resolve, dict(node.kwargs))
+        try:
+            out = target(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - then the op is lowered (or refused) as usual
+            return None
+        if isinstance(out, torch.Tensor):
+            return Folded(out)
+        if isinstance(out, tuple | list) and all(isinstance(o, torch.Tensor) for o in out):
+            return tuple(Folded(o) for o in out)
+        return None
+
     # --- the conversion ---------------------------------------------------------
 
     def run(self) -> ModuleOp:
@@ -89,6 +139,8 @@ class Converter:
             self.e.at(Site(WHERE, _describe(node), index))
             if node.op == "placeholder":
                 self.values[node] = self.placeholder(node)
+            elif node.op == "call_function" and (folded := self.fold(node)) is not None:
+                self.values[node] = folded
             elif node.op == "call_function":
                 lowering = LOWERINGS.get(node.target)
                 if lowering is None:
