@@ -333,3 +333,13 @@ class Noisy(torch.nn.Module):
 def test_random_numbers_are_not_folded():
     with pytest.raises(TlirError, match=r"aten\.rand\.default"):
         tlir.from_torch(Noisy(), (torch.ones(2, 3),))
+
+
+class Uninitialised(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.empty(3)
+
+
+def test_uninitialised_memory_is_not_folded():
+    with pytest.raises(TlirError, match=r"aten\.empty"):
+        tlir.from_torch(Uninitialised(), (torch.ones(2, 3),))

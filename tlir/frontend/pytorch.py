@@ -19,6 +19,7 @@ import re
 import numpy as np
 import torch
 from torch.fx import Node
+from torch.utils._pytree import tree_map
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
@@ -48,6 +49,15 @@ def _quiet_fake_tensors():
         yield
     finally:
         logger.setLevel(level)
+
+
+_UNINITIALISED = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided",
+                  "empty_permuted"}  # fmt: skip
+
+
+def _foldable(op: torch._ops.OpOverload) -> bool:
+    name = str(op).split(".")[1]
+    return torch.Tag.nondeterministic_seeded not in op.tags and name not in _UNINITIALISED
 
 
 class Folded:
@@ -96,32 +106,32 @@ class Converter:
     def materialize(self, node: Node, folded: Folded) -> SSAValue:
         if folded.value is None:
             if not torch.is_floating_point(folded.tensor):
-                raise self.e.error(f"{node.target} gives a {folded.tensor.dtype} tensor, which "
-                                   "TorchLean lacks")  # fmt: skip
+                dtype = folded.tensor.dtype
+                raise self.e.error(f"{node.target} gives a {dtype} tensor, which TorchLean lacks")
             values = folded.tensor.detach().to(torch.float64).numpy()
             folded.value = self.e.fixed(values, node.name)
         return folded.value
 
     def fold(self, node: Node) -> object:
         """`node` computed by PyTorch if every tensor it reads is folded (and it
-        draws no random numbers); None otherwise."""
+        draws no random numbers and reads no uninitialised memory); None
+        otherwise."""
         target = node.target
         if target is operator.getitem:
             source = self.values.get(node.args[0])
-            return source[node.args[1]] if isinstance(source, tuple) and source and all(
-                isinstance(v, Folded) for v in source) else None  # fmt: skip
-        if not isinstance(target, torch._ops.OpOverload):
-            return None
-        if torch.Tag.nondeterministic_seeded in target.tags:
+            folded = isinstance(source, tuple) and all(isinstance(v, Folded) for v in source)
+            return source[node.args[1]] if folded else None
+        if not isinstance(target, torch._ops.OpOverload) or not _foldable(target):
             return None
         inputs = [a for a in _flat([node.args, list(node.kwargs.values())]) if isinstance(a, Node)]
         if not all(isinstance(self.values.get(a), Folded) for a in inputs):
             return None
-        resolve = lambda a: self.values[a].tensor if isinstance(a, Node) else a  # noqa: E731
-        args = torch.utils._pytree.tree_map(resolve, node.args)
-        kwargs = torch.utils._pytree.tree_map(resolve, dict(node.kwargs))
+
+        def resolve(arg):
+            return self.values[arg].tensor if isinstance(arg, Node) else arg
+
         try:
-            out = target(*args, **kwargs)
+            out = target(*tree_map(resolve, node.args), **tree_map(resolve, dict(node.kwargs)))
         except Exception:  # noqa: BLE001 - then the op is lowered (or refused) as usual
             return None
         if isinstance(out, torch.Tensor):
