@@ -343,3 +343,15 @@ class Uninitialised(torch.nn.Module):
 def test_uninitialised_memory_is_not_folded():
     with pytest.raises(TlirError, match=r"aten\.empty"):
         tlir.from_torch(Uninitialised(), (torch.ones(2, 3),))
+
+
+class Scalars(torch.nn.Module):
+    def forward(self, x):
+        return torch.rsub(x, 2.0, alpha=3), torch.sub(x, x * x, alpha=0.5), 1 - x, -x, x**3
+
+
+def test_scalar_arithmetic_with_alpha():
+    x = torch.tensor([[-1.5, 0.25, 3.0]], dtype=torch.float64)
+    got = tlir.compile(tlir.from_torch(Scalars(), (x,)))(x.numpy())
+    for g, want in zip(got, Scalars()(x), strict=True):
+        np.testing.assert_allclose(g, want.numpy(), rtol=1e-15, atol=0)

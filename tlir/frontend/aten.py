@@ -109,7 +109,12 @@ def _neg(c: Converter, node: Node) -> SSAValue:
 
 @lowers(aten.rsub.Scalar)
 def _rsub(c: Converter, node: Node) -> SSAValue:
-    return c.e.binary(T.SubOp, c.v(node.args[1]), c.t(node.args[0]))
+    """other − alpha·self."""
+    x = c.t(node.args[0])
+    alpha = _arg(node, 2, "alpha", 1)
+    if alpha != 1:
+        x = c.e.binary(T.MulElemOp, x, float(alpha))
+    return c.e.binary(T.SubOp, c.v(node.args[1]), x)
 
 
 @lowers(aten.pow.Tensor_Scalar)
