@@ -164,7 +164,9 @@ def _boolean(c: Converter, node: Node) -> Boolean:
 
 
 @lowers(aten.full_like.default)
-def _full_like(c: Converter, node: Node) -> SSAValue:
+def _full_like(c: Converter, node: Node) -> SSAValue | Boolean:
+    if not node.meta["val"].dtype.is_floating_point:
+        return Boolean(node)
     return c.e.splat(float(node.args[1]), _shape(node))
 
 
