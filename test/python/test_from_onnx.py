@@ -223,6 +223,12 @@ def _tiny(nodes, outputs=("y",), inputs=(("x", [2, 3]),)):
         ([("Relu", ["x"], ["y"], {})], ("y",), [("x", [2]), ("u", [2])], "one input"),
         ([("Add", ["x", "x"], ["y"], {})], ("y",), [("x", ["n", 3])], "symbolic"),
         ([("Where", ["x", "x", "x"], ["y"], {})], ("y",), None, "Where: TorchLean has no"),
+        (
+            [("Constant", [], ["e"], {"value_float": 2.5}), ("Pow", ["x", "e"], ["y"], {})],
+            ("y",),
+            None,
+            "exponents 1, 2, 3 and 4 are supported, got 2.5",
+        ),
     ],
 )
 def test_malformed_or_unsupported_graphs_are_one_line(nodes, outputs, inputs, message):
@@ -258,3 +264,12 @@ def test_other_opsets(opset, tmp_path):
     assert ("Gelu" in ops) == (opset == 20) and ("LayerNormalization" in ops) == (opset >= 17)
     (got,) = tlir.compile(tlir.from_onnx(path))(x.numpy())
     np.testing.assert_allclose(got, model(x).detach().numpy(), rtol=0, atol=1e-4)
+
+
+def test_folded_integer_division_truncates_toward_zero():
+    """ONNX's Div on integers (shape arithmetic) truncates: -7 / 2 = -3."""
+    from tlir.frontend.onnx import FOLDS
+
+    a = np.array([-7, 7, -7, 6], dtype=np.int64)
+    b = np.array([2, 2, -2, 3], dtype=np.int64)
+    np.testing.assert_array_equal(FOLDS["Div"]({}, a, b), [-3, 3, 3, 2])

@@ -196,6 +196,14 @@ def _constant(attrs: dict) -> np.ndarray:
     raise ValueError("unsupported Constant attribute")
 
 
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ONNX's Div: integer division truncates toward zero (NumPy's // floors)."""
+    if a.dtype.kind in "iu":
+        quotient = np.abs(a) // np.abs(b)
+        return np.where((a < 0) != (b < 0), -quotient, quotient).astype(a.dtype)
+    return a / b
+
+
 def _slice_fold(attrs, x, starts, ends, axes=None, steps=None):
     axes = range(len(starts)) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
@@ -212,7 +220,7 @@ FOLDS.update({
     "Cast": lambda attrs, x: x.astype(_ONNX_DTYPES[attrs["to"]]),
     "Add": lambda attrs, a, b: a + b, "Sub": lambda attrs, a, b: a - b,
     "Mul": lambda attrs, a, b: a * b,
-    "Div": lambda attrs, a, b: a // b if a.dtype.kind == "i" else a / b,
+    "Div": lambda attrs, a, b: _divide(a, b),
     "Mod": lambda attrs, a, b: np.fmod(a, b) if attrs.get("fmod") else np.mod(a, b),
     "Sqrt": lambda attrs, x: np.sqrt(x), "Neg": lambda attrs, x: -x,
     "Concat": lambda attrs, *xs: np.concatenate(xs, axis=attrs["axis"]),
@@ -260,11 +268,14 @@ def _neg(c: Converter, node, args) -> SSAValue:
 
 @lowers("Pow")
 def _pow(c: Converter, node, args) -> SSAValue:
-    x, n = c.tensor(args[0]), static_ints(c, args[1], "the exponent")
-    if len(n) != 1 or n[0] not in (1, 2, 3, 4):
-        raise c.e.error("only the exponents 1, 2, 3 and 4 are supported")
+    x = c.tensor(args[0])
+    if not isinstance(args[1], Static) or args[1].array.size != 1:
+        raise c.e.error("the exponent must be a constant number")
+    n = args[1].array.reshape(-1)[0]
+    if n not in (1, 2, 3, 4):
+        raise c.e.error(f"only the exponents 1, 2, 3 and 4 are supported, got {n}")
     y = x
-    for _ in range(n[0] - 1):
+    for _ in range(int(n) - 1):
         y = c.e.binary(T.MulElemOp, y, x)
     return y
 
@@ -315,6 +326,8 @@ def _gelu(c: Converter, node, args) -> SSAValue:
 def _reshape(c: Converter, node, args) -> SSAValue:
     x = c.tensor(args[0])
     target = static_ints(c, args[1], "the shape")
+    if _attrs(node).get("allowzero") and 0 in target:
+        raise c.e.error("allowzero with a zero extent is not supported")
     target = [shape_of(x)[i] if d == 0 else d for i, d in enumerate(target)]
     if -1 in target:
         known = int(np.prod([d for d in target if d != -1]))
