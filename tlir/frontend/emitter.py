@@ -212,7 +212,7 @@ class Emitter:
         moved = self.permute(x, last)
         selection = np.zeros((shape[axis], len(indices)))
         selection[list(indices), range(len(indices))] = 1.0
-        picked = self.matmul(moved, self.fixed(selection, f"{self.site.what}.selection"))
+        picked = self.matmul(moved, self.fixed(selection, f"node{self.site.id}.selection"))
         back = list(range(rank - 1))
         back.insert(axis, rank - 1)
         picked = self.permute(picked, back)
@@ -236,7 +236,7 @@ class Emitter:
         out_per = out_c // groups
         for g in range(groups):
             mask[g * out_per : (g + 1) * out_per, g * in_per : (g + 1) * in_per] = 1.0
-        return self.emit(T.MulElemOp, [dense, self.fixed(mask, f"{self.site.what}.groups")],
+        return self.emit(T.MulElemOp, [dense, self.fixed(mask, f"node{self.site.id}.groups")],
                          shape_of(dense))  # fmt: skip
 
     def gelu_tanh(self, x: SSAValue) -> SSAValue:
