@@ -37,6 +37,8 @@ xdsl_fixes.apply()
 _EXPORTS = {
     "compile": "tlir.compiler",
     "context": "tlir.universe",
+    "from_onnx": "tlir.frontend",
+    "from_torch": "tlir.frontend",
     "load_model": "tlir.api",
     "parse_module": "tlir.api",
     "save": "tlir.api",

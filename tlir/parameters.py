@@ -3,7 +3,9 @@
 Payloads are operands produced by `tlir.const`, so a parameter is a constant:
 linear and conv weights and biases, layernorm and batch_norm_eval gamma/beta,
 and plain constants. A constant used only as batch_norm_eval's running mean or
-variance is a statistic, not a parameter. Parameters are numbered in the order
+variance is a statistic, not a parameter; so is a constant marked `tlir.fixed`
+(a front end's own masks, selection matrices and scalars, and PyTorch buffers:
+what the source model does not train). Parameters are numbered in the order
 their constants appear in the function.
 
 Names: the JSON importer stores `node{ID}.{field}` (the JSON node id and the
@@ -19,12 +21,15 @@ from xdsl.dialects.builtin import StringAttr
 from tlir.dialects import tlir as T
 
 NAME_ATTRIBUTE = "tlir.name"
+FIXED_ATTRIBUTE = "tlir.fixed"
 
 _STATISTIC_OPERANDS = {3, 4}
 """batch_norm_eval's operands (input, gamma, beta, mean, var): mean and var."""
 
 
 def is_parameter(const: T.ConstOp) -> bool:
+    if FIXED_ATTRIBUTE in const.attributes:
+        return False
     uses = list(const.result.uses)
     return not uses or not all(
         isinstance(use.operation, T.BatchNormEvalOp) and use.index in _STATISTIC_OPERANDS

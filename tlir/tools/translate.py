@@ -1,6 +1,7 @@
 """`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
 tlir-translate --import-torchlean [MODEL.json|MODEL.tlz] [--dtype f32|f64] [-o OUT.mlir]
+tlir-translate --import-onnx MODEL.onnx [-o OUT.mlir]
 tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json|OUT.tlz]
 tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
 
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from xdsl.printer import Printer
 
 from tlir.api import parse_module_checked
-from tlir.diagnostics import verify_module
+from tlir.diagnostics import TlirError, verify_module
 from tlir.tools.common import (
     ToolArgumentParser,
     dtype_argument,
@@ -34,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
         "--import-torchlean",
         action="store_true",
         help="read a torchlean.ir.v1 JSON graph or a .tlz container, print a tlir module",
+    )
+    mode.add_argument(
+        "--import-onnx",
+        action="store_true",
+        help="read an ONNX model (opsets 13-20), print a tlir module in its input's precision",
     )
     mode.add_argument(
         "--export-torchlean",
@@ -67,7 +73,13 @@ def _parser() -> argparse.ArgumentParser:
 def _import(args: argparse.Namespace) -> str:
     from tlir.torchlean import import_file
 
-    if args.input_file is not None and args.input_file.endswith(".tlz"):
+    if args.import_onnx:
+        from tlir.frontend import from_onnx
+
+        if args.input_file is None:
+            raise TlirError("tlir-translate", "--import-onnx needs a .onnx file")
+        module = from_onnx(args.input_file)
+    elif args.input_file is not None and args.input_file.endswith(".tlz"):
         module = import_file(args.input_file, args.dtype)
     else:
         text, name = read_input_text(args.input_file)
@@ -107,7 +119,7 @@ def translate(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.mlir_to_llvmir:
         text = _to_llvm_ir(args)
-    elif args.import_torchlean:
+    elif args.import_torchlean or args.import_onnx:
         text = _import(args)
     else:
         text = _export(args)
