@@ -9,11 +9,12 @@ import subprocess
 import sys
 import textwrap
 
+import fuzz_cache
 import numpy as np
 import pytest
 
 import tlir
-from tlir.cache import open_cache
+from tlir.cache import CompileCache, open_cache, private_directory
 
 MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -> tensor<8x16xf64> {
   %0 = tlir.matmul %x, %w : (tensor<8x16xf64>, tensor<16x16xf64>) -> tensor<8x16xf64>
@@ -79,10 +80,10 @@ def test_constants_are_arguments_not_code(cache_dir):
 
 def test_a_corrupt_entry_is_recompiled_not_loaded(cache_dir):
     want = _bits(tlir.compile(MODEL)(*INPUTS))
-    store = open_cache().store
-    for key in list(store):
-        entry = store[key]
-        store[key] = entry[:-7]  # truncated: the checksum no longer matches
+    for key, value in fuzz_cache.entries(cache_dir).items():
+        fuzz_cache.write_raw(
+            cache_dir, key, value[:-7]
+        )  # truncated: the checksum no longer matches
     model = tlir.compile(MODEL)
     assert model.stats["cache"] == "miss"
     assert _bits(model(*INPUTS)) == want
@@ -153,9 +154,26 @@ def test_the_size_cap_evicts(cache_dir, monkeypatch):
     monkeypatch.setenv("TLIR_CACHE_MAX_MB", "0.01")  # 10 KB: less than one model
     for axis in (0, 1):
         tlir.compile(MODEL.replace("axis = 1", f"axis = {axis}"))
-    store = open_cache().store
-    assert store.volume() < 200_000  # culled (the SQLite index itself takes some room)
+    assert open_cache().volume() <= 10 * 1024
     assert tlir.compile(MODEL)(*INPUTS)  # still compiles and runs
+
+
+def test_eviction_takes_the_least_recently_used_entries(tmp_path):
+    store = CompileCache(private_directory(str(tmp_path / "c")), max_bytes=3 * 1100)
+    for key in "ab":
+        store.put(key, bytes(1000))
+    assert store.get("a") == bytes(1000)  # now "b" is the least recently used
+    store.put("c", bytes(1000))
+    assert sorted(store.keys()) == ["a", "b", "c"]  # 3 x 1032 bytes: within the cap
+    store.put("d", bytes(1000))
+    assert sorted(store.keys()) == ["a", "c", "d"]
+    assert store.volume() == 3 * 1032
+
+
+def test_an_entry_larger_than_the_cap_is_not_kept(tmp_path):
+    store = CompileCache(private_directory(str(tmp_path / "c")), max_bytes=100)
+    store.put("big", bytes(200))
+    assert store.get("big") is None and store.keys() == []
 
 
 def test_tlir_run_no_cache_flag(tmp_path, cache_dir):
