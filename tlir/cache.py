@@ -277,17 +277,19 @@ class CompileCache:
             pass
 
     def _fail(self, err: sqlite3.Error) -> None:
-        """A store that fails is a miss for the rest of the process; one SQLite
-        found corrupt is emptied for the next."""
-        if self.failed:
-            return
-        self.failed = True
+        """A database SQLite finds corrupt is replaced by an empty one; a store
+        that fails otherwise is a miss for the rest of the process."""
         if getattr(err, "sqlite_errorcode", None) in _CORRUPT:
             _warn(f"compile cache reset: {ascii(self.path)}: {err}")
             self.db.close()
-            self._remove_database()
-        else:
-            _warn(f"compile cache disabled: {ascii(self.path)}: {err}")
+            try:
+                self._remove_database()
+                self.db = self._open(retry=False)
+                return
+            except (OSError, Untrusted, sqlite3.Error) as again:
+                err = again
+        self.failed = True
+        _warn(f"compile cache disabled: {ascii(self.path)}: {err}")
 
 
 def _create_schema(db: sqlite3.Connection) -> None:

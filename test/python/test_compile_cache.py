@@ -195,3 +195,88 @@ def test_tlir_run_no_cache_flag(tmp_path, cache_dir):
     assert proc.returncode == 0, proc.stderr
     assert "bit-identical" in proc.stdout
     assert not cache_dir.exists()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "-1", "12 MB"])
+def test_a_bad_size_cap_is_one_warning_and_the_default(tmp_path, value):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c"), "TLIR_CACHE_MAX_MB": value}
+    runs = [_compile_in_subprocess(env, str(path)) for _ in range(2)]
+    assert [json.loads(run.stdout) for run in runs] == ["miss", "hit"]  # the default cap
+    for run in runs:
+        lines = run.stderr.splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0] == (
+            "tlir: warning: TLIR_CACHE_MAX_MB must be a finite number of megabytes >= 0, "
+            f"got '{value}'; using 1024"
+        )
+
+
+def test_a_newline_in_the_cache_directory_stays_on_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    proc = _compile_in_subprocess({"TLIR_CACHE_DIR": f"{blocker}/a\nb\u2028c"}, str(path))
+    assert proc.returncode == 0 and json.loads(proc.stdout) == "off"
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "a\\nb\\u2028c" in lines[0], lines
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
+def test_a_corrupt_database_is_a_miss(tmp_path, damage):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c")}
+    assert json.loads(_compile_in_subprocess(env, str(path)).stdout) == "miss"
+    database = tmp_path / "c" / "cache.sqlite3"
+    data = database.read_bytes()
+    for extra in ("-wal", "-shm"):
+        (tmp_path / "c" / f"cache.sqlite3{extra}").unlink(missing_ok=True)
+    new = {
+        "garbage": b"\x00not sqlite\xff" * 4096,
+        "truncated": data[: len(data) // 2],
+        "empty": b"",
+    }
+    database.write_bytes(new[damage])
+    proc = _compile_in_subprocess(env, str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == "miss"
+    assert len(proc.stderr.splitlines()) <= 1, proc.stderr  # a reset may say so, in one line
+    assert "tlir: warning: compile cache" in proc.stderr or not proc.stderr
+    assert json.loads(_compile_in_subprocess(env, str(path)).stdout) == "hit"
+
+
+STORE_WORKER = """
+import sys
+from tlir.cache import CompileCache, private_directory
+store = CompileCache(private_directory(sys.argv[1]), max_bytes=200_000)
+me = int(sys.argv[2])
+for i in range(60):
+    key = f"k{(i * 7 + me) % 40}"
+    value = key.encode() * (100 + 50 * (i % 9))
+    got = store.get(key)
+    assert got is None or got == key.encode() * (len(got) // len(key)), got[:20]
+    store.put(key, value)
+    assert not store.failed
+print("ok")
+"""
+
+
+def test_processes_sharing_a_store(tmp_path):
+    """Readers and writers at once, evicting as they go (a cap of a few entries):
+    every read is a whole value or a miss, no write fails."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", STORE_WORKER, str(tmp_path / "c"), str(me)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for me in range(4)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0 and out.strip() == "ok" and not err, err
+    assert CompileCache(str(tmp_path / "c"), 200_000).volume() <= 200_000
