@@ -188,20 +188,25 @@ class CompileCache:
 
     def put(self, key: str, payload: bytes) -> None:
         value = hashlib.sha256(payload).digest() + payload
+        evicted = False
 
         def write(db: sqlite3.Connection) -> None:
+            nonlocal evicted
             db.execute(
                 "INSERT OR REPLACE INTO entries (key, value, size, used) VALUES (?, ?, ?, ?)",
                 (key, value, len(value), time.time_ns()),
             )
             # Keep the most recently used entries whose sizes add up to the cap.
-            db.execute(
+            cursor = db.execute(
                 "DELETE FROM entries WHERE key IN (SELECT key FROM (SELECT key, SUM(size) "
                 "OVER (ORDER BY used DESC, rowid DESC) AS kept FROM entries) WHERE kept > ?)",
                 (self.max_bytes,),
             )
+            evicted = cursor.rowcount > 0
 
         self._transaction(write)
+        if evicted:
+            self._vacuum()
 
     def discard(self, key: str) -> None:
         self._transaction(lambda db: db.execute("DELETE FROM entries WHERE key = ?", (key,)))
@@ -228,7 +233,7 @@ class CompileCache:
                 _create_schema(db)
         except sqlite3.DatabaseError as err:
             db.close()
-            if not retry or getattr(err, "sqlite_errorcode", None) not in _CORRUPT:
+            if not retry or not _corrupt(err):
                 raise
             _warn(f"compile cache reset: {ascii(self.path)}: {err}")
             self._remove_database()
@@ -267,19 +272,23 @@ class CompileCache:
         except sqlite3.Error as err:
             self._fail(err)
 
+    def _vacuum(self) -> None:
+        """The pages of evicted entries back to the file system, so that the file
+        follows a lowered cap. (`executescript` runs the pragma to its end: one
+        step of `execute` frees one page.) Best effort: later entries reuse them."""
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self.db.executescript("PRAGMA incremental_vacuum;")
+
     def _touch(self, key: str) -> None:
         """Mark an entry used (for eviction). Best effort: a busy database only
         leaves the entry a little older."""
-        try:
-            with self._lock:
-                self.db.execute("UPDATE entries SET used = ? WHERE key = ?", (time.time_ns(), key))
-        except sqlite3.Error:
-            pass
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self.db.execute("UPDATE entries SET used = ? WHERE key = ?", (time.time_ns(), key))
 
     def _fail(self, err: sqlite3.Error) -> None:
         """A database SQLite finds corrupt is replaced by an empty one; a store
         that fails otherwise is a miss for the rest of the process."""
-        if getattr(err, "sqlite_errorcode", None) in _CORRUPT:
+        if _corrupt(err):
             _warn(f"compile cache reset: {ascii(self.path)}: {err}")
             self.db.close()
             try:
@@ -290,6 +299,11 @@ class CompileCache:
                 err = again
         self.failed = True
         _warn(f"compile cache disabled: {ascii(self.path)}: {err}")
+
+
+def _corrupt(err: sqlite3.Error) -> bool:
+    """Whether SQLite found the file damaged or not a database (any extended code)."""
+    return (getattr(err, "sqlite_errorcode", 0) & 0xFF) in _CORRUPT
 
 
 def _create_schema(db: sqlite3.Connection) -> None:
@@ -365,6 +379,7 @@ def open_cache(enabled: bool = True) -> CompileCache | None:
             _warn(f"compile cache disabled: {err}; compiling without it")
             _OPEN[key] = None
         except (OSError, sqlite3.Error) as err:  # unwritable, not a directory, ...
-            _warn(f"compile cache disabled: {ascii(directory)}: {err}")
+            reason = getattr(err, "strerror", None) or err
+            _warn(f"compile cache disabled: {ascii(directory)}: {reason}")
             _OPEN[key] = None
     return _OPEN[key]

@@ -170,6 +170,23 @@ def test_eviction_takes_the_least_recently_used_entries(tmp_path):
     assert store.volume() == 3 * 1032
 
 
+def test_a_lowered_cap_shrinks_the_file(tmp_path):
+    directory = private_directory(str(tmp_path / "c"))
+    store = CompileCache(directory, max_bytes=10 << 20)
+    for i in range(20):
+        store.put(f"k{i}", os.urandom(100_000))
+    database = tmp_path / "c" / "cache.sqlite3"
+
+    def size() -> int:
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return database.stat().st_size
+
+    assert size() > 2_000_000
+    store = CompileCache(directory, max_bytes=300_000)
+    store.put("small", b"1")
+    assert len(store.keys()) == 3 and size() < 600_000
+
+
 def test_an_entry_larger_than_the_cap_is_not_kept(tmp_path):
     store = CompileCache(private_directory(str(tmp_path / "c")), max_bytes=100)
     store.put("big", bytes(200))

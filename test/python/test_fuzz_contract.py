@@ -128,7 +128,7 @@ CACHED_MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -
 }"""
 
 
-@budget(ci=30, long=3000)
+@budget(ci=60, long=6000)
 @given(tampering=fuzz_cache.tamperings())
 def test_a_tampered_cache_entry_is_a_miss_with_the_right_results(tmp_path_factory, tampering):
     """One cache for every example: each tampering is followed by a compile that
