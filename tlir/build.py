@@ -118,15 +118,18 @@ class Build:
         except ValueError:
             store.discard(self.model_key)
             return None
+        if any(key != self.kernel_key(name) for name, key in kernels):
+            store.discard(self.model_key)
+            return None
+        entries = store.get_many([key for _, key in kernels])
         objects = []
         for name, key in kernels:
-            kernel = store.get(key) if key == self.kernel_key(name) else None
+            if entries[key] is None:  # evicted: the model is compiled again, the kernel with it
+                return None
             try:
-                objects.append(read_kernel(kernel, key, name)[1] if kernel else None)
+                objects.append(read_kernel(entries[key], key, name)[1])
             except ValueError:
                 store.discard(key)
-                objects.append(None)
-            if objects[-1] is None:  # the model is compiled again, the kernel with it
                 return None
         self.seconds["load"] = time.perf_counter() - start
         return plan, [*objects, main_object]

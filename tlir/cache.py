@@ -13,9 +13,10 @@
   and `-shm` files the database's mode).
 * Store: one SQLite database, `cache.sqlite3`, in WAL mode: each write is one
   transaction, so several processes may compile the same model at once and a
-  crash leaves nothing half-written. Values are BLOBs returned as bytes —
-  nothing is ever unpickled. The size is capped at `TLIR_CACHE_MAX_MB`
-  megabytes (default 1024), evicting the least recently used entries.
+  process that dies leaves nothing half-written. Values are BLOBs returned as
+  bytes — nothing is ever unpickled. The size is capped at `TLIR_CACHE_MAX_MB`
+  megabytes (default 1024), evicting the least recently used entries; a hit
+  marks its entries used in one small write, and nothing is ever fsynced.
 * Entries start with the SHA-256 of the rest, so a corrupt or truncated entry
   is dropped and recompiled, never loaded; what an entry must match beyond that
   (its key, the model's signature and constants, the symbols its objects call)
@@ -43,7 +44,7 @@ from pathlib import Path
 
 DEFAULT_MAX_MB = 1024
 DATABASE = "cache.sqlite3"
-FORMAT = 1
+FORMAT = 2
 """The database's `user_version`: a database of another format is emptied."""
 
 _CHECKSUM_BYTES = 32
@@ -172,10 +173,24 @@ class CompileCache:
         self.db = self._open()
 
     def get(self, key: str) -> bytes | None:
-        row = self._run(lambda db: db.execute("SELECT value FROM entries WHERE key = ?", (key,)))
-        value = row[0] if row else None
-        if value is None:
-            return None
+        return self.get_many([key])[key]
+
+    def get_many(self, keys: list[str]) -> dict[str, bytes | None]:
+        """Each key's payload, or None (missing, or dropped as corrupt): one
+        query, and one write to mark the entries used (for eviction)."""
+        marks = ",".join("?" * len(keys))
+        query = f"SELECT key, value FROM blobs WHERE key IN ({marks})"
+        rows = self._run(lambda db: db.execute(query, keys), every=True) or []
+        found: dict[str, bytes | None] = dict.fromkeys(keys)
+        for key, value in rows:
+            found[key] = self._payload(key, value)
+        used = [key for key, payload in found.items() if payload is not None]
+        if used:
+            self._touch(used)
+        return found
+
+    def _payload(self, key: str, value: object) -> bytes | None:
+        """The payload of a stored value whose checksum holds; else the entry is dropped."""
         if type(value) is not bytes or len(value) < _CHECKSUM_BYTES:
             self.discard(key)
             return None
@@ -183,7 +198,6 @@ class CompileCache:
         if hashlib.sha256(payload).digest() != checksum:
             self.discard(key)
             return None
-        self._touch(key)
         return payload
 
     def put(self, key: str, payload: bytes) -> None:
@@ -192,24 +206,26 @@ class CompileCache:
 
         def write(db: sqlite3.Connection) -> None:
             nonlocal evicted
+            db.execute("INSERT OR REPLACE INTO blobs (key, value) VALUES (?, ?)", (key, value))
             db.execute(
-                "INSERT OR REPLACE INTO entries (key, value, size, used) VALUES (?, ?, ?, ?)",
-                (key, value, len(value), time.time_ns()),
+                "INSERT OR REPLACE INTO entries (key, size, used) VALUES (?, ?, ?)",
+                (key, len(value), time.time_ns()),
             )
             # Keep the most recently used entries whose sizes add up to the cap.
-            cursor = db.execute(
-                "DELETE FROM entries WHERE key IN (SELECT key FROM (SELECT key, SUM(size) "
-                "OVER (ORDER BY used DESC, rowid DESC) AS kept FROM entries) WHERE kept > ?)",
+            victims = db.execute(
+                "SELECT key FROM (SELECT key, SUM(size) OVER (ORDER BY used DESC, rowid DESC) "
+                "AS kept FROM entries) WHERE kept > ?",
                 (self.max_bytes,),
-            )
-            evicted = cursor.rowcount > 0
+            ).fetchall()
+            _delete(db, victims)
+            evicted = bool(victims)
 
         self._transaction(write)
         if evicted:
             self._vacuum()
 
     def discard(self, key: str) -> None:
-        self._transaction(lambda db: db.execute("DELETE FROM entries WHERE key = ?", (key,)))
+        self._transaction(lambda db: _delete(db, [(key,)]))
 
     def keys(self) -> list[str]:
         rows = self._run(lambda db: db.execute("SELECT key FROM entries"), every=True)
@@ -226,9 +242,11 @@ class CompileCache:
         _private_database(self.path)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         try:
-            # WAL's NORMAL: a commit (a hit's access time too) costs no fsync; a
-            # crash may lose the last commits, never leave one half-written.
-            db.execute("PRAGMA synchronous = NORMAL")
+            # No fsync, ever (a hit marks its entries used: a write). A process
+            # that dies loses nothing (WAL); a machine that crashes may lose recent
+            # entries or tear the file, which then reads as corrupt (and is
+            # replaced) or as entries whose checksums fail (misses): a cache.
+            db.execute("PRAGMA synchronous = OFF")
             if db.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
                 _create_schema(db)
         except sqlite3.DatabaseError as err:
@@ -279,11 +297,14 @@ class CompileCache:
         with contextlib.suppress(sqlite3.Error), self._lock:
             self.db.executescript("PRAGMA incremental_vacuum;")
 
-    def _touch(self, key: str) -> None:
-        """Mark an entry used (for eviction). Best effort: a busy database only
-        leaves the entry a little older."""
+    def _touch(self, keys: list[str]) -> None:
+        """Mark entries used (for eviction). Best effort: a busy database only
+        leaves them a little older."""
+        marks = ",".join("?" * len(keys))
         with contextlib.suppress(sqlite3.Error), self._lock:
-            self.db.execute("UPDATE entries SET used = ? WHERE key = ?", (time.time_ns(), key))
+            self.db.execute(
+                f"UPDATE entries SET used = ? WHERE key IN ({marks})", (time.time_ns(), *keys)
+            )
 
     def _fail(self, err: sqlite3.Error) -> None:
         """A database SQLite finds corrupt is replaced by an empty one; a store
@@ -301,6 +322,11 @@ class CompileCache:
         _warn(f"compile cache disabled: {ascii(self.path)}: {err}")
 
 
+def _delete(db: sqlite3.Connection, keys: list[tuple[str]]) -> None:
+    db.executemany("DELETE FROM blobs WHERE key = ?", keys)
+    db.executemany("DELETE FROM entries WHERE key = ?", keys)
+
+
 def _corrupt(err: sqlite3.Error) -> bool:
     """Whether SQLite found the file damaged or not a database (any extended code)."""
     return (getattr(err, "sqlite_errorcode", 0) & 0xFF) in _CORRUPT
@@ -315,10 +341,14 @@ def _create_schema(db: sqlite3.Connection) -> None:
     try:
         if db.execute("PRAGMA user_version").fetchone()[0] != FORMAT:  # not made meanwhile
             db.execute("DROP TABLE IF EXISTS entries")
+            db.execute("DROP TABLE IF EXISTS blobs")
+            # An entry's size and last use apart from its bytes: marking it used
+            # rewrites a small row, not the object (SQLite rewrites whole rows).
             db.execute(
-                "CREATE TABLE entries (key TEXT PRIMARY KEY, value BLOB NOT NULL, "
-                "size INTEGER NOT NULL, used INTEGER NOT NULL)"
+                "CREATE TABLE entries (key TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+                "used INTEGER NOT NULL)"
             )
+            db.execute("CREATE TABLE blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
             db.execute("CREATE INDEX entries_used ON entries (used)")
             db.execute(f"PRAGMA user_version = {FORMAT}")
     except BaseException:

@@ -30,12 +30,12 @@ def database(directory: Path) -> sqlite3.Connection:
 def entries(directory: Path) -> dict[str, object]:
     """Key → stored value, as the database holds it."""
     with database(directory) as db:
-        return dict(db.execute("SELECT key, value FROM entries ORDER BY key"))
+        return dict(db.execute("SELECT key, value FROM blobs ORDER BY key"))
 
 
 def write_raw(directory: Path, key: str, value: object) -> None:
     with database(directory) as db:
-        db.execute("UPDATE entries SET value = ? WHERE key = ?", (value, key))
+        db.execute("UPDATE blobs SET value = ? WHERE key = ?", (value, key))
 
 
 def write_entry(directory: Path, key: str, payload: bytes) -> None:
