@@ -48,6 +48,8 @@ FORMAT = 2
 """The database's `user_version`: a database of another format is emptied."""
 
 _CHECKSUM_BYTES = 32
+_LARGEST_CAP = 1 << 62
+"""A cap SQLite can compare with (its integers are 64-bit); larger ones mean no cap."""
 _CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 
 
@@ -387,7 +389,7 @@ def _max_bytes(value: str) -> int:
             f"using {DEFAULT_MAX_MB}"
         )
         return DEFAULT_MAX_MB << 20
-    return int(megabytes * (1 << 20))
+    return min(int(megabytes * (1 << 20)), _LARGEST_CAP)
 
 
 _OPEN: dict[tuple[str, int], CompileCache | None] = {}

@@ -230,6 +230,14 @@ def test_a_bad_size_cap_is_one_warning_and_the_default(tmp_path, value):
         )
 
 
+def test_a_huge_size_cap_is_no_cap(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c"), "TLIR_CACHE_MAX_MB": "1e300"}
+    runs = [_compile_in_subprocess(env, str(path)) for _ in range(2)]
+    assert [(json.loads(run.stdout), run.stderr) for run in runs] == [("miss", ""), ("hit", "")]
+
+
 def test_a_newline_in_the_cache_directory_stays_on_one_line(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
