@@ -15,6 +15,7 @@ import struct
 _ET_REL = 1
 _SHT_SYMTAB = 2
 _SHN_UNDEF = 0
+_SHN_LORESERVE = 0xFF00
 
 # Per ELF class (1: 32-bit, 2: 64-bit): the offsets of e_shoff and of
 # e_shentsize (e_shnum follows it), e_shoff's format, the section header
@@ -48,6 +49,10 @@ def _undefined_symbols(data: memoryview) -> set[str]:
     shentsize, shnum = struct.unpack_from(order + "HH", data, entsize_at)
     section = struct.Struct(order + section_format)
     symbol = struct.Struct(order + symbol_format)
+    # No section count of 0 or beyond SHN_LORESERVE: that is extended numbering
+    # (the count in section 0), which a linker would read and this would not.
+    if shentsize != section.size or not 0 < shnum < _SHN_LORESERVE:
+        raise ValueError("unexpected section headers")
     sections = [section.unpack_from(data, shoff + i * shentsize) for i in range(shnum)]
     names: set[str] = set()
     for _, kind, _, _, offset, size, link, _, _, entsize in sections:

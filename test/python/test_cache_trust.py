@@ -321,6 +321,15 @@ def test_what_is_not_a_readable_object_is_an_error(data):
         undefined_symbols(data)
 
 
+def test_extended_section_numbering_is_an_error():
+    """With a section count of 0 the count is in section 0 (as linkers read
+    it): refused rather than read as an object without symbols."""
+    data = bytearray(fuzz_cache.foreign_object())
+    data[0x3C:0x3E] = bytes(2)  # e_shnum of a 64-bit little-endian object
+    with pytest.raises(ValueError, match="unexpected section headers"):
+        undefined_symbols(bytes(data))
+
+
 def test_a_truncated_object_is_an_error():
     data = fuzz_cache.foreign_object()
     for end in range(0, len(data), 97):
