@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects import func
@@ -30,6 +30,9 @@ from tlir.dialects import tlir as T
 from tlir.interface import find_function
 from tlir.interpreter import collect_young_objects, quick_gil_handoff
 from tlir.plan import Plan
+
+if TYPE_CHECKING:
+    from tlir.cache_entry import ModelFacts
 
 
 def _entry_module(
@@ -95,33 +98,52 @@ class Build:
             TlirInlineCustom().apply(context(), module)
         return entry_constants(find_function(module, self.function))
 
+    def facts(self) -> ModelFacts:
+        """What a cached entry of this model must match (`tlir.cache_entry`)."""
+        from tlir.cache_entry import ModelFacts, arrays_json
+        from tlir.interface import numpy_dtype
+
+        signature = find_function(self.module, self.function).function_type
+        inputs, outputs = (
+            arrays_json([(t.get_shape(), numpy_dtype(t)) for t in types.data])
+            for types in (signature.inputs, signature.outputs)
+        )
+        return ModelFacts(self.model_key, inputs, outputs, self.constants())
+
     def load(self, store) -> tuple[Plan, list[bytes]] | None:
-        """The plan and objects of a cached model, or None."""
-        from tlir.plan import plan_from_json
+        """The plan and objects of a cached model, or None. An entry that is
+        malformed or made for something else is discarded: a miss."""
+        from tlir.cache_entry import read_kernel, read_model
 
         start = time.perf_counter()
         entry = store.get(self.model_key)
         if entry is None:
             return None
-        header, main_object = unpack(entry)
-        objects = []
-        for key in header["kernels"]:
-            kernel = store.get(key)
-            if kernel is None:
-                return None
-            objects.append(unpack(kernel)[1])
         try:
-            plan = plan_from_json(header["plan"], self.constants())
-        except (KeyError, TypeError, ValueError):
+            plan, kernels, main_object = read_model(entry, self.facts())
+        except ValueError:
             store.discard(self.model_key)
             return None
+        if any(key != self.kernel_key(name) for name, key in kernels):
+            store.discard(self.model_key)
+            return None
+        entries = store.get_many([key for _, key in kernels])
+        objects = []
+        for name, key in kernels:
+            if entries[key] is None:  # evicted: the model is compiled again, the kernel with it
+                return None
+            try:
+                objects.append(read_kernel(entries[key], key, name)[1])
+            except ValueError:
+                store.discard(key)
+                return None
         self.seconds["load"] = time.perf_counter() - start
         return plan, [*objects, main_object]
 
     def compile(self, store) -> tuple[Plan, list[bytes]]:
         from tlir import jit
         from tlir.passes.tlir_form_kernels import is_kernel
-        from tlir.plan import KernelInfo, build_plan, entry_ir, plan_to_json
+        from tlir.plan import KernelInfo, build_plan, entry_ir
         from tlir.work import kernel_work
 
         start = time.perf_counter()
@@ -140,14 +162,13 @@ class Build:
         pending: list[tuple[int, func.FuncOp]] = []  # (position, kernel) to compile
         for kernel in called:
             key = self.kernel_key(kernel.sym_name.data)
-            cached = store.get(key) if store is not None else None
+            cached = self._cached_kernel(store, key, kernel.sym_name.data)
             if cached is None:
                 pending.append((len(objects), kernel))
                 objects.append(None)
             else:
-                header, data = unpack(cached)
+                abis[kernel.sym_name.data], data = cached
                 objects.append(data)
-                abis[kernel.sym_name.data] = _abi(header)
             keys.append(key)
         lowering_seconds = 0.0
         finisher = Finisher(self.backend, self.opt_level, self.where)
@@ -202,9 +223,7 @@ class Build:
             for helper in helpers:
                 helper.close()
         if store is not None:
-            for position, kernel in pending:
-                abi = abis[kernel.sym_name.data]
-                store.put(keys[position], pack(dataclasses.asdict(abi), objects[position]))
+            self._store_kernels(store, pending, keys, abis, objects)
         self.seconds.update(
             lowering=lowering_seconds + finisher.seconds["tools"],
             llvm=finisher.seconds["kernels"],
@@ -212,9 +231,40 @@ class Build:
         )
         self.helper_kernels = len(theirs)
         if store is not None:
-            header = {"plan": plan_to_json(plan), "kernels": keys}
-            store.put(self.model_key, pack(header, main_object))
+            names = [kernel.sym_name.data for kernel in called]
+            self._store_model(store, plan, list(zip(names, keys, strict=True)), main_object)
         return plan, [*objects, main_object]
+
+    def _cached_kernel(self, store, key: str, name: str) -> tuple[KernelABI, bytes] | None:
+        """A kernel's ABI and object from the cache, or None (an entry that does
+        not check out is discarded)."""
+        from tlir.cache_entry import read_kernel
+
+        entry = store.get(key) if store is not None else None
+        if entry is None:
+            return None
+        try:
+            return read_kernel(entry, key, name)
+        except ValueError:
+            store.discard(key)
+            return None
+
+    def _store_kernels(self, store, pending, keys, abis, objects) -> None:
+        from tlir import jit
+        from tlir.cache_entry import kernel_entry
+
+        for position, kernel in pending:
+            name, data = kernel.sym_name.data, objects[position]
+            if not jit.foreign_symbols(data):  # else a load would refuse it
+                store.put(keys[position], kernel_entry(keys[position], name, abis[name], data))
+
+    def _store_model(self, store, plan: Plan, kernels: list[tuple[str, str]], data: bytes):
+        from tlir import jit
+        from tlir.cache_entry import model_entry
+
+        provided = frozenset(name + s for name, _ in kernels for s in ("", ".entry"))
+        if not jit.foreign_symbols(data, provided):
+            store.put(self.model_key, model_entry(self.facts(), plan, kernels, data))
 
     def _start_helpers(self, pending: list[tuple[int, func.FuncOp]]):
         """(this process's share of `pending`, the helper processes compiling the
@@ -312,6 +362,7 @@ def _computes_something(kernel: func.FuncOp) -> bool:
 
 
 def _abi(header: dict) -> KernelABI:
+    """The ABI a helper process sends back (as a dict, `dataclasses.asdict`)."""
     return KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])})
 
 
@@ -351,17 +402,6 @@ def _progress(total: int, enabled: bool):
         leave=False,
         disable=None,
     )
-
-
-def pack(header: dict, data: bytes) -> bytes:
-    """A cache entry: a JSON header and object code."""
-    text = json.dumps(header).encode()
-    return len(text).to_bytes(4, "little") + text + data
-
-
-def unpack(entry: bytes) -> tuple[dict, bytes]:
-    size = int.from_bytes(entry[:4], "little")
-    return json.loads(entry[4 : 4 + size]), entry[4 + size :]
 
 
 def model_structure(module: ModuleOp) -> str:

@@ -3,13 +3,25 @@
 * Location: `$TLIR_CACHE_DIR`, else the user cache directory (`platformdirs`:
   `$XDG_CACHE_HOME/tlir`, or `~/.cache/tlir`). `TLIR_CACHE_DIR=` (set and
   empty), `--no-cache` and `cache=False` turn it off.
-* Store: a `diskcache` directory (an SQLite index plus files): writes are
-  atomic and several processes may compile the same model at once; the size is
-  capped at `TLIR_CACHE_MAX_MB` megabytes (default 1024), evicting the least
-  recently used entries.
-* Entries are bytes only (never pickles): each starts with the SHA-256 of the
-  rest, so a corrupt or truncated entry is dropped and recompiled, never loaded.
-* An unusable cache directory costs one line on stderr, never a failure.
+* Trust: object code from the cache is linked into the process, so only the
+  user may write the cache. As ssh and ccache do, a directory or database that
+  another user owns, or that group or others may write, is refused — as is a
+  directory under one that someone else could rename it out of (an ancestor
+  neither the user's nor root's, or writable by others without the sticky
+  bit). A refused cache costs one warning line and the compile runs uncached.
+  The directory is created 0700, the database 0600 (SQLite gives its `-wal`
+  and `-shm` files the database's mode).
+* Store: one SQLite database, `cache.sqlite3`, in WAL mode: each write is one
+  transaction, so several processes may compile the same model at once and a
+  process that dies leaves nothing half-written. Values are BLOBs returned as
+  bytes — nothing is ever unpickled. The size is capped at `TLIR_CACHE_MAX_MB`
+  megabytes (default 1024), evicting the least recently used entries; a hit
+  marks its entries used in one small write, and nothing is ever fsynced.
+* Entries start with the SHA-256 of the rest, so a corrupt or truncated entry
+  is dropped and recompiled, never loaded; what an entry must match beyond that
+  (its key, the model's signature and constants, the symbols its objects call)
+  is checked by `tlir.cache_entry`. A database SQLite finds corrupt is
+  replaced by an empty one (one warning line).
 
 Keys are SHA-256 digests of a kernel's canonical text (or a model's structure)
 together with `environment()`: tlir's code, llvmlite and LLVM versions, the
@@ -18,17 +30,33 @@ target triple and CPU features, the back end and the optimisation level.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import math
 import os
+import sqlite3
+import stat
 import sys
+import threading
+import time
 from pathlib import Path
 
 DEFAULT_MAX_MB = 1024
+DATABASE = "cache.sqlite3"
+FORMAT = 2
+"""The database's `user_version`: a database of another format is emptied."""
+
+_CHECKSUM_BYTES = 32
+_LARGEST_CAP = 1 << 62
+"""A cap SQLite can compare with (its integers are 64-bit); larger ones mean no cap."""
+_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 
 
 def _warn(message: str) -> None:
-    from tlir.diagnostics import printable  # the message quotes paths and TLIR_* values
+    """The cache's one printer: a single line on stderr, whatever the message holds
+    (call sites quote untrusted values with `ascii()`; `printable` is the last guard)."""
+    from tlir.diagnostics import printable
 
     print(printable(f"tlir: warning: {message}"), file=sys.stderr)
 
@@ -45,8 +73,8 @@ def code_fingerprint() -> str:
     for package in (tlir, tlir.dialects, tlir.passes):
         root = Path(package.__file__).parent
         for path in sorted(root.rglob("*.py")):
-            stat = path.stat()
-            digest.update(f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+            stat_ = path.stat()
+            digest.update(f"{path.relative_to(root)}:{stat_.st_size}:{stat_.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 
@@ -71,50 +99,268 @@ def digest(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
 
+# --- trust ----------------------------------------------------------------------
+
+
+class Untrusted(Exception):
+    """A cache location someone other than this user could write."""
+
+
+def _check_private(path: str, info: os.stat_result, what: str) -> None:
+    """`path` (of `info`) must be this user's and writable by no one else."""
+    if info.st_uid != os.geteuid():
+        raise Untrusted(f"{what} {ascii(path)} is owned by uid {info.st_uid}, not by this user")
+    if info.st_mode & 0o022:
+        mode = oct(stat.S_IMODE(info.st_mode))
+        raise Untrusted(f"{what} {ascii(path)} is writable by group or others (mode {mode})")
+
+
+def _check_ancestors(directory: str) -> None:
+    """No one else may rename the cache directory away and put theirs in its place:
+    every directory above it is this user's or root's, and writable by no one
+    else unless sticky (as /tmp is)."""
+    for parent in Path(directory).parents:
+        info = os.stat(parent)
+        if info.st_uid not in (os.geteuid(), 0):
+            raise Untrusted(f"{ascii(str(parent))} above the cache is owned by uid {info.st_uid}")
+        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+            mode = oct(stat.S_IMODE(info.st_mode))
+            raise Untrusted(f"{ascii(str(parent))} above the cache is writable by others ({mode})")
+
+
+def private_directory(configured: str) -> str:
+    """The cache directory (created 0700 if missing), resolved, after the checks
+    above; `Untrusted` or `OSError` otherwise."""
+    directory = os.path.realpath(configured)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        directory = os.path.realpath(directory)
+    info = os.lstat(directory)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(f"{ascii(directory)} is not a directory")
+    _check_private(directory, info, "the cache directory")
+    _check_ancestors(directory)
+    return directory
+
+
+def _private_database(path: str) -> None:
+    """The database (created 0600 if missing) and its WAL files are regular files
+    of this user's that no one else may write."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        os.close(descriptor)
+    except FileExistsError:
+        pass
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            info = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            raise Untrusted(f"the cache database {ascii(name)} is not a regular file")
+        _check_private(name, info, "the cache database")
+
+
+# --- the store ------------------------------------------------------------------
+
+
 class CompileCache:
-    """Checksummed byte entries in a size-capped, LRU-evicting disk store."""
+    """Checksummed byte entries in a size-capped, LRU-evicting SQLite database."""
 
     def __init__(self, directory: str, max_bytes: int):
-        import diskcache
-
         self.directory = directory
-        self.store = diskcache.Cache(
-            directory, size_limit=max_bytes, eviction_policy="least-recently-used"
-        )
+        self.path = os.path.join(directory, DATABASE)
+        self.max_bytes = max_bytes
         self.failed = False
+        self._lock = threading.Lock()  # one connection, any thread of the process
+        self.db = self._open()
 
     def get(self, key: str) -> bytes | None:
-        try:
-            entry = self.store.get(key)
-        except Exception as err:  # noqa: BLE001 - a broken store is a cache miss
-            self._disable(err)
+        return self.get_many([key])[key]
+
+    def get_many(self, keys: list[str]) -> dict[str, bytes | None]:
+        """Each key's payload, or None (missing, or dropped as corrupt): one
+        query, and one write to mark the entries used (for eviction)."""
+        marks = ",".join("?" * len(keys))
+        query = f"SELECT key, value FROM blobs WHERE key IN ({marks})"
+        rows = self._run(lambda db: db.execute(query, keys), every=True) or []
+        found: dict[str, bytes | None] = dict.fromkeys(keys)
+        for key, value in rows:
+            found[key] = self._payload(key, value)
+        used = [key for key, payload in found.items() if payload is not None]
+        if used:
+            self._touch(used)
+        return found
+
+    def _payload(self, key: str, value: object) -> bytes | None:
+        """The payload of a stored value whose checksum holds; else the entry is dropped."""
+        if type(value) is not bytes or len(value) < _CHECKSUM_BYTES:
+            self.discard(key)
             return None
-        if not isinstance(entry, bytes) or len(entry) < 32:
-            return None
-        checksum, payload = entry[:32], entry[32:]
+        checksum, payload = value[:_CHECKSUM_BYTES], value[_CHECKSUM_BYTES:]
         if hashlib.sha256(payload).digest() != checksum:
             self.discard(key)
             return None
         return payload
 
     def put(self, key: str, payload: bytes) -> None:
+        value = hashlib.sha256(payload).digest() + payload
+        evicted = False
+
+        def write(db: sqlite3.Connection) -> None:
+            nonlocal evicted
+            db.execute("INSERT OR REPLACE INTO blobs (key, value) VALUES (?, ?)", (key, value))
+            db.execute(
+                "INSERT OR REPLACE INTO entries (key, size, used) VALUES (?, ?, ?)",
+                (key, len(value), time.time_ns()),
+            )
+            # Keep the most recently used entries whose sizes add up to the cap.
+            victims = db.execute(
+                "SELECT key FROM (SELECT key, SUM(size) OVER (ORDER BY used DESC, rowid DESC) "
+                "AS kept FROM entries) WHERE kept > ?",
+                (self.max_bytes,),
+            ).fetchall()
+            _delete(db, victims)
+            evicted = bool(victims)
+
+        self._transaction(write)
+        if evicted:
+            self._vacuum()
+
+    def discard(self, key: str) -> None:
+        self._transaction(lambda db: _delete(db, [(key,)]))
+
+    def keys(self) -> list[str]:
+        rows = self._run(lambda db: db.execute("SELECT key FROM entries"), every=True)
+        return [key for (key,) in rows or []]
+
+    def volume(self) -> int:
+        """The bytes of all entries (what the cap counts)."""
+        row = self._run(lambda db: db.execute("SELECT COALESCE(SUM(size), 0) FROM entries"))
+        return row[0] if row else 0
+
+    # -- connection ----------------------------------------------------------------
+
+    def _open(self, retry: bool = True) -> sqlite3.Connection:
+        _private_database(self.path)
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        try:
+            # No fsync, ever (a hit marks its entries used: a write). A process
+            # that dies loses nothing (WAL); a machine that crashes may lose recent
+            # entries or tear the file, which then reads as corrupt (and is
+            # replaced) or as entries whose checksums fail (misses): a cache.
+            db.execute("PRAGMA synchronous = OFF")
+            if db.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+                _create_schema(db)
+        except sqlite3.DatabaseError as err:
+            db.close()
+            if not retry or not _corrupt(err):
+                raise
+            _warn(f"compile cache reset: {ascii(self.path)}: {err}")
+            self._remove_database()
+            return self._open(retry=False)
+        return db
+
+    def _remove_database(self) -> None:
+        for name in (self.path, self.path + "-wal", self.path + "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+
+    def _run(self, query, every: bool = False):
+        """A read: its first row (or all rows), or None when the store fails."""
+        if self.failed:
+            return None
+        try:
+            with self._lock:
+                cursor = query(self.db)
+                return cursor.fetchall() if every else cursor.fetchone()
+        except sqlite3.Error as err:
+            self._fail(err)
+            return None
+
+    def _transaction(self, write) -> None:
         if self.failed:
             return
         try:
-            self.store.set(key, hashlib.sha256(payload).digest() + payload)
-        except Exception as err:  # noqa: BLE001 - the cache is an optimisation only
-            self._disable(err)
+            with self._lock:
+                self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    write(self.db)
+                except BaseException:
+                    self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
+        except sqlite3.Error as err:
+            self._fail(err)
 
-    def discard(self, key: str) -> None:
-        try:
-            self.store.delete(key)
-        except Exception as err:  # noqa: BLE001
-            self._disable(err)
+    def _vacuum(self) -> None:
+        """The pages of evicted entries back to the file system, so that the file
+        follows a lowered cap. (`executescript` runs the pragma to its end: one
+        step of `execute` frees one page.) Best effort: later entries reuse them."""
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self.db.executescript("PRAGMA incremental_vacuum;")
 
-    def _disable(self, err: Exception) -> None:
-        if not self.failed:
-            _warn(f"compile cache disabled: {self.directory}: {err}")
+    def _touch(self, keys: list[str]) -> None:
+        """Mark entries used (for eviction). Best effort: a busy database only
+        leaves them a little older."""
+        marks = ",".join("?" * len(keys))
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self.db.execute(
+                f"UPDATE entries SET used = ? WHERE key IN ({marks})", (time.time_ns(), *keys)
+            )
+
+    def _fail(self, err: sqlite3.Error) -> None:
+        """A database SQLite finds corrupt is replaced by an empty one; a store
+        that fails otherwise is a miss for the rest of the process."""
+        if _corrupt(err):
+            _warn(f"compile cache reset: {ascii(self.path)}: {err}")
+            self.db.close()
+            try:
+                self._remove_database()
+                self.db = self._open(retry=False)
+                return
+            except (OSError, Untrusted, sqlite3.Error) as again:
+                err = again
         self.failed = True
+        _warn(f"compile cache disabled: {ascii(self.path)}: {err}")
+
+
+def _delete(db: sqlite3.Connection, keys: list[tuple[str]]) -> None:
+    db.executemany("DELETE FROM blobs WHERE key = ?", keys)
+    db.executemany("DELETE FROM entries WHERE key = ?", keys)
+
+
+def _corrupt(err: sqlite3.Error) -> bool:
+    """Whether SQLite found the file damaged or not a database (any extended code)."""
+    return (getattr(err, "sqlite_errorcode", 0) & 0xFF) in _CORRUPT
+
+
+def _create_schema(db: sqlite3.Connection) -> None:
+    """A new (or foreign-format) database becomes an empty store of this format."""
+    if db.execute("PRAGMA page_count").fetchone()[0] == 0:
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only before the first table
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != FORMAT:  # not made meanwhile
+            db.execute("DROP TABLE IF EXISTS entries")
+            db.execute("DROP TABLE IF EXISTS blobs")
+            # An entry's size and last use apart from its bytes: marking it used
+            # rewrites a small row, not the object (SQLite rewrites whole rows).
+            db.execute(
+                "CREATE TABLE entries (key TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+                "used INTEGER NOT NULL)"
+            )
+            db.execute("CREATE TABLE blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+            db.execute("CREATE INDEX entries_used ON entries (used)")
+            db.execute(f"PRAGMA user_version = {FORMAT}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+# --- configuration ---------------------------------------------------------------
 
 
 def cache_directory() -> str | None:
@@ -127,33 +373,46 @@ def cache_directory() -> str | None:
     return platformdirs.user_cache_dir("tlir")
 
 
-def _max_bytes() -> int:
-    value = os.environ.get("TLIR_CACHE_MAX_MB", "").strip()
-    if not value:
+@functools.cache
+def _max_bytes(value: str) -> int:
+    """`TLIR_CACHE_MAX_MB` in bytes. The cache never fails a compile, so a value
+    that is not a finite number of megabytes ≥ 0 costs a warning (once) and the
+    default."""
+    if not value.strip():
         return DEFAULT_MAX_MB << 20
     try:
         megabytes = float(value)
     except ValueError:
-        _warn(f"TLIR_CACHE_MAX_MB must be a number of megabytes, got '{value}'")
+        megabytes = math.nan
+    if not math.isfinite(megabytes) or megabytes < 0:
+        _warn(
+            f"TLIR_CACHE_MAX_MB must be a finite number of megabytes >= 0, got {ascii(value)}; "
+            f"using {DEFAULT_MAX_MB}"
+        )
         return DEFAULT_MAX_MB << 20
-    return max(int(megabytes * (1 << 20)), 0)
+    return min(int(megabytes * (1 << 20)), _LARGEST_CAP)
 
 
 _OPEN: dict[tuple[str, int], CompileCache | None] = {}
 
 
 def open_cache(enabled: bool = True) -> CompileCache | None:
-    """The process's cache for the configured directory (None when off or unusable)."""
+    """The process's cache for the configured directory (None when off, unusable
+    or untrusted: then one warning line, once)."""
     if not enabled:
         return None
     directory = cache_directory()
     if directory is None:
         return None
-    key = (os.path.abspath(directory), _max_bytes())
+    key = (os.path.abspath(directory), _max_bytes(os.environ.get("TLIR_CACHE_MAX_MB", "")))
     if key not in _OPEN:
         try:
-            _OPEN[key] = CompileCache(key[0], key[1])
-        except Exception as err:  # noqa: BLE001 - unwritable, not a directory, ...
-            _warn(f"compile cache disabled: {directory}: {err}")
+            _OPEN[key] = CompileCache(private_directory(key[0]), key[1])
+        except Untrusted as err:
+            _warn(f"compile cache disabled: {err}; compiling without it")
+            _OPEN[key] = None
+        except (OSError, sqlite3.Error) as err:  # unwritable, not a directory, ...
+            reason = getattr(err, "strerror", None) or err
+            _warn(f"compile cache disabled: {ascii(directory)}: {reason}")
             _OPEN[key] = None
     return _OPEN[key]

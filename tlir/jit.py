@@ -119,6 +119,23 @@ def check_external_symbols(
             )
 
 
+CODEGEN_FUNCTIONS = frozenset({"memcpy", "memset", "memmove"})
+"""What LLVM's code generator itself may call in an object: the C functions behind
+`llvm.memcpy`/`llvm.memset`/`llvm.memmove` (the entry function's copies, loops LLVM
+recognises as a fill or a copy). In IR these are intrinsics, allowed by their `llvm.`
+prefix; in an object they are plain external symbols."""
+
+
+def foreign_symbols(data: bytes, provided: frozenset[str] = frozenset()) -> set[str]:
+    """What an object (from the compile cache) would call or read beyond what
+    `check_external_symbols` lets compiled code reach: the empty set for an
+    object tlir compiled; `ValueError` if it is not a readable ELF object."""
+    from tlir.elf import undefined_symbols
+
+    allowed = LIBRARY_FUNCTIONS | RUNTIME_FUNCTIONS | CODEGEN_FUNCTIONS | provided
+    return undefined_symbols(data) - allowed
+
+
 _OBJECTS: collections.OrderedDict[tuple[str, int, frozenset[str]], bytes] = (
     collections.OrderedDict()
 )

@@ -9,11 +9,12 @@ import subprocess
 import sys
 import textwrap
 
+import fuzz_cache
 import numpy as np
 import pytest
 
 import tlir
-from tlir.cache import open_cache
+from tlir.cache import CompileCache, open_cache, private_directory
 
 MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -> tensor<8x16xf64> {
   %0 = tlir.matmul %x, %w : (tensor<8x16xf64>, tensor<16x16xf64>) -> tensor<8x16xf64>
@@ -79,10 +80,10 @@ def test_constants_are_arguments_not_code(cache_dir):
 
 def test_a_corrupt_entry_is_recompiled_not_loaded(cache_dir):
     want = _bits(tlir.compile(MODEL)(*INPUTS))
-    store = open_cache().store
-    for key in list(store):
-        entry = store[key]
-        store[key] = entry[:-7]  # truncated: the checksum no longer matches
+    for key, value in fuzz_cache.entries(cache_dir).items():
+        fuzz_cache.write_raw(
+            cache_dir, key, value[:-7]
+        )  # truncated: the checksum no longer matches
     model = tlir.compile(MODEL)
     assert model.stats["cache"] == "miss"
     assert _bits(model(*INPUTS)) == want
@@ -153,9 +154,43 @@ def test_the_size_cap_evicts(cache_dir, monkeypatch):
     monkeypatch.setenv("TLIR_CACHE_MAX_MB", "0.01")  # 10 KB: less than one model
     for axis in (0, 1):
         tlir.compile(MODEL.replace("axis = 1", f"axis = {axis}"))
-    store = open_cache().store
-    assert store.volume() < 200_000  # culled (the SQLite index itself takes some room)
+    assert open_cache().volume() <= 10 * 1024
     assert tlir.compile(MODEL)(*INPUTS)  # still compiles and runs
+
+
+def test_eviction_takes_the_least_recently_used_entries(tmp_path):
+    store = CompileCache(private_directory(str(tmp_path / "c")), max_bytes=3 * 1100)
+    for key in "ab":
+        store.put(key, bytes(1000))
+    assert store.get("a") == bytes(1000)  # now "b" is the least recently used
+    store.put("c", bytes(1000))
+    assert sorted(store.keys()) == ["a", "b", "c"]  # 3 x 1032 bytes: within the cap
+    store.put("d", bytes(1000))
+    assert sorted(store.keys()) == ["a", "c", "d"]
+    assert store.volume() == 3 * 1032
+
+
+def test_a_lowered_cap_shrinks_the_file(tmp_path):
+    directory = private_directory(str(tmp_path / "c"))
+    store = CompileCache(directory, max_bytes=10 << 20)
+    for i in range(20):
+        store.put(f"k{i}", os.urandom(100_000))
+    database = tmp_path / "c" / "cache.sqlite3"
+
+    def size() -> int:
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return database.stat().st_size
+
+    assert size() > 2_000_000
+    store = CompileCache(directory, max_bytes=300_000)
+    store.put("small", b"1")
+    assert len(store.keys()) == 3 and size() < 600_000
+
+
+def test_an_entry_larger_than_the_cap_is_not_kept(tmp_path):
+    store = CompileCache(private_directory(str(tmp_path / "c")), max_bytes=100)
+    store.put("big", bytes(200))
+    assert store.get("big") is None and store.keys() == []
 
 
 def test_tlir_run_no_cache_flag(tmp_path, cache_dir):
@@ -177,3 +212,96 @@ def test_tlir_run_no_cache_flag(tmp_path, cache_dir):
     assert proc.returncode == 0, proc.stderr
     assert "bit-identical" in proc.stdout
     assert not cache_dir.exists()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "-1", "12 MB"])
+def test_a_bad_size_cap_is_one_warning_and_the_default(tmp_path, value):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c"), "TLIR_CACHE_MAX_MB": value}
+    runs = [_compile_in_subprocess(env, str(path)) for _ in range(2)]
+    assert [json.loads(run.stdout) for run in runs] == ["miss", "hit"]  # the default cap
+    for run in runs:
+        lines = run.stderr.splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0] == (
+            "tlir: warning: TLIR_CACHE_MAX_MB must be a finite number of megabytes >= 0, "
+            f"got '{value}'; using 1024"
+        )
+
+
+def test_a_huge_size_cap_is_no_cap(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c"), "TLIR_CACHE_MAX_MB": "1e300"}
+    runs = [_compile_in_subprocess(env, str(path)) for _ in range(2)]
+    assert [(json.loads(run.stdout), run.stderr) for run in runs] == [("miss", ""), ("hit", "")]
+
+
+def test_a_newline_in_the_cache_directory_stays_on_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    proc = _compile_in_subprocess({"TLIR_CACHE_DIR": f"{blocker}/a\nb\u2028c"}, str(path))
+    assert proc.returncode == 0 and json.loads(proc.stdout) == "off"
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "a\\nb\\u2028c" in lines[0], lines
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
+def test_a_corrupt_database_is_a_miss(tmp_path, damage):
+    path = tmp_path / "m.mlir"
+    path.write_text(MODEL)
+    env = {"TLIR_CACHE_DIR": str(tmp_path / "c")}
+    assert json.loads(_compile_in_subprocess(env, str(path)).stdout) == "miss"
+    database = tmp_path / "c" / "cache.sqlite3"
+    data = database.read_bytes()
+    for extra in ("-wal", "-shm"):
+        (tmp_path / "c" / f"cache.sqlite3{extra}").unlink(missing_ok=True)
+    new = {
+        "garbage": b"\x00not sqlite\xff" * 4096,
+        "truncated": data[: len(data) // 2],
+        "empty": b"",
+    }
+    database.write_bytes(new[damage])
+    proc = _compile_in_subprocess(env, str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == "miss"
+    assert len(proc.stderr.splitlines()) <= 1, proc.stderr  # a reset may say so, in one line
+    assert "tlir: warning: compile cache" in proc.stderr or not proc.stderr
+    assert json.loads(_compile_in_subprocess(env, str(path)).stdout) == "hit"
+
+
+STORE_WORKER = """
+import sys
+from tlir.cache import CompileCache, private_directory
+store = CompileCache(private_directory(sys.argv[1]), max_bytes=200_000)
+me = int(sys.argv[2])
+for i in range(60):
+    key = f"k{(i * 7 + me) % 40}"
+    value = key.encode() * (100 + 50 * (i % 9))
+    got = store.get(key)
+    assert got is None or got == key.encode() * (len(got) // len(key)), got[:20]
+    store.put(key, value)
+    assert not store.failed
+print("ok")
+"""
+
+
+def test_processes_sharing_a_store(tmp_path):
+    """Readers and writers at once, evicting as they go (a cap of a few entries):
+    every read is a whole value or a miss, no write fails."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", STORE_WORKER, str(tmp_path / "c"), str(me)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for me in range(4)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0 and out.strip() == "ok" and not err, err
+    assert CompileCache(str(tmp_path / "c"), 200_000).volume() <= 200_000

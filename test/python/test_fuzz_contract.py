@@ -5,6 +5,9 @@ evaluator and the compiler in-process; each stage succeeds or raises a one-line
 hang. The command-line tools get a few of the same inputs: exit code 0 or 1,
 one line on stderr, no traceback, no internal error.
 
+The compile cache is fuzzed too: an entry corrupted, truncated, swapped or forged
+(`fuzz_cache`) is always a miss, and the results stay right.
+
 CI runs a short budget; `pytest test/python/test_fuzz_contract.py --long` (or
 `TLIR_FUZZ_LONG=1`) runs for hours.
 """
@@ -16,6 +19,7 @@ import subprocess
 import sys
 import zlib
 
+import fuzz_cache
 import fuzz_mutations as fm
 import numpy as np
 from fuzz_graphs import budget
@@ -113,3 +117,42 @@ def test_tools_keep_the_error_contract_on_mutated_inputs(tmp_path_factory, text,
     module.write_text(source[1])
     _assert_tool_contract(_tool("opt", str(module), "-p", "convert-tlir-to-linalg"), source[1])
     _assert_tool_contract(_tool("translate", "--export-torchlean", str(module)), source[1])
+
+
+CACHED_MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -> tensor<8x16xf64> {
+  %c = tlir.const {value = dense<0.5> : tensor<8x16xf64>} : tensor<8x16xf64>
+  %0 = tlir.matmul %x, %w : (tensor<8x16xf64>, tensor<16x16xf64>) -> tensor<8x16xf64>
+  %1 = tlir.tanh %0 : (tensor<8x16xf64>) -> tensor<8x16xf64>
+  %2 = tlir.add %1, %c : (tensor<8x16xf64>, tensor<8x16xf64>) -> tensor<8x16xf64>
+  %3 = tlir.softmax %2 axis = 1 : (tensor<8x16xf64>) -> tensor<8x16xf64>
+  func.return %3 : tensor<8x16xf64>
+}"""
+
+
+@budget(ci=60, long=6000)
+@given(tampering=fuzz_cache.tamperings())
+def test_a_tampered_cache_entry_is_a_miss_with_the_right_results(tmp_path_factory, tampering):
+    """One cache for every example: each tampering is followed by a compile that
+    misses and rewrites what it touched, so the next example meets a whole cache."""
+    import tlir
+    from tlir.reference import evaluate
+
+    directory = tmp_path_factory.getbasetemp() / "tampered-cache"
+    previous = os.environ.get("TLIR_CACHE_DIR")
+    os.environ["TLIR_CACHE_DIR"] = str(directory)
+    try:
+        rng = np.random.default_rng(0)
+        inputs = [rng.normal(size=(8, 16)), rng.normal(size=(16, 16))]
+        want = [a.tobytes() for a in evaluate(tlir.parse_module(CACHED_MODEL), inputs)]
+        if tlir.compile(CACHED_MODEL).stats["cache"] == "miss":  # the first example's
+            assert tlir.compile(CACHED_MODEL).stats["cache"] == "hit"
+        what = tampering.apply(directory)
+        event(f"cache: {tampering.how} ({tampering.kind})")
+        model = tlir.compile(CACHED_MODEL)
+        assert model.stats["cache"] == "miss", what
+        assert [a.tobytes() for a in model(*inputs)] == want, what
+    finally:
+        if previous is None:
+            os.environ.pop("TLIR_CACHE_DIR", None)
+        else:
+            os.environ["TLIR_CACHE_DIR"] = previous

@@ -1,0 +1,176 @@
+"""What a compile-cache entry holds, and what is checked before it is used.
+
+An entry is a JSON header and an object file (`pack`). Every header names the
+key it was stored under and what it was made from, so an entry read under
+another key, or for a model it does not fit, is refused rather than run:
+
+* a kernel: `{"kind": "kernel", "key", "name", "abi"}` and the kernel's object;
+* a model: `{"kind": "model", "key", "signature", "constants", "kernels",
+  "plan"}` and the entry function's object — its argument and result types,
+  the shapes and dtypes of the constants it reads, the name and key of each
+  kernel it calls, and the plan.
+
+`read_kernel` and `read_model` raise `ValueError` for anything that does not
+match or is malformed (a missing field, a plan step calling an unknown kernel,
+a buffer index out of range, an object that is not ELF or would call a
+function compiled code may not call — `tlir.jit.foreign_symbols`); the caller
+discards the entry and compiles instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+
+from tlir.backend import KernelABI
+from tlir.plan import Plan, plan_from_json, plan_to_json
+
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+
+
+def pack(header: dict, data: bytes) -> bytes:
+    """An entry: the header's length, the header (JSON), the object."""
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(4, "little") + text + data
+
+
+def unpack(entry: bytes) -> tuple[dict, bytes]:
+    size = int.from_bytes(entry[:4], "little")
+    if len(entry) < 4 + size:
+        raise ValueError("a truncated entry")
+    header = json.loads(entry[4 : 4 + size])
+    if not isinstance(header, dict):
+        raise ValueError("an entry header that is not an object")
+    return header, entry[4 + size :]
+
+
+def arrays_json(arrays: list[tuple[tuple[int, ...], np.dtype]]) -> list[list]:
+    """Shapes and dtypes as the headers (and `plan_to_json`) write them."""
+    return [[list(shape), np.dtype(dtype).str] for shape, dtype in arrays]
+
+
+# --- kernels --------------------------------------------------------------------
+
+
+def kernel_entry(key: str, name: str, abi: KernelABI, data: bytes) -> bytes:
+    header = {"kind": "kernel", "key": key, "name": name, "abi": dataclasses.asdict(abi)}
+    return pack(header, data)
+
+
+def read_kernel(entry: bytes, key: str, name: str) -> tuple[KernelABI, bytes]:
+    """The ABI and object of the kernel `name` stored under `key`."""
+    try:
+        header, data = unpack(entry)
+        _expect(header, "kernel", key)
+        if header["name"] != name:
+            raise ValueError(f"the entry holds kernel {header['name']!r}, not {name!r}")
+        abi = header["abi"]
+        abi = KernelABI(
+            _count(abi["num_inputs"]),
+            _count(abi["num_outputs"]),
+            tuple(_count(n) for n in abi["scratch_bytes"]),
+            _count(abi["parallel_extent"]),
+        )
+    except _MALFORMED as err:
+        raise ValueError(f"a malformed kernel entry: {err!r}") from None
+    _check_object(data, frozenset())
+    return abi, data
+
+
+# --- models ---------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelFacts:
+    """What a cached model must match: its key, the function's argument and
+    result types, and the constants the module supplies on a hit."""
+
+    key: str
+    inputs: list[list]
+    outputs: list[list]
+    constants: list[np.ndarray]
+
+    def header(self, plan: Plan, kernels: list[tuple[str, str]]) -> dict:
+        return {
+            "kind": "model",
+            "key": self.key,
+            "signature": [self.inputs, self.outputs],
+            "constants": self.constants_json(),
+            "kernels": [list(pair) for pair in kernels],
+            "plan": plan_to_json(plan),
+        }
+
+    def constants_json(self) -> list[list]:
+        return arrays_json([(c.shape, c.dtype) for c in self.constants])
+
+
+def model_entry(facts: ModelFacts, plan: Plan, kernels: list[tuple[str, str]], data: bytes):
+    return pack(facts.header(plan, kernels), data)
+
+
+def read_model(entry: bytes, facts: ModelFacts) -> tuple[Plan, list[tuple[str, str]], bytes]:
+    """The plan, the (name, key) of each kernel and the entry function's object
+    of the model `facts` describes."""
+    try:
+        header, data = unpack(entry)
+        _expect(header, "model", facts.key)
+        if header["signature"] != [facts.inputs, facts.outputs]:
+            raise ValueError("the entry was made for another signature")
+        if header["constants"] != facts.constants_json():
+            raise ValueError("the entry was made for other constants")
+        kernels = [(str(name), str(key)) for name, key in header["kernels"]]
+        plan = plan_from_json(header["plan"], facts.constants)
+        if arrays_json(plan.inputs) != facts.inputs or arrays_json(plan.outputs) != facts.outputs:
+            raise ValueError("the plan's arrays are not the signature's")
+        _check_plan(plan, {name for name, _ in kernels})
+    except _MALFORMED as err:
+        raise ValueError(f"a malformed model entry: {err!r}") from None
+    _check_object(data, frozenset(n + s for n, _ in kernels for s in ("", ".entry")))
+    return plan, kernels, data
+
+
+def _expect(header: dict, kind: str, key: str) -> None:
+    if header["kind"] != kind:
+        raise ValueError(f"a {header['kind']!r} entry where a {kind} was expected")
+    if header["key"] != key:
+        raise ValueError("the entry was stored under another key")
+
+
+def _count(value: object) -> int:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{value!r} is not a count")
+    return value
+
+
+def _check_plan(plan: Plan, kernels: set[str]) -> None:
+    """Every step calls a kernel of the entry, every buffer is one the plan has."""
+    bounds = {
+        "input": len(plan.inputs),
+        "output": len(plan.outputs),
+        "const": len(plan.constants),
+    }
+    _count(plan.workspace_bytes)
+    storages = [s for step in plan.steps for s in step.args]
+    storages += [s for copy in plan.copies for s in (copy.target, copy.source)]
+    for step in plan.steps:
+        _count(step.extent)
+        if step.kernel not in kernels:
+            raise ValueError(f"a step calls {step.kernel!r}, which the entry does not name")
+    for storage in storages:
+        _count(storage.index)
+        _count(storage.nbytes)
+        if storage.kind == "workspace":
+            if storage.index + storage.nbytes > plan.workspace_bytes:
+                raise ValueError("a buffer beyond the workspace")
+        elif storage.index >= bounds[storage.kind]:
+            raise ValueError(f"a {storage.kind} buffer index out of range")
+
+
+def _check_object(data: bytes, provided: frozenset[str]) -> None:
+    from tlir import jit
+
+    foreign = jit.foreign_symbols(data, provided)
+    if foreign:
+        raise ValueError(f"the object would call {', '.join(sorted(foreign))}")
