@@ -799,7 +799,8 @@ def test_f16_a_warning_quoting_the_environment_is_escaped(tmp_path, capsys, monk
     cache.open_cache()
     err = capsys.readouterr().err
     assert err == (
-        "tlir: warning: TLIR_CACHE_MAX_MB must be a number of megabytes, got '\\x1b]0;owned\\x07'\n"
+        "tlir: warning: TLIR_CACHE_MAX_MB must be a finite number of megabytes >= 0, "
+        "got '\\x1b]0;owned\\x07'; using 1024\n"
     )
 
 
