@@ -131,22 +131,8 @@ def _floats(values: np.ndarray) -> list[float]:
     return [float(v) for v in values.astype(np.float64)]
 
 
-def write_certificate(path: str, document: dict) -> None:
-    """Written whole or not at all."""
-    import os
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    text = json.dumps(document, indent=1, allow_nan=False) + "\n"
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tlir-cert-")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+def certificate_text(document: dict) -> str:
+    return json.dumps(document, indent=1, allow_nan=False) + "\n"
 
 
 def read_certificate(text: str, where: str) -> dict:

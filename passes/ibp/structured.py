@@ -236,12 +236,8 @@ def _conv(ctx, op, boxes):
     low = [0] * (axis + 1) + list(cfg.padding)
     high = [0] * (axis + 1) + list(cfg.padding_after)
     padded = [ctx.b.pad(v, low, high) for v in x.pair]
-    p_shape = shape_of(padded[0])
-    grouped = [ctx.b.reshape(v, (*lead, groups, cin, *p_shape[axis + 1 :])) for v in padded]
-    w_shape = (groups, cout, cin, *cfg.kernel)
-    w = ctx.b.reshape(weight.lo, w_shape) if weight.point else tuple(
-        ctx.b.reshape(v, w_shape) for v in weight.pair
-    )  # fmt: skip
+    # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
+    w = weight.lo if weight.point else weight.pair
     w_inputs = _factor_inputs(w)
     masks = _skip_masks(ctx, cfg, out_spatial)
     # dimensions: lead…, g, oc, lc, k…, o…
@@ -254,8 +250,8 @@ def _conv(ctx, op, boxes):
         d(o) * s + d(k) * dl
         for o, k, s, dl in zip(o_dims, k_dims, cfg.stride, cfg.dilation, strict=True)
     ]
-    x_map = [*(d(k) for k in range(r)), d(g_dim), d(lc_dim), *spatial]
-    w_map = [d(g_dim), d(oc_dim), d(lc_dim), *(d(k) for k in k_dims)]
+    x_map = [*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial]
+    w_map = [d(g_dim) * cout + d(oc_dim), d(g_dim) * cin + d(lc_dim), *(d(k) for k in k_dims)]
     mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
 
     def body(s: Scalar, args):
@@ -274,7 +270,7 @@ def _conv(ctx, op, boxes):
         return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
 
     acc = ctx.b.fold(
-        [*grouped, *w_inputs, *(m for _, m in masks)],
+        [*padded, *w_inputs, *(m for _, m in masks)],
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
         bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
     )  # fmt: skip

@@ -118,7 +118,7 @@ def _step(op: Operation, index: int, state: Bounds) -> tuple[Box | None, Cause |
     except (NoRule, NoBox):
         return None, Cause(index, op, reason(op.name, dtype))
     lo, hi = np.asarray(lo, dtype).reshape(shape), np.asarray(hi, dtype).reshape(shape)
-    return (np.ascontiguousarray(lo), np.ascontiguousarray(hi)), None
+    return (lo.copy(order="C"), hi.copy(order="C")), None
 
 
 def ibp(
