@@ -60,7 +60,7 @@ def input_boxes(function_op, lowers, uppers, where: str) -> list[np.ndarray]:
             source = np.asarray(value)
             exact = source.dtype == dtype
             arrays[side].append(
-                np.ascontiguousarray(source if exact else outward(array, dtype, lower))
+                np.asarray(source if exact else outward(array, dtype, lower)).copy(order="C")
             )
     return arrays[0] + arrays[1]
 

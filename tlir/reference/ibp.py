@@ -73,7 +73,7 @@ def _checked_boxes(function: func.FuncOp, lowers, uppers, where: str) -> list[Bo
                     where, f"{what} bound {k} has shape {list(array.shape)} and dtype "
                     f"{array.dtype}, expected shape {list(shape)} and dtype {dtype}"
                 )  # fmt: skip
-            pair.append(np.ascontiguousarray(array))
+            pair.append(array.copy(order="C"))
         out.append((pair[0], pair[1]))
     return out
 
