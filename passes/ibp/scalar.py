@@ -50,21 +50,22 @@ def max2(s: Scalar, a: SSAValue, b: SSAValue) -> SSAValue:
 
 
 def interval_mul(s: Scalar, lx: SSAValue, ux: SSAValue, ly: SSAValue, uy: SSAValue) -> Pair:
-    """The four products (each rounded to nearest once, then down and up),
-    reduced as a balanced pair of pairs."""
+    """The four products reduced as a balanced pair of pairs: TorchLean's
+    `min2(min2(mulDown p1, mulDown p2), min2(mulDown p3, mulDown p4))`, computed
+    as `nextDown` of the `min2`s of the products rounded to nearest (one step
+    instead of four, the same bits: `min2(down a, down b) = down(min2(a, b))`,
+    docs/verification.md#directed-rounding); the upper end alike."""
     p = [s.mul(lx, ly), s.mul(lx, uy), s.mul(ux, ly), s.mul(ux, uy)]
-    d = [down(s, v) for v in p]
-    u = [up(s, v) for v in p]
-    lo = min2(s, min2(s, d[0], d[1]), min2(s, d[2], d[3]))
-    hi = max2(s, max2(s, u[0], u[1]), max2(s, u[2], u[3]))
+    lo = down(s, min2(s, min2(s, p[0], p[1]), min2(s, p[2], p[3])))
+    hi = up(s, max2(s, max2(s, p[0], p[1]), max2(s, p[2], p[3])))
     return lo, hi
 
 
 def point_mul(s: Scalar, lx: SSAValue, ux: SSAValue, w: SSAValue) -> Pair:
     """`interval_mul(lx, ux, w, w)` in two products: `min2(mulDown(lx, w),
-    mulDown(ux, w))`, `max2` of the `mulUp`s (the same bits)."""
+    mulDown(ux, w))` as `down(min2(lx·w, ux·w))`, the upper end alike."""
     a, b = s.mul(lx, w), s.mul(ux, w)
-    return min2(s, down(s, a), down(s, b)), max2(s, up(s, a), up(s, b))
+    return down(s, min2(s, a, b)), up(s, max2(s, a, b))
 
 
 def product(s: Scalar, x: Pair, w: Pair | SSAValue) -> Pair:
