@@ -74,11 +74,11 @@ from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr
 from xdsl.ir.affine.affine_expr import AffineConstantExpr, AffineDimExpr
 from xdsl.irdl import (
-    BaseAttr,
-    VarConstraint,
     AttrSizedOperandSegments,
+    BaseAttr,
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -92,6 +92,7 @@ from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 I64Array = DenseArrayBase.constr(I64)
+
 
 @irdl_op_definition
 class NextUpOp(IRDLOperation):
@@ -108,7 +109,6 @@ class NextUpOp(IRDLOperation):
         super().__init__(operands=[value], result_types=[value.type])
 
 
-
 @irdl_op_definition
 class NextDownOp(IRDLOperation):
     """The next float below the operand (`math.nextafter(x, -inf)`)."""
@@ -122,7 +122,6 @@ class NextDownOp(IRDLOperation):
 
     def __init__(self, value: SSAValue):
         super().__init__(operands=[value], result_types=[value.type])
-
 
 
 SCALAR_OPS: tuple[type[Operation], ...] = (

@@ -63,7 +63,8 @@ class Ibp:
         dynamic = [p.status for p in parents if isinstance(p.status, SSAValue)]
         first = min(static, default=RESOLVED)
         if rule is None:
-            return self.unresolved(ctx, op, self.combine(ctx, [], dynamic, min(first, index), index))
+            status = self.combine(ctx, [], dynamic, min(first, index), index)
+            return self.unresolved(ctx, op, status)
         if first != RESOLVED:
             # a parent has no box: neither has this op (its own index is later)
             return self.unresolved(ctx, op, self.combine(ctx, [], dynamic, first, index))

@@ -140,7 +140,7 @@ def read_certificate(text: str, where: str) -> dict:
     endpoints rounded once into binary64, lower ends toward -inf and upper
     ends toward +inf, all finite, `dim` entries each, lo ≤ hi."""
     try:
-        document = json.loads(text, parse_float=str, parse_int=str)
+        document = json.loads(text, parse_float=_Number, parse_int=_Number)
     except json.JSONDecodeError as err:
         raise TlirError(where, f"not JSON: {err.msg} at line {err.lineno}") from None
     if not isinstance(document, dict) or not isinstance(document.get("result"), dict):
@@ -150,7 +150,7 @@ def read_certificate(text: str, where: str) -> dict:
         if key not in result:
             raise TlirError(where, f"result: missing field '{key}'")
     dim = _natural(result["dim"], "result.dim", where)
-    node = _natural(result.get("node_id", "0"), "result.node_id", where)
+    node = _natural(result.get("node_id", _Number("0")), "result.node_id", where)
     lo = _endpoints(result["lo"], dim, True, "result.lo", where)
     hi = _endpoints(result["hi"], dim, False, "result.hi", where)
     if np.any(hi < lo):
@@ -159,8 +159,12 @@ def read_certificate(text: str, where: str) -> dict:
     return {"node_id": node, "lo": lo, "hi": hi}
 
 
+class _Number(str):
+    """A JSON number's text (JSON strings stay `str`, so they are told apart)."""
+
+
 def _natural(value, what: str, where: str) -> int:
-    if not isinstance(value, str) or not value.isdigit():
+    if not isinstance(value, _Number) or not value.isdigit():
         raise TlirError(where, f"{what} must be a natural number, got {value!r}")
     return int(value)
 
@@ -172,7 +176,7 @@ def _endpoints(values, dim: int, lower: bool, what: str, where: str) -> np.ndarr
         raise TlirError(where, f"{what} must be a list of {dim} numbers")
     out = np.empty(dim, np.float64)
     for k, text in enumerate(values):
-        if not isinstance(text, str):
+        if not isinstance(text, _Number):
             raise TlirError(where, f"{what}[{k}] is not a number")
         try:
             exact = Fraction(text)

@@ -131,8 +131,8 @@ def _rows(ctx: Context, lo, hi, gamma, beta, eps: float, width: int) -> Out:
     ml, mh = mean(lo, hi)
 
     def centre(s: Scalar, args):
-        l, h, m_lo, m_hi = args
-        cl, ch = D.sub_down(s, l, m_hi), D.sub_up(s, h, m_lo)
+        low, high, m_lo, m_hi = args
+        cl, ch = D.sub_down(s, low, m_hi), D.sub_up(s, high, m_lo)
         return [cl, ch, D.bad(s, D.checked(s, cl, ch))]
 
     cl, ch, f2 = _gather(ctx, grid, [(lo, rc), (hi, rc), (ml, r_), (mh, r_)], centre, 3)

@@ -31,8 +31,8 @@ def directed_sum(
     everything = [d(k) for k in range(len(shape))]
 
     def body(s: Scalar, args):
-        l, h, acc_l, acc_h = args
-        return [D.add_down(s, acc_l, l), D.add_up(s, acc_h, h)]
+        low, high, acc_l, acc_h = args
+        return [D.add_down(s, acc_l, low), D.add_up(s, acc_h, high)]
 
     return tuple(
         ctx.b.fold([lo, hi], [everything, everything], shape, list(reductions), [0.0, 0.0], body)
@@ -284,9 +284,7 @@ def _avg_pool(ctx, op, boxes):
     kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
     x_shape, out_shape = shape_of(boxes[0].lo), ctx.shape(op)
     r = len(x_shape) - len(kernel)
-    padded = [
-        ctx.b.pad(v, [0] * r + list(padding), [0] * r + list(padding)) for v in boxes[0].pair
-    ]
+    padded = [ctx.b.pad(v, [0] * r + list(padding), [0] * r + list(padding)) for v in boxes[0].pair]
     rank = len(kernel)
     o_dims = [r + a for a in range(rank)]
     k_dims = [r + rank + a for a in range(rank)]
@@ -295,12 +293,8 @@ def _avg_pool(ctx, op, boxes):
     ]
 
     def body(s: Scalar, args):
-        l, h, acc_l, acc_h = args
-        return [D.add_down(s, acc_l, l), D.add_up(s, acc_h, h)]
+        low, high, acc_l, acc_h = args
+        return [D.add_down(s, acc_l, low), D.add_up(s, acc_h, high)]
 
-    sums = ctx.b.fold(
-        padded, [x_map, x_map], [*out_shape, *kernel], k_dims, [0.0, 0.0], body
-    )
+    sums = ctx.b.fold(padded, [x_map, x_map], [*out_shape, *kernel], k_dims, [0.0, 0.0], body)
     return mean_of_sums(ctx, *sums, math.prod(kernel))
-
-

@@ -164,3 +164,98 @@ def test_bounds_hold_at_sampled_points(tmp_path_factory, data):
             inside = (box[0] <= value) & (value <= box[1])
             ok = inside | np.isnan(value) | np.isnan(box[0]) | np.isnan(box[1])
             assert np.all(ok), (value[~ok], box[0][~ok], box[1][~ok], tlir.compiler.to_text(module))
+
+
+NEXT = """
+func.func @main(%x: tensor<16x{t}>) -> (tensor<16x{t}>, tensor<16x{t}>) {{
+  %u, %d = tlir_ad.map(%x) : (tensor<16x{t}>) -> (tensor<16x{t}>, tensor<16x{t}>) {{
+  ^bb0(%a: {t}):
+    %p = tlir_ad.next_up %a : {t}
+    %m = tlir_ad.next_down %a : {t}
+    tlir_ad.yield %p, %m : {t}, {t}
+  }}
+  func.return %u, %d : tensor<16x{t}>, tensor<16x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_next_up_and_down_on_the_bits(dtype, backend):
+    """TorchLean's nextUp/nextDown (Python's math.nextafter, in the carrier) on
+    zeros, subnormals, the largest floats, infinities and NaN."""
+    import math
+
+    np_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
+    info = np.finfo(np_dtype)
+    tiny = np_dtype.type(info.smallest_subnormal)
+    values = [0.0, -0.0, tiny, -tiny, info.max, -info.max, math.inf, -math.inf, math.nan,
+              1.0, -1.0, info.tiny, -info.tiny, 0.1, -3.5, 1e30]  # fmt: skip
+    x = np.array(values, np_dtype)
+    up, down = tlir.compile(NEXT.format(t=dtype), backend=backend)(x)
+    if dtype == "f64":
+        want_up = [math.nextafter(v, math.inf) for v in x.tolist()]
+        want_down = [math.nextafter(v, -math.inf) for v in x.tolist()]
+    else:
+        want_up = np.nextafter(x, np.float32(np.inf))
+        want_down = np.nextafter(x, np.float32(-np.inf))
+    assert fuzz_graphs.same_bits(up, np.array(want_up, np_dtype))
+    assert fuzz_graphs.same_bits(down, np.array(want_down, np_dtype))
+    assert down[0].view(np.uint64 if dtype == "f64" else np.uint32) == (
+        0x8000000000000001 if dtype == "f64" else 0x80000001
+    )  # nextDown(+0) is the smallest negative subnormal
+    assert up[6] == math.inf and down[6] == info.max and math.isnan(up[8])
+
+
+def test_unresolved_outputs_are_none_with_the_first_cause(tmp_path):
+    text = """
+func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) {
+  %e = tlir.exp %x : (tensor<2xf64>) -> tensor<2xf64>
+  %i = tlir.inv %x : (tensor<2xf64>) -> tensor<2xf64>
+  %s = tlir.add %i, %e : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  %t = tlir.add %i, %x : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  func.return %s, %t, %x : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>
+}"""
+    module = tlir.parse_module(text)
+    model = tlir.compile(module)
+    # inv resolves on [1, 2] (so s fails at exp, index 0) and fails on [-1, 1]
+    for lo, hi, first in (([1.0, 1.0], [2.0, 2.0], None), ([-1.0, 1.0], [1.0, 2.0], 1)):
+        got = assert_same_bounds(model, module, [np.array(lo)], [np.array(hi)])
+        assert got.lowers[0] is None and "(tlir.exp): no interval rule for exp on Float" in (
+            got.reasons[0]
+        )  # fmt: skip
+        if first is None:
+            assert got.lowers[1] is not None
+        else:
+            assert got.lowers[1] is None and "(tlir.inv): an interval of the divisor" in (
+                got.reasons[1]
+            )  # fmt: skip
+        assert got.lowers[2].tolist() == lo
+    lows, highs = model.ibp([np.array([-1.0, 1.0])], [np.array([1.0, 2.0])])
+    assert lows[0] is None and highs[1] is None and lows[2] is not None
+
+
+def test_f32_model_takes_float64_boxes_outward():
+    module = tlir.parse_module(
+        "func.func @main(%x: tensor<1xf32>) -> tensor<1xf32> {\n"
+        "  func.return %x : tensor<1xf32>\n}\n"
+    )
+    model = tlir.compile(module)
+    lows, highs = model.ibp([np.array([0.1])], [np.array([0.1])])
+    assert lows[0].dtype == np.float32 and float(lows[0][0]) < 0.1 < float(highs[0][0])
+    assert highs[0][0] == np.nextafter(lows[0][0], np.float32(1))
+    lows, highs = model.ibp_ball([np.array([1.0])], 0.5)
+    assert lows[0][0] == np.nextafter(np.float32(0.5), np.float32(0))
+    assert highs[0][0] == np.nextafter(np.float32(1.5), np.float32(2))
+
+
+def test_bad_boxes_are_one_line_errors():
+    from tlir.diagnostics import TlirError
+
+    model = tlir.compile(_mlp(2, "f64"))
+    with pytest.raises(TlirError, match=r"expected 1 lower and 1 upper bounds"):
+        model.ibp([], [])
+    with pytest.raises(TlirError, match=r"lower bound 0 has shape \[3\], expected \[2, 24\]"):
+        model.ibp([np.zeros(3)], [np.zeros((2, 24))])
+    with pytest.raises(TlirError, match="eps must be finite and >= 0"):
+        model.ibp_ball([np.zeros((2, 24))], -0.5)

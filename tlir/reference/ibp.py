@@ -78,9 +78,7 @@ def _checked_boxes(function: func.FuncOp, lowers, uppers, where: str) -> list[Bo
     return out
 
 
-def boxes(
-    module: ModuleOp, lowers, uppers, function: str = "main", where: str = "input"
-) -> Bounds:
+def boxes(module: ModuleOp, lowers, uppers, function: str = "main", where: str = "input") -> Bounds:
     """Every value's box: TorchLean's `runIBP` over the function's ops in order."""
     target = find_function(module, function)
     result = Bounds()

@@ -138,7 +138,7 @@ def _mul_elem(op, boxes, dtype):
 def _abs(op, boxes, dtype):
     ((lo, hi),) = boxes
     al, au = np.abs(lo), np.abs(hi)
-    straddles = (lo < 0) & (0 < hi)
+    straddles = (lo < 0) & (hi > 0)
     return np.where(straddles, dtype.type(0), np.where(al < au, al, au)), np.where(al > au, al, au)
 
 
@@ -225,7 +225,7 @@ def square_bounds(lo, hi) -> Box:
     """The exact case split of `x²` with directed products."""
     zero = lo.dtype.type(0)
     l2, u2 = mul_down(lo, lo), mul_down(hi, hi)
-    low = np.where((lo < 0) & (0 < hi), zero, np.where(l2 < u2, l2, u2))
+    low = np.where((lo < 0) & (hi > 0), zero, np.where(l2 < u2, l2, u2))
     lu, uu = mul_up(lo, lo), mul_up(hi, hi)
     return low, np.where(lu > uu, lu, uu)
 
@@ -264,9 +264,7 @@ def _linear(op, boxes, dtype):
     if xl.shape[-1] == 0:
         acc = np.zeros(out_shape, dtype)
         return add_down(acc, bl), add_up(acc.copy(), bh)
-    acc_lo, acc_hi = _dot(
-        (xl[..., np.newaxis, :], xh[..., np.newaxis, :]), (wl, wh), -1, -1
-    )
+    acc_lo, acc_hi = _dot((xl[..., np.newaxis, :], xh[..., np.newaxis, :]), (wl, wh), -1, -1)
     return add_down(acc_lo, bl), add_up(acc_hi, bh)
 
 
@@ -427,7 +425,7 @@ def layernorm_rows(lo, hi, gamma: Box, beta: Box, eps) -> Box:
     q_lo, q_hi = row_mean(c_lo, c_hi, 1)
     r_lo, r_hi = sub_down(c_lo, q_hi[:, None]), sub_up(c_hi, q_lo[:, None])
     require(checked(r_lo, r_hi))
-    touches = ~(0 < r_lo) & ~(r_hi < 0)
+    touches = ~(r_lo > 0) & ~(r_hi < 0)
     s_lo = np.where(touches, zero, min2(mul_down(r_lo, r_lo), mul_down(r_hi, r_hi)))
     s_hi = max2(mul_up(r_lo, r_lo), mul_up(r_hi, r_hi))
     v_lo, v_hi = row_mean(s_lo, s_hi, 1)
@@ -444,4 +442,3 @@ def layernorm_rows(lo, hi, gamma: Box, beta: Box, eps) -> Box:
 
 
 __all__ = ["IBP_RULES", "NoBox", "NoRule", "layernorm_rows"]
-

@@ -67,7 +67,7 @@ def interval_mul(lx, ux, ly, uy) -> Box:
 def div_bounds(al, ah, bl, bh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, hi, ok): the four quotients rounded to nearest, their min2/max2
     moved one step out; ok where the divisor's interval avoids 0."""
-    ok = (bl > 0) | (0 > bh)
+    ok = (bl > 0) | (bh < 0)
     q = (al / bl, al / bh, ah / bl, ah / bh)
     lo = down(min2(min2(q[0], q[1]), min2(q[2], q[3])))
     hi = up(max2(max2(q[0], q[1]), max2(q[2], q[3])))

@@ -146,9 +146,7 @@ def _write_certificate(args, module, main, lows, highs, result) -> None:
     value = main.body.block.last_op.operands[k]
     ops = list(main.body.block.ops)
     node = _node_id(value.owner, ops.index(value.owner)) if value.owner in ops else 0
-    document = certificate(
-        args.model, lows[0], highs[0], result.lowers[k], result.uppers[k], node
-    )
+    document = certificate(args.model, lows[0], highs[0], result.lowers[k], result.uppers[k], node)
     write_output(args.certificate, certificate_text(document))
 
 
