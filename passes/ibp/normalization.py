@@ -1,4 +1,4 @@
-"""Interval rules of `batch_norm_eval` and `layernorm` (docs/verification.md#normalisation):
+"""Interval rules of `batch_norm_eval` and `layernorm` (docs/verification.md#the-rules):
 per-channel or per-row statistics in small maps and folds, then one gather
 per coordinate, every intermediate finite-checked into the failure flags."""
 

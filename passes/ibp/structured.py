@@ -41,7 +41,7 @@ def directed_sum(
 
 def mean_of_sums(ctx: Context, s_lo: SSAValue, s_hi: SSAValue, n: int) -> Out:
     """The directed mean's division: the sums and the count interval (1 added
-    n times) finite, `div_bounds`, finite (docs/verification.md#means)."""
+    n times) finite, `div_bounds`, finite (docs/verification.md#the-rules)."""
     if n == 0:
         raise NoBox()
     c_lo, c_hi = (float(v) for v in count_interval(n, ctx.dtype))
