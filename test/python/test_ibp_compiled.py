@@ -259,3 +259,32 @@ def test_bad_boxes_are_one_line_errors():
         model.ibp([np.zeros(3)], [np.zeros((2, 24))])
     with pytest.raises(TlirError, match="eps must be finite and >= 0"):
         model.ibp_ball([np.zeros((2, 24))], -0.5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_calls_are_unresolved_and_the_least_cause_wins(backend):
+    """`tlir.custom` has no rule; an op reading a value that may fail at run time
+    (inv, index 1) and one that fails at compile time (the custom call, index 2)
+    reports whichever comes first on its path."""
+    text = """
+func.func @f(%a: tensor<2xf64>) -> tensor<2xf64> {
+  func.return %a : tensor<2xf64>
+}
+func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) {
+  %s = tlir.sqrt %x : (tensor<2xf64>) -> tensor<2xf64>
+  %i = tlir.inv %s : (tensor<2xf64>) -> tensor<2xf64>
+  %c = tlir.custom @f(%x) {name = "f"} : (tensor<2xf64>) -> tensor<2xf64>
+  %m = tlir.mul_elem %c, %i : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  func.return %m, %i : tensor<2xf64>, tensor<2xf64>
+}"""
+    module = tlir.parse_module(text)
+    model = tlir.compile(module, backend=backend)
+    for lo, hi, first in (([1.0, 4.0], [2.0, 9.0], 2), ([-1.0, 4.0], [-0.5, 9.0], 0),
+                          ([0.0, 4.0], [1.0, 9.0], 1)):  # fmt: skip
+        got = assert_same_bounds(model, module, [np.array(lo)], [np.array(hi)])
+        assert got.lowers[0] is None
+        assert (
+            got.reasons[0]
+            .split(" (")[1]
+            .startswith(("tlir.custom", "tlir.sqrt", "tlir.inv")[[2, 0, 1].index(first)])
+        )
