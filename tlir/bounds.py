@@ -10,6 +10,7 @@ binary32 for `Float32`), so even an exact `1 + 1` widens.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -35,6 +36,12 @@ def up(x: np.ndarray) -> np.ndarray:
 
 def count_interval(n: int, dtype: np.dtype) -> tuple[np.generic, np.generic]:
     """The count of a directed mean: 1 added to (0, 0) `n` times, down and up."""
+    return _count_interval(n, np.dtype(dtype).str)
+
+
+@functools.lru_cache(maxsize=256)
+def _count_interval(n: int, dtype_code: str) -> tuple[np.generic, np.generic]:
+    dtype = np.dtype(dtype_code)
     one = dtype.type(1)
     low = high = dtype.type(0)
     with np.errstate(all="ignore"):

@@ -117,3 +117,10 @@ def test_malformed_certificates(text, message):
 def test_certificate_flags_need_ibp():
     out = run(CNN, "--input", CNN_INPUT, "--certificate", "x.json", "-q")
     assert out.returncode == 1 and "go with --ibp" in out.stderr
+
+
+def test_f32_model_rounds_a_float64_centre():
+    out = run(CNN, "--input", CNN_INPUT, "--dtype", "f32", "--ibp", "0.01", "--compare", "-q")
+    assert out.returncode == 0, out.stderr
+    assert "lower1: shape [1, 3] float32" in out.stdout
+    assert "all 2 outputs bit-identical to the reference" in out.stdout
