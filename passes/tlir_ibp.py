@@ -45,7 +45,13 @@ class Ibp:
         for index, op in enumerate(body.ops):
             if isinstance(op, func.ReturnOp):
                 return [bounds[v] for v in op.arguments]
-            bounds[op.results[0]] = self.step(op, index, bounds)
+            bound = self.step(op, index, bounds)
+            bounds[op.results[0]] = bound
+            for value in op.results[1:]:  # an op without a rule may have several results
+                nan = Builder(self.block, op.location).filled(
+                    math.nan, shape_of(value), element_of(value)
+                )
+                bounds[value] = Bound(nan, nan, bound.status)
         raise AssertionError("a function body ends in func.return")
 
     def step(self, op: Operation, index: int, bounds: dict[SSAValue, Bound]) -> Bound:

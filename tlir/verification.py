@@ -46,23 +46,26 @@ def input_boxes(function_op, lowers, uppers, where: str) -> list[np.ndarray]:
     arrays: list[list[np.ndarray]] = [[], []]
     for side, (values, lower) in enumerate(((lowers, True), (uppers, False))):
         for k, (value, typ) in enumerate(zip(values, types, strict=True)):
-            shape, dtype = tuple(typ.get_shape()), numpy_dtype(typ)
-            try:
-                array = np.asarray(value, np.float64)
-            except (TypeError, ValueError):
-                raise TlirError(where, f"bound {k} is not an array of numbers") from None
-            if array.shape != shape:
-                what = "lower" if lower else "upper"
-                raise TlirError(
-                    where, f"{what} bound {k} has shape {list(array.shape)}, expected "
-                    f"{list(shape)}"
-                )  # fmt: skip
-            source = np.asarray(value)
-            exact = source.dtype == dtype
-            arrays[side].append(
-                np.asarray(source if exact else outward(array, dtype, lower)).copy(order="C")
-            )
+            arrays[side].append(_box_end(value, typ, lower, k, where))
     return arrays[0] + arrays[1]
+
+
+def _box_end(value, typ, lower: bool, k: int, where: str) -> np.ndarray:
+    """One end of an input box in the carrier (outward where it cannot hold it)."""
+    shape, dtype = tuple(typ.get_shape()), numpy_dtype(typ)
+    source = np.asarray(value)
+    if source.shape != shape:
+        what = "lower" if lower else "upper"
+        raise TlirError(
+            where, f"{what} bound {k} has shape {list(source.shape)}, expected {list(shape)}"
+        )
+    if source.dtype == dtype:
+        return source if source.flags.c_contiguous else source.copy(order="C")
+    try:
+        wide = source.astype(np.float64)
+    except (TypeError, ValueError):
+        raise TlirError(where, f"bound {k} is not an array of numbers") from None
+    return outward(wide, dtype, lower).copy(order="C")
 
 
 def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str):
@@ -88,7 +91,6 @@ def interpret(function_op, results: list[np.ndarray]) -> IbpResult:
     """Split `@main_ibp`'s results and replace unresolved outputs by None."""
     count = len(results) // 3
     lowers, uppers, statuses = results[:count], results[count : 2 * count], results[2 * count :]
-    ops = list(function_op.body.block.ops)
     out = IbpResult([], [], [])
     for lo, hi, status in zip(lowers, uppers, statuses, strict=True):
         value = float(status[()])
@@ -98,9 +100,10 @@ def interpret(function_op, results: list[np.ndarray]) -> IbpResult:
             out.reasons.append(None)
             continue
         index = int(value)
+        op = next(op for k, op in enumerate(function_op.body.block.ops) if k == index)
         out.lowers.append(None)
         out.uppers.append(None)
-        out.reasons.append(unresolved_message(ops[index], index, lo.dtype))
+        out.reasons.append(unresolved_message(op, index, lo.dtype))
     return out
 
 

@@ -288,3 +288,22 @@ func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) {
             .split(" (")[1]
             .startswith(("tlir.custom", "tlir.sqrt", "tlir.inv")[[2, 0, 1].index(first)])
         )
+
+
+def test_an_op_without_a_rule_and_several_results():
+    """A `tlir_ad.map` in a model (a derivative program) has no interval rule:
+    all of its results are unresolved, the other outputs are not."""
+    text = """
+func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) {
+  %u, %d = tlir_ad.map(%x) : (tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) {
+  ^bb0(%a: f64):
+    %p = tlir_ad.next_up %a : f64
+    tlir_ad.yield %p, %a : f64, f64
+  }
+  %r = tlir.relu %x : (tensor<2xf64>) -> tensor<2xf64>
+  func.return %u, %d, %r : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>
+}"""
+    module = tlir.parse_module(text)
+    got = assert_same_bounds(tlir.compile(module), module, [np.zeros(2)], [np.ones(2)])
+    assert got.lowers[:2] == [None, None] and got.uppers[2].tolist() == [1.0, 1.0]
+    assert got.reasons[1].endswith("(tlir_ad.map): no interval rule for tlir_ad.map on Float")

@@ -90,9 +90,10 @@ def boxes(module: ModuleOp, lowers, uppers, function: str = "main", where: str =
             result.outputs = list(op.arguments)
             return result
         box, cause = _step(op, index, result)
-        result.boxes[op.results[0]] = box
-        if cause is not None:
-            result.causes[op.results[0]] = cause
+        for value in op.results:  # an op without a rule may have several results
+            result.boxes[value] = box if len(op.results) == 1 else None
+            if cause is not None:
+                result.causes[value] = cause
     raise TlirError(where, f"@{function} has no func.return")
 
 
