@@ -251,3 +251,24 @@ def test_api_errors_are_one_line():
         boxes(module, [], [])
     with pytest.raises(TlirError, match="lower bound 0 has shape"):
         boxes(module, [np.zeros(3)], [np.zeros(2)])
+
+
+def test_mse_loss_vector():
+    """y ∈ [1, 2], t = [0.5, 0.5]: sub [0.5, 1.5] (one step out), the square,
+    then the directed mean over one term (sum from 0, count [nd(1), nu(1)])."""
+    text = """
+func.func @main(%y: tensor<1xf64>, %t: tensor<1xf64>) -> tensor<f64> {
+  %l = tlir.mse_loss %y, %t : (tensor<1xf64>, tensor<1xf64>) -> tensor<f64>
+  func.return %l : tensor<f64>
+}"""
+    lows, highs = ibp(
+        tlir.parse_module(text), [np.array([1.0]), np.array([0.5])],
+        [np.array([2.0]), np.array([0.5])],
+    )  # fmt: skip
+    low, high = nd(1.0 - 0.5), nu(2.0 - 0.5)
+    sq_lo, sq_hi = min(nd(low * low), nd(high * high)), max(nu(low * low), nu(high * high))
+    s_lo, s_hi = nd(0.0 + sq_lo), nu(0.0 + sq_hi)
+    c_lo, c_hi = nd(0.0 + 1.0), nu(0.0 + 1.0)
+    quotients_lo = [s_lo / c_lo, s_lo / c_hi, s_hi / c_lo, s_hi / c_hi]
+    assert lows[0][()] == nd(min(quotients_lo)) and highs[0][()] == nu(max(quotients_lo))
+    assert lows[0][()] < 0.25 and 2.25 < highs[0][()] < 2.25 + 1e-14
