@@ -37,6 +37,14 @@ that each can be compiled as one:
     the kernel gradient of an ungrouped convolution (the same decision) on the
     padded input, in transposed layout [in_channels, k..., out_channels].
 
+Two scalar ops give the directed rounding of interval bound propagation
+(docs/verification.md#directed-rounding), TorchLean's `nextUp`/`nextDown`:
+
+  %u = tlir_ad.next_up %x : f64      // NaN, +inf unchanged; ±0 → +min subnormal
+  %d = tlir_ad.next_down %x : f64    // NaN, -inf unchanged; ±0 → -min subnormal
+
+(`convert-tlir-to-linalg` expands them into integer arithmetic on the bits.)
+
 Every read of a fold must lie inside its input (checked by the verifier), so
 the lowering never guards an access; windows that reach outside an input read
 a padded copy. Regions hold only the scalar ops the compiled route lowers:
@@ -47,6 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -66,8 +75,10 @@ from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr
 from xdsl.ir.affine.affine_expr import AffineConstantExpr, AffineDimExpr
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    BaseAttr,
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -82,14 +93,46 @@ from xdsl.utils.exceptions import VerifyException
 
 I64Array = DenseArrayBase.constr(I64)
 
+
+@irdl_op_definition
+class NextUpOp(IRDLOperation):
+    """The next float above the operand (`math.nextafter(x, inf)`)."""
+
+    name = "tlir_ad.next_up"
+    T: ClassVar = VarConstraint("T", BaseAttr(Float32Type) | BaseAttr(Float64Type))
+    input = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($result)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value], result_types=[value.type])
+
+
+@irdl_op_definition
+class NextDownOp(IRDLOperation):
+    """The next float below the operand (`math.nextafter(x, -inf)`)."""
+
+    name = "tlir_ad.next_down"
+    T: ClassVar = VarConstraint("T", BaseAttr(Float32Type) | BaseAttr(Float64Type))
+    input = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($result)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value], result_types=[value.type])
+
+
 SCALAR_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp,
     arith.NegfOp, arith.CmpfOp, arith.SelectOp, arith.AndIOp, arith.OrIOp,
     arith.XOrIOp, math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp,
-    math.SqrtOp, math.AbsFOp,
+    math.SqrtOp, math.AbsFOp, NextUpOp, NextDownOp,
 )  # fmt: skip
 """The scalar ops a region may hold: what `convert-tlir-to-linalg`'s output
-already uses, so both routes to machine code lower them unchanged."""
+already uses, so both routes to machine code lower them unchanged, and the two
+directed steps, which it expands into integer arithmetic."""
 
 PARALLEL, REDUCTION = "parallel", "reduction"
 
@@ -564,4 +607,8 @@ AD_OPS = (MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp)
 """The auxiliary ops with a lowering and a reference evaluator (`yield` is
 part of their bodies)."""
 
-TlirAD = Dialect("tlir_ad", [MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp, YieldOp], [])
+TlirAD = Dialect(
+    "tlir_ad",
+    [MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp, YieldOp, NextUpOp, NextDownOp],
+    [],
+)

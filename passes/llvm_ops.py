@@ -60,6 +60,7 @@ BINARY = {
     "fdiv": llvm.FDivOp,
 }
 CASTS = {
+    "bitcast": llvm.BitcastOp,
     "trunc": llvm.TruncOp,
     "zext": llvm.ZExtOp,
     "sitofp": llvm.SIToFPOp,

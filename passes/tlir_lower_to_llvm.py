@@ -246,6 +246,8 @@ class FunctionLowering:
                 return out.cast("trunc", self.v(op.input), op.result.type)
             case arith.ExtUIOp():
                 return out.cast("zext", self.v(op.input), op.result.type)
+            case arith.BitcastOp():
+                return out.cast("bitcast", self.v(op.input), op.result.type)
             case arith.SIToFPOp():
                 return out.cast("sitofp", self.v(op.input), op.result.type)
             case math.SqrtOp():

@@ -286,6 +286,31 @@ class CompiledModel:
             dict(zip(names, grads, strict=True)),
         )
 
+    def ibp(
+        self, lowers: Sequence[np.ndarray], uppers: Sequence[np.ndarray]
+    ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
+        """Interval bound propagation (TorchLean's rules, docs/verification.md):
+        `(lowers, uppers)` per output for a box per input, None for an output
+        the rules leave unresolved (`bounds` says why)."""
+        result = self.bounds(lowers, uppers)
+        return result.lowers, result.uppers
+
+    def ibp_ball(
+        self, inputs: Sequence[np.ndarray], eps: float
+    ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
+        """`ibp` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]."""
+        from tlir.verification import ball_boxes
+
+        return self.ibp(*ball_boxes(self.function_op, inputs, eps, self.where))
+
+    def bounds(self, lowers, uppers):
+        """`ibp` with the reason of every unresolved output (`tlir.verification.IbpResult`)."""
+        from tlir.verification import input_boxes, interpret
+
+        boxes = input_boxes(self.function_op, lowers, uppers, self.where)
+        results = self._derivative("ibp", None).run_checked(boxes)
+        return interpret(self.function_op, results)
+
     def _check(self, arrays, what: str, plural: str) -> list[np.ndarray]:
         return _check_arrays(self._inputs, arrays, what, plural, self.where)
 
@@ -393,16 +418,19 @@ def constant_slots(module: ModuleOp, function: str) -> list[int | None]:
 def derivative_module(
     module: ModuleOp, function: str, mode: str, option: bool | str = False
 ) -> ModuleOp:
-    """`@{function}_jvp` (`tlir-jvp`, parameter tangents if `option`) or
-    `@{function}_vjp` (`tlir-vjp`, wrt=`option`, default all) of `module`, in a
-    module of its own (the forward function dropped) whose copies of the
-    constants are tagged."""
+    """`@{function}_jvp` (`tlir-jvp`, parameter tangents if `option`),
+    `@{function}_vjp` (`tlir-vjp`, wrt=`option`, default all) or
+    `@{function}_ibp` (`tlir-ibp`) of `module`, in a module of its own (the
+    forward function dropped) whose copies of the constants are tagged."""
+    from tlir.passes.tlir_ibp import TlirIbp
     from tlir.passes.tlir_jvp import TlirJvp
     from tlir.passes.tlir_vjp import TlirVjp
     from tlir.universe import context
 
     work = tag_constants(module, function)
-    if mode == "jvp":
+    if mode == "ibp":
+        TlirIbp(function=function).apply(context(), work)
+    elif mode == "jvp":
         TlirJvp(params=bool(option), function=function).apply(context(), work)
     else:
         wrt = option if isinstance(option, str) else "all"

@@ -34,6 +34,7 @@ _PASSES = {
     "tlir-contraction-kernels": ("tlir.passes.tlir_contraction_kernels", "TlirContractionKernels"),
     "tlir-jvp": ("tlir.passes.tlir_jvp", "TlirJvp"),
     "tlir-vjp": ("tlir.passes.tlir_vjp", "TlirVjp"),
+    "tlir-ibp": ("tlir.passes.tlir_ibp", "TlirIbp"),
 }
 
 

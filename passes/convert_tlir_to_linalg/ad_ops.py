@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine.affine_expr import AffineDimExpr
 
@@ -35,12 +35,40 @@ def _inline_body(source: Block):
         for op in source.ops:
             if isinstance(op, A.YieldOp):
                 return [mapping.get(v, v) for v in op.values]
+            if isinstance(op, A.NextUpOp | A.NextDownOp):
+                value = mapping.get(op.input, op.input)
+                mapping[op.result] = next_float(b, value, isinstance(op, A.NextUpOp))
+                continue
             clone = op.clone(value_mapper=mapping)
             b.builder.insert(clone)
             mapping.update(zip(op.results, clone.results, strict=True))
         raise AssertionError("the verifier guarantees a tlir_ad.yield")
 
     return body
+
+
+def next_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
+    """TorchLean's `nextUp` (`nextDown`) on the bits, which vectorises: ±0 becomes
+    the smallest subnormal of the direction's sign; a pattern with the sign bit
+    clear moves +1 (-1), one with it set -1 (+1); NaN and the infinity of the
+    direction stay (only `x < inf` (`x > -inf`), false for both, takes the step)."""
+    width = x.type.bitwidth
+    integer = IntegerType(width)
+    bits = b(arith.BitcastOp(x, integer))
+
+    def int_const(value: int) -> SSAValue:
+        return b(arith.ConstantOp(IntegerAttr(value, integer)))
+
+    negative = b(arith.CmpiOp(bits, int_const(0), "slt"))
+    plus, minus = int_const(1), int_const(-1)
+    delta = b.select(negative, minus, plus) if upward else b.select(negative, plus, minus)
+    stepped = b(arith.AddiOp(bits, delta))
+    tiny = 1 if upward else -(2 ** (width - 1)) + 1  # sign bit and mantissa 1
+    stepped = b.select(b.cmp("oeq", x, b.const(0.0)), int_const(tiny), stepped)
+    moved = b(arith.BitcastOp(stepped, x.type))
+    limit = b.const(float("inf") if upward else float("-inf"))
+    takes_step = b.cmp("olt", x, limit) if upward else b.cmp("ogt", x, limit)
+    return b.select(takes_step, moved, x)
 
 
 @lowers(A.MapOp)

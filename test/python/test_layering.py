@@ -19,6 +19,7 @@ HEAVY = ("tlir.compiler", "tlir.jit", "tlir.reference", "tlir.backend", "tlir.ap
         "tlir.dialects.tlir_ad",
         "tlir.passes.tlir_jvp",
         "tlir.passes.tlir_vjp",
+        "tlir.passes.tlir_ibp",
         "tlir.passes.convert_tlir_to_linalg",
         "tlir.passes.convert_random_to_arith",
         "tlir.passes.tlir_bufferize",

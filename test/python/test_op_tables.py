@@ -67,3 +67,16 @@ def test_a_table_refuses_a_second_entry_for_one_op():
 
     with pytest.raises(ValueError, match="two entries"):
         EVALUATORS.add(T.AddOp, lambda op, args: args[0])
+
+
+def test_interval_rules_cover_every_op_but_custom():
+    """`tlir.custom` has no interval rule (its node is unresolved, as in
+    TorchLean); every other tlir op has one in the pass and in the reference."""
+    from tlir.dialects.tlir import CustomOp
+    from tlir.passes.ibp.table import IBP_RULES
+    from tlir.passes.tlir_ibp import TlirIbp  # noqa: F401 - fills IBP_RULES
+    from tlir.reference.ibp_rules import IBP_RULES as REFERENCE_IBP
+
+    for table in (IBP_RULES, REFERENCE_IBP):
+        assert table.missing(TLIR_OPS) == [CustomOp.name]
+        assert set(table) <= set(TLIR_OPS)

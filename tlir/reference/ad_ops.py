@@ -36,6 +36,8 @@ _UNARY: dict[type[Operation], Callable] = {
     math.TanhOp: lambda x: libm("tanh", x),
     math.SinOp: lambda x: libm("sin", x),
     math.CosOp: lambda x: libm("cos", x),
+    A.NextUpOp: lambda x: np.nextafter(x, x.dtype.type(np.inf)),
+    A.NextDownOp: lambda x: np.nextafter(x, x.dtype.type(-np.inf)),
 }
 _ORDERED = {"oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal,
             "olt": np.less, "ole": np.less_equal, "one": np.not_equal}  # fmt: skip

@@ -4,6 +4,7 @@
            [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
            [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
+           [--ibp EPS [--certificate C.json | --check-certificate C.json]]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
 `--output`, each output's shape and first values are printed. `--reference`
@@ -22,6 +23,11 @@ keyed `output0`, … or `dy0`, …; a .npy for a single output) runs reverse mod
 and writes `input_grad0`, … and `param_grad:NAME` per parameter (e.g.
 `param_grad:node3.weight`). The outputs `output0`, … are written too;
 `--compare` checks every array against the reference JVP/VJP.
+
+Bounds: `--ibp EPS` prints (or writes) interval bounds of every output over
+TorchLean's ℓ∞ box of radius EPS around the inputs; `--certificate C.json`
+writes TorchLean's IBP output certificate, `--check-certificate C.json` checks
+one (see `tlir.tools.bounds`).
 """
 
 from __future__ import annotations
@@ -122,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
         help="reverse mode: one cotangent per output (.npz keyed output0, … or dy0, …; "
         ".npy for one output)",
     )
+    from tlir.tools.bounds import add_arguments
+
+    add_arguments(parser)
     return parser
 
 
@@ -312,11 +321,19 @@ def run(argv: Sequence[str] | None = None) -> None:
     module = load_model_argument(args)
     main = find_function(module)
     check_input_count(main, len(args.input), args.model)
+    where = args.input[0] if len(args.input) == 1 else args.model
+    if args.ibp is not None:
+        # the centre is rounded to the carrier (a float64 input of an f32 model too)
+        from tlir.tools.bounds import run_bounds
+
+        run_bounds(args, module, load_inputs(args.input), where)
+        return
     inputs = cast_arrays(
         main.function_type.inputs.data, load_inputs(args.input), "input", args.input
     )
-    where = args.input[0] if len(args.input) == 1 else args.model
     check_inputs(main, inputs, where)  # before the compile, to fail fast
+    if args.certificate or args.check_certificate:
+        raise TlirError("tlir-run", "--certificate and --check-certificate go with --ibp")
     if args.jvp or args.vjp or args.param_tangents:
         from tlir.tools.derivatives import run_derivatives
 

@@ -1,0 +1,1 @@
+"""The interval rules of `tlir-ibp` (docs/verification.md)."""

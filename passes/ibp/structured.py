@@ -1,0 +1,300 @@
+"""Interval rules of the folds: sums, means, `linear`, `matmul`, `conv`,
+`avg_pool` — each a `tlir_ad.fold` of directed additions from (0, 0) in
+TorchLean's order of terms, then a map for the bias or the mean.
+
+The folds put the summed dimensions before the last output dimension, so the
+innermost loop runs over independent outputs (vectorisable) while each output
+still takes its terms in ascending order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from tlir.bounds import count_interval
+from tlir.dialects import tlir as T
+from tlir.passes.autodiff.builder import Scalar, d, shape_of
+from tlir.passes.ibp import scalar as D
+from tlir.passes.ibp.elementwise import any_failed, pair_map
+from tlir.passes.ibp.table import Bound, Context, NoBox, Out, ibp_rule
+
+
+def directed_sum(
+    ctx: Context, lo: SSAValue, hi: SSAValue, reductions: Sequence[int]
+) -> tuple[SSAValue, SSAValue]:
+    """Fold lo with addDown and hi with addUp from 0 along `reductions`."""
+    shape = shape_of(lo)
+    everything = [d(k) for k in range(len(shape))]
+
+    def body(s: Scalar, args):
+        low, high, acc_l, acc_h = args
+        return [D.add_down(s, acc_l, low), D.add_up(s, acc_h, high)]
+
+    return tuple(
+        ctx.b.fold([lo, hi], [everything, everything], shape, list(reductions), [0.0, 0.0], body)
+    )
+
+
+def mean_of_sums(ctx: Context, s_lo: SSAValue, s_hi: SSAValue, n: int) -> Out:
+    """The directed mean's division: the sums and the count interval (1 added
+    n times) finite, `div_bounds`, finite (docs/verification.md#the-rules)."""
+    if n == 0:
+        raise NoBox()
+    c_lo, c_hi = (float(v) for v in count_interval(n, ctx.dtype))
+    if not (math.isfinite(c_lo) and math.isfinite(c_hi)):
+        raise NoBox()
+
+    def body(s: Scalar, args):
+        sl, sh = args
+        ml, mh, ok = D.div_bounds(s, sl, sh, s.const(c_lo), s.const(c_hi))
+        return [ml, mh, D.bad(s, D.all_of(s, D.checked(s, sl, sh), ok, D.checked(s, ml, mh)))]
+
+    lo, hi, flags = ctx.b.map([s_lo, s_hi], body, 3)
+    return Out(lo, hi, [any_failed(ctx, flags)])
+
+
+def directed_mean(ctx: Context, lo: SSAValue, hi: SSAValue, axis: int) -> Out:
+    n = shape_of(lo)[axis]
+    if n == 0:
+        raise NoBox()
+    return mean_of_sums(ctx, *directed_sum(ctx, lo, hi, [axis]), n)
+
+
+@ibp_rule(T.SumOp)
+def _sum(ctx: Context, op, boxes: Sequence[Bound]) -> Out:
+    n = math.prod(shape_of(boxes[0].lo))
+    flat = [ctx.b.reshape(v, [n]) for v in boxes[0].pair]
+    return Out(*directed_sum(ctx, *flat, [0]))
+
+
+@ibp_rule(T.ReduceSumOp)
+def _reduce_sum(ctx, op, boxes):
+    return Out(*directed_sum(ctx, *boxes[0].pair, [op.axis.value.data]))
+
+
+@ibp_rule(T.ReduceMeanOp)
+def _reduce_mean(ctx, op, boxes):
+    return directed_mean(ctx, *boxes[0].pair, op.axis.value.data)
+
+
+@ibp_rule(T.MseLossOp)
+def _mse_loss(ctx, op, boxes):
+    """sub, the exact case split of the square, the directed mean of all."""
+    (yl, yh), (tl, th) = (b.pair for b in boxes)
+
+    def square(s: Scalar, args):
+        y_lo, y_hi, t_lo, t_hi = args
+        lo, hi = D.sub_down(s, y_lo, t_hi), D.sub_up(s, y_hi, t_lo)
+        zero = s.const(0.0)
+        l2, u2 = D.down(s, s.mul(lo, lo)), D.down(s, s.mul(hi, hi))
+        straddles = s.both(s.cmp("olt", lo, zero), s.cmp("olt", zero, hi))
+        low = s.select(straddles, zero, s.select(s.cmp("olt", l2, u2), l2, u2))
+        lu, uu = D.up(s, s.mul(lo, lo)), D.up(s, s.mul(hi, hi))
+        return low, s.select(s.cmp("ogt", lu, uu), lu, uu)
+
+    sq = pair_map(ctx, [yl, yh, tl, th], square)
+    n = math.prod(shape_of(yl))
+    flat = [ctx.b.reshape(v, [n]) for v in (sq.lo, sq.hi)]
+    if n == 0:
+        raise NoBox()
+    return mean_of_sums(ctx, *directed_sum(ctx, *flat, [0]), n)
+
+
+def _transposed(ctx: Context, box: Bound) -> SSAValue | tuple[SSAValue, SSAValue]:
+    """A [rows, cols] parameter as [cols, rows] (a point stays one tensor)."""
+
+    def t(v):
+        rows, cols = shape_of(v)
+        return ctx.b.tlir(T.TransposeOp, [v], [cols, rows], axis1=T.i64_attr(0),
+                          axis2=T.i64_attr(1))  # fmt: skip
+
+    if box.point:
+        return t(box.lo)
+    return t(box.lo), t(box.hi)
+
+
+def _factor_inputs(w) -> list[SSAValue]:
+    return [w] if isinstance(w, SSAValue) else list(w)
+
+
+def _take_factor(w, args: list[SSAValue]):
+    """The body's view of a factor: one argument for a point, two for a box."""
+    if isinstance(w, SSAValue):
+        return args.pop(0)
+    return args.pop(0), args.pop(0)
+
+
+def add_bias(ctx: Context, acc: tuple[SSAValue, SSAValue], bias: Bound, axis: int) -> Out:
+    """`addDown(acc, b)`, `addUp(acc, b)` with `b` read along `axis`."""
+    shape = shape_of(acc[0])
+    everything = [d(k) for k in range(len(shape))]
+    bias_inputs = [bias.lo] if bias.point else list(bias.pair)
+
+    def body(s: Scalar, args):
+        al, ah, bl = args[0], args[1], args[2]
+        bh = bl if bias.point else args[3]
+        return [D.add_down(s, al, bl), D.add_up(s, ah, bh)]
+
+    maps = [everything, everything] + [[d(axis)]] * len(bias_inputs)
+    return Out(*ctx.b.fold([*acc, *bias_inputs], maps, shape, [], [0.0, 0.0], body))
+
+
+@ibp_rule(T.LinearOp)
+def _linear(ctx, op, boxes):
+    """Per row: from 0 over the columns, `min2`/`max2` of the endpoint
+    products, addDown/addUp; the bias last; a leading batch row by row."""
+    x, weight, bias = boxes
+    lead = shape_of(x.lo)[:-1]
+    m, n = shape_of(weight.lo)
+    r = len(lead)
+    wt = _transposed(ctx, weight)
+    w_inputs = _factor_inputs(wt)
+    bounds = [*lead, n, m]
+    x_map = [*(d(k) for k in range(r)), d(r)]
+    w_map = [d(r), d(r + 1)]
+
+    def body(s: Scalar, args):
+        args = list(args)
+        xl, xh = args.pop(0), args.pop(0)
+        w = _take_factor(wt, args)
+        acc_l, acc_h = args
+        tl, th = D.product(s, (xl, xh), w)
+        return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
+
+    acc = ctx.b.fold(
+        [x.lo, x.hi, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [r],
+        [0.0, 0.0], body,
+    )  # fmt: skip
+    return add_bias(ctx, tuple(acc), bias, r)
+
+
+def _batch_map(shape: Sequence[int], out_batch: Sequence[int]) -> list:
+    """Index expressions of an operand's batch axes (aligned right; an extent 1
+    against a larger one reads index 0)."""
+    offset = len(out_batch) - len(shape)
+    return [
+        0 if n == 1 and out_batch[offset + k] != 1 else d(offset + k) for k, n in enumerate(shape)
+    ]
+
+
+@ibp_rule(T.MatmulOp)
+def _matmul(ctx, op, boxes):
+    """Per output, k ascending: `interval_mul` of the two entries, directed sums."""
+    a, b = boxes
+    a_shape, b_shape = shape_of(a.lo), shape_of(b.lo)
+    a_pair = [ctx.b.reshape(v, (1, *a_shape)) if len(a_shape) == 1 else v for v in a.pair]
+    b_pair = [ctx.b.reshape(v, (*b_shape, 1)) if len(b_shape) == 1 else v for v in b.pair]
+    a2, b2 = shape_of(a_pair[0]), shape_of(b_pair[0])
+    batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
+    (m, n), p = a2[-2:], b2[-1]
+    r = len(batch)
+    a_map = [*_batch_map(a2[:-2], batch), d(r), d(r + 1)]
+    b_map = [*_batch_map(b2[:-2], batch), d(r + 1), d(r + 2)]
+
+    def body(s: Scalar, args):
+        al, ah, bl, bh, acc_l, acc_h = args
+        tl, th = D.interval_mul(s, al, ah, bl, bh)
+        return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
+
+    acc = ctx.b.fold(
+        [*a_pair, *b_pair], [a_map, a_map, b_map, b_map], [*batch, m, n, p], [r + 1],
+        [0.0, 0.0], body,
+    )  # fmt: skip
+    shape = ctx.shape(op)
+    return Out(*(ctx.b.reshape(v, shape) for v in acc))
+
+
+def _skip_masks(ctx: Context, cfg, out_spatial) -> list[tuple[int, SSAValue]]:
+    """Per spatial axis with padding before the input: a [kernel, out] table,
+    1 where the cell lies in that padding (its term is skipped)."""
+    masks = []
+    for a, (k, s, dl, o, p) in enumerate(
+        zip(cfg.kernel, cfg.stride, cfg.dilation, out_spatial, cfg.padding, strict=True)
+    ):
+        if p == 0:
+            continue
+        q = np.arange(o)[np.newaxis, :] * s + np.arange(k)[:, np.newaxis] * dl
+        masks.append((a, ctx.b.array((q < p).astype(ctx.dtype), ctx.element)))
+    return masks
+
+
+@ibp_rule(T.ConvOp)
+def _conv(ctx, op, boxes):
+    """Per output, local input channel outermost, kernel cells row-major: a
+    cell in the padding before the input adds no term, one after it a zero term."""
+    x, weight, bias = boxes
+    cfg = op.config
+    axis, groups = cfg.channel_axis, cfg.groups
+    x_shape, out_shape = shape_of(x.lo), ctx.shape(op)
+    lead, rank = x_shape[:axis], len(cfg.kernel)
+    out_spatial = out_shape[axis + 1 :]
+    cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
+    low = [0] * (axis + 1) + list(cfg.padding)
+    high = [0] * (axis + 1) + list(cfg.padding_after)
+    padded = [ctx.b.pad(v, low, high) for v in x.pair]
+    # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
+    w = weight.lo if weight.point else weight.pair
+    w_inputs = _factor_inputs(w)
+    masks = _skip_masks(ctx, cfg, out_spatial)
+    # dimensions: lead…, g, oc, lc, k…, o…
+    r = len(lead)
+    g_dim, oc_dim, lc_dim = r, r + 1, r + 2
+    k_dims = [r + 3 + a for a in range(rank)]
+    o_dims = [r + 3 + rank + a for a in range(rank)]
+    bounds = [*lead, groups, cout, cin, *cfg.kernel, *out_spatial]
+    spatial = [
+        d(o) * s + d(k) * dl
+        for o, k, s, dl in zip(o_dims, k_dims, cfg.stride, cfg.dilation, strict=True)
+    ]
+    x_map = [*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial]
+    w_map = [d(g_dim) * cout + d(oc_dim), d(g_dim) * cin + d(lc_dim), *(d(k) for k in k_dims)]
+    mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
+
+    def body(s: Scalar, args):
+        args = list(args)
+        xl, xh = args.pop(0), args.pop(0)
+        wv = _take_factor(w, args)
+        flags = [args.pop(0) for _ in masks]
+        acc_l, acc_h = args
+        tl, th = D.product(s, (xl, xh), wv)
+        new_l, new_h = D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)
+        if not flags:
+            return [new_l, new_h]
+        skip = s.nonzero(flags[0])
+        for flag in flags[1:]:
+            skip = s.either(skip, s.nonzero(flag))
+        return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
+
+    acc = ctx.b.fold(
+        [*padded, *w_inputs, *(m for _, m in masks)],
+        [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
+        bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
+    )  # fmt: skip
+    acc = tuple(ctx.b.reshape(v, out_shape) for v in acc)
+    return add_bias(ctx, acc, bias, axis)
+
+
+@ibp_rule(T.AvgPoolOp)
+def _avg_pool(ctx, op, boxes):
+    """The directed mean of each window's cells, padded cells [0, 0] and counted."""
+    kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
+    x_shape, out_shape = shape_of(boxes[0].lo), ctx.shape(op)
+    r = len(x_shape) - len(kernel)
+    padded = [ctx.b.pad(v, [0] * r + list(padding), [0] * r + list(padding)) for v in boxes[0].pair]
+    rank = len(kernel)
+    o_dims = [r + a for a in range(rank)]
+    k_dims = [r + rank + a for a in range(rank)]
+    x_map = [*(d(k) for k in range(r))] + [
+        d(o) * s + d(k) for o, k, s in zip(o_dims, k_dims, stride, strict=True)
+    ]
+
+    def body(s: Scalar, args):
+        low, high, acc_l, acc_h = args
+        return [D.add_down(s, acc_l, low), D.add_up(s, acc_h, high)]
+
+    sums = ctx.b.fold(padded, [x_map, x_map], [*out_shape, *kernel], k_dims, [0.0, 0.0], body)
+    return mean_of_sums(ctx, *sums, math.prod(kernel))

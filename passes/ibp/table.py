@@ -1,0 +1,89 @@
+"""The rule table of `tlir-ibp`: one rule per tlir op, emitting the op's
+interval program (docs/verification.md#the-rules).
+
+A rule gets the context (builder, carrier), the op and its operands' boxes,
+and returns the result's box with the failure flags of its data checks
+(rank-0 tensors, nonzero where a coordinate, a channel or a row failed). It
+raises `NoRule` where the carrier has no rule for the op and `NoBox` where the
+rule fails for every value (a mean over nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from tlir.optable import OpTable
+from tlir.passes.autodiff.builder import Builder, shape_of
+
+
+class NoRule(Exception):
+    """The carrier has no interval rule for this op."""
+
+
+class NoBox(Exception):
+    """The rule gives no box, whatever the values."""
+
+
+@dataclass
+class Bound:
+    """A value's box in the bounds function: two tensors of its type, and its
+    status (`tlir.bounds.RESOLVED`, a static op index, or a rank-0 tensor)."""
+
+    lo: SSAValue
+    hi: SSAValue
+    status: float | SSAValue = float("inf")
+
+    @property
+    def pair(self) -> tuple[SSAValue, SSAValue]:
+        return self.lo, self.hi
+
+    @property
+    def point(self) -> bool:
+        """A constant: both ends are one tensor."""
+        return self.lo is self.hi
+
+    def factor(self) -> SSAValue | tuple[SSAValue, SSAValue]:
+        """What `scalar.product` takes: the value of a point, else the pair."""
+        return self.lo if self.point else self.pair
+
+
+@dataclass
+class Out:
+    lo: SSAValue
+    hi: SSAValue
+    flags: list[SSAValue] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    b: Builder
+    element: Attribute
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.float32 if self.element.bitwidth == 32 else np.float64)
+
+    def shape(self, op: Operation) -> tuple[int, ...]:
+        return shape_of(op.results[0])
+
+
+@dataclass(frozen=True)
+class Rule:
+    emit: Callable[[Context, Operation, Sequence[Bound]], Out]
+    reads_operands: bool = True
+
+
+IBP_RULES: OpTable[Rule] = OpTable("interval rule")
+
+
+def ibp_rule(*op_classes: type[Operation], reads_operands: bool = True) -> Callable:
+    def decorate(function: Callable) -> Callable:
+        for op_class in op_classes:
+            IBP_RULES.add(op_class, Rule(function, reads_operands))
+        return function
+
+    return decorate
