@@ -24,6 +24,8 @@ import os
 import sys
 from pathlib import Path
 
+from tlir.settings import env_number
+
 DEFAULT_MAX_MB = 1024
 
 
@@ -126,15 +128,12 @@ def cache_directory() -> str | None:
 
 
 def _max_bytes() -> int:
-    value = os.environ.get("TLIR_CACHE_MAX_MB", "").strip()
-    if not value:
-        return DEFAULT_MAX_MB << 20
     try:
-        megabytes = float(value)
-    except ValueError:
-        _warn(f"TLIR_CACHE_MAX_MB must be a number of megabytes, got '{value}'")
+        megabytes = env_number("TLIR_CACHE_MAX_MB")
+    except ValueError as err:
+        _warn(f"{err} (megabytes): using {DEFAULT_MAX_MB}")
         return DEFAULT_MAX_MB << 20
-    return max(int(megabytes * (1 << 20)), 0)
+    return DEFAULT_MAX_MB << 20 if megabytes is None else int(megabytes * (1 << 20))
 
 
 _OPEN: dict[tuple[str, int], CompileCache | None] = {}
