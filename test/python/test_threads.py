@@ -13,7 +13,7 @@ import pytest
 import tlir
 from tlir import jit
 
-pytestmark = pytest.mark.skipif(not jit.host().openmp, reason="no OpenMP runtime (libgomp)")
+pytestmark = pytest.mark.skipif(not jit.host().threads, reason="no POSIX threads")
 
 N = 256
 MODEL = f"""func.func @main(%x: tensor<{N}x{N}xf64>, %w: tensor<{N}x{N}xf64>) -> (tensor<{N}x{N}xf64>, tensor<{N}x{N}xf64>, tensor<{N}xf64>) {{

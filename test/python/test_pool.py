@@ -1,0 +1,175 @@
+"""tlir's thread pool (`tlir.pool`): a forked child runs threaded models, a
+call never waits for a worker that has not started, concurrent callers each
+get their own results, and the workers are invisible to Python and deaf to
+signals. Every result is compared with the reference evaluator."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import tlir
+from tlir import helper, jit, pool
+from tlir.reference import evaluate
+
+pytestmark = pytest.mark.skipif(not jit.host().threads, reason="no POSIX threads")
+
+N = 192
+T = f"tensor<{N}x{N}xf64>"
+MODEL = f"""func.func @main(%x: {T}, %w: {T}) -> ({T}, {T}) {{
+  %0 = tlir.matmul %x, %w : ({T}, {T}) -> {T}
+  %1 = tlir.tanh %0 : ({T}) -> {T}
+  %2 = tlir.softmax %1 axis = 1 : ({T}) -> {T}
+  func.return %1, %2 : {T}, {T}
+}}"""
+
+
+def _inputs(seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    inputs = [rng.normal(size=(N, N)) for _ in range(2)]
+    inputs[0][1, 2] = np.nan
+    return inputs
+
+
+def _expected(inputs) -> list[bytes]:
+    return [np.asarray(r).tobytes() for r in evaluate(tlir.parse_module(MODEL), inputs)]
+
+
+@pytest.fixture(scope="module")
+def model():
+    compiled = tlir.compile(MODEL, threads=2)
+    assert sum(step.threaded for step in compiled.plan.steps) >= 2
+    return compiled
+
+
+def _bits(outputs) -> list[bytes]:
+    return [o.tobytes() for o in outputs]
+
+
+FORK = textwrap.dedent(
+    """
+    import os, sys
+    import numpy as np
+    import tlir
+    sys.path.insert(0, sys.argv[1])
+    from test_pool import MODEL, _inputs, _bits, _expected
+    model = tlir.compile(MODEL, threads=2)
+    for seed in range(3):  # the parent's pool started and used
+        assert _bits(model(*_inputs(seed))) == _expected(_inputs(seed))
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        ok = all(_bits(model(*_inputs(s))) == _expected(_inputs(s)) for s in (5, 6))
+        more = tlir.compile(MODEL.replace("tanh", "sigmoid"), threads=2, cache=False)
+        ok = ok and len(more(*_inputs(7))) == 2
+        os.write(write, b"ok" if ok else b"differs")
+        os._exit(0)
+    os.close(write)
+    answer = os.read(read, 16)
+    os.waitpid(pid, 0)
+    assert _bits(model(*_inputs(8))) == _expected(_inputs(8))  # the parent's pool still works
+    print(answer.decode())
+    """
+)
+
+
+def test_a_forked_child_runs_a_threaded_model_the_parent_ran():
+    """libgomp's pool does not survive fork: such a child hung on its first call."""
+    proc = subprocess.run(
+        [sys.executable, "-c", FORK, os.path.dirname(__file__)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "ok\n"
+
+
+def _child_call(model, seed, queue):
+    queue.put(_bits(model(*_inputs(seed))))
+
+
+def test_multiprocessing_fork_workers_run_the_model(model):
+    model(*_inputs(0))  # the pool runs in this process
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    children = [context.Process(target=_child_call, args=(model, s, queue)) for s in (1, 2)]
+    for child in children:
+        child.start()
+    results = sorted(queue.get(timeout=60) for _ in children)
+    for child in children:
+        child.join(timeout=60)
+        assert child.exitcode == 0
+    assert results == sorted(_expected(_inputs(s)) for s in (1, 2))
+
+
+def test_a_call_does_not_wait_for_a_worker_that_never_starts(model):
+    """The pool believes in a worker that does not exist (as if it never got
+    a core): the caller claims every chunk and returns."""
+    runtime = pool.runtime()
+    real = runtime.workers
+    runtime.set_workers(real + 5)  # five workers the pool will never see
+    try:
+        model.threads = min(real + 6, 8)
+        for seed in (3, 4):
+            assert _bits(model(*_inputs(seed))) == _expected(_inputs(seed))
+    finally:
+        runtime.set_workers(real)
+        model.threads = 2
+
+
+def test_concurrent_callers_get_their_own_results(model):
+    """One job at a time: a caller that finds the pool busy runs on its own thread."""
+    inputs = {seed: _inputs(seed) for seed in range(4)}
+    results: dict[int, list[bytes]] = {}
+
+    def run(seed):
+        for _ in range(5):
+            results[seed] = _bits(model(*inputs[seed]))
+
+    threads = [threading.Thread(target=run, args=(seed,)) for seed in inputs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert results == {seed: _expected(inputs[seed]) for seed in inputs}
+
+
+def _blocked_signals(task: str) -> int:
+    with open(f"/proc/self/task/{task}/status") as status:
+        for line in status:
+            if line.startswith("SigBlk:"):
+                return int(line.split()[1], 16)
+    raise AssertionError("no SigBlk line")
+
+
+def test_the_workers_are_invisible_to_python_and_block_signals(model):
+    model(*_inputs(0))
+    workers = pool.runtime().workers
+    assert workers >= 1
+    assert threading.active_count() == 1
+    if len(os.sched_getaffinity(0)) > 1:
+        assert helper.processes() > 1  # compile helpers may still be forked
+    me = str(threading.get_native_id())
+    others = [t for t in os.listdir("/proc/self/task") if t != me]
+    assert _blocked_signals(me) == 0  # the caller's mask is restored
+    # every worker blocks every signal (SIGKILL and SIGSTOP cannot be blocked)
+    assert sum(_blocked_signals(t) != 0 for t in others) >= workers
+
+
+def test_the_workers_run_under_sched_batch(model):
+    model(*_inputs(0))
+    policies = set()
+    for task in os.listdir("/proc/self/task"):
+        if int(task) != threading.get_native_id():
+            policies.add(os.sched_getscheduler(int(task)))
+    assert os.SCHED_BATCH in policies
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the caller's own is untouched
