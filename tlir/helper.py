@@ -14,7 +14,8 @@ Forking a process that runs other threads is unsafe where one of them holds a
 lock the copy needs. Helpers are forked only when no other Python thread runs
 (one could hold the import lock or a stream's); the threads Python does not
 see are the idle pools of OpenBLAS (which shuts them down around a fork) and
-OpenMP (which a helper never calls). It takes Linux's `fork` and a second core.
+tlir's own (`tlir.pool`, which a helper never calls). It takes Linux's `fork`
+and a second core.
 
 `TLIR_COMPILE_PROCESSES` sets how many processes compile (this one included):
 by default one per core this process may use, at most `MAX_PROCESSES`; 1 turns

@@ -80,6 +80,7 @@ _RUNTIME = """
 @tlir.rt.workers = internal global i32 0, align 64
 @tlir.rt.spin = internal global i32 SPIN, align 4
 @tlir.rt.serial_until = internal global i64 0, align 64
+@tlir.rt.counts = internal global [3 x i64] zeroinitializer, align 64
 @tlir.rt.penalty = internal global i64 PENALTY, align 8
 @tlir.rt.mutex = internal global [64 x i8] zeroinitializer, align 64
 @tlir.rt.work = internal global [64 x i8] zeroinitializer, align 64
@@ -90,6 +91,7 @@ declare i32 @pthread_mutex_unlock(ptr)
 declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 declare i64 @llvm.readcyclecounter()
 declare i32 @sched_setscheduler(i32, i32, ptr)
 PAUSE_DECLARATION
@@ -215,7 +217,11 @@ recent:
   %t0 = call i64 @llvm.readcyclecounter()
   %until = load atomic i64, ptr @tlir.rt.serial_until monotonic, align 8
   %backing_off = icmp ult i64 %t0, %until
-  br i1 %backing_off, label %serial, label %acquire
+  br i1 %backing_off, label %skip, label %acquire
+skip:
+  %skips = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 2
+  %s0 = atomicrmw add ptr %skips, i64 1 monotonic
+  br label %serial
 acquire:
   %pair = cmpxchg ptr @tlir.rt.busy, i32 0, i32 1 seq_cst seq_cst
   %taken = extractvalue { i32, i1 } %pair, 1
@@ -245,6 +251,8 @@ wake:
   call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
   br label %claim
 claim:
+  %jobs = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 0
+  %j0 = atomicrmw add ptr %jobs, i64 1 monotonic
   %mine = call i64 @tlir.rt.claim(i64 %g64)
   %t1 = call i64 @llvm.readcyclecounter()
   br label %spin
@@ -292,6 +300,8 @@ timed:
   %stalled = or i1 %slow, %none
   br i1 %stalled, label %back_off, label %close
 back_off:
+  %stalls = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 1
+  %st0 = atomicrmw add ptr %stalls, i64 1 monotonic
   %penalty = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
   %pause_for = mul i64 %took, %penalty
   %resume = add i64 %t2, %pause_for
@@ -312,6 +322,12 @@ serial:
 
 define void @tlir_rt_set_spin(i32 %count) {
   store atomic i32 %count, ptr @tlir.rt.spin monotonic, align 4
+  ret void
+}
+
+; (threaded steps, of which stalled, steps on one thread after a stall)
+define void @tlir_rt_counts(ptr %out) {
+  call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr @tlir.rt.counts, i64 24, i1 false)
   ret void
 }
 
@@ -399,10 +415,18 @@ class _Runtime:
         self.reset = self.engine.function("tlir_rt_reset", None, [])
         self.set_spin = self.engine.function("tlir_rt_set_spin", None, [ctypes.c_int32])
         self.set_penalty = self.engine.function("tlir_rt_set_penalty", None, [ctypes.c_int64])
+        self._counts = self.engine.function("tlir_rt_counts", None, [ctypes.c_void_p])
+
         self.libc = _libc()
         self.workers = 0
         self.pid = os.getpid()
         self.lock = threading.Lock()
+
+    def counts(self) -> dict[str, int]:
+        """Threaded steps so far: run on the pool, stalled, run alone after a stall."""
+        values = (ctypes.c_int64 * 3)()
+        self._counts(ctypes.addressof(values))
+        return dict(zip(("pool", "stalled", "alone"), values, strict=True))
 
     def start(self, count: int) -> None:
         """At least `count` workers (as many as the system lets start)."""
