@@ -45,6 +45,7 @@ import functools
 import os
 import platform
 import signal
+import sys
 import threading
 
 SPIN = 500
@@ -395,8 +396,10 @@ def _libc():
 
 def available() -> bool:
     """Whether this process can start POSIX threads through the C library."""
+    if not sys.platform.startswith("linux"):  # SCHED_BATCH, glibc's zeroed initializers
+        return False
     try:
-        return os.name == "posix" and hasattr(_libc(), "pthread_create")
+        return hasattr(_libc(), "pthread_create")
     except (OSError, AttributeError):
         return False
 

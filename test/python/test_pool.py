@@ -195,3 +195,57 @@ def test_the_workers_run_under_sched_batch(model):
             policies.add(os.sched_getscheduler(int(task)))
     assert os.SCHED_BATCH in policies
     assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the caller's own is untouched
+
+
+RECORD = """
+declare i64 @pthread_self()
+define void @record(ptr %args, i64 %lo, i64 %hi) {
+entry:
+  %counts = load ptr, ptr %args
+  %owners.p = getelementptr ptr, ptr %args, i64 1
+  %owners = load ptr, ptr %owners.p
+  %me = call i64 @pthread_self()
+  br label %loop
+loop:
+  %i = phi i64 [ %lo, %entry ], [ %next, %work ]
+  %more = icmp ult i64 %i, %hi
+  br i1 %more, label %work, label %done
+work:
+  %c = getelementptr i64, ptr %counts, i64 %i
+  %old = atomicrmw add ptr %c, i64 1 monotonic
+  %o = getelementptr i64, ptr %owners, i64 %i
+  store i64 %me, ptr %o
+  %next = add i64 %i, 1
+  br label %loop
+done:
+  ret void
+}
+"""
+
+
+def test_every_iteration_runs_once_per_job_and_workers_take_part():
+    """`tlir_rt_parallel` called directly, thousands of jobs of a few
+    iterations: each iteration of each job runs exactly once, and workers (not
+    only the caller) ran some of them."""
+    import ctypes
+
+    engine = jit.Engine([jit.compile_object(RECORD, 2, "test", frozenset({"pthread_self"}))])
+    record = engine.engine.get_function_address("record")
+    parallel = ctypes.CFUNCTYPE(
+        None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
+    )(pool.runtime().parallel)
+    pool.prepare(3)
+    pool.runtime().set_penalty(0)  # every job on the pool, stalled or not
+    jobs, n = 3000, 37
+    counts = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    args = (ctypes.c_void_p * 2)(counts.ctypes.data, owners.ctypes.data)
+    seen = set()
+    try:
+        for _ in range(jobs):
+            parallel(record, ctypes.addressof(args), n, 3)
+            seen.update(owners.tolist())
+    finally:
+        pool.runtime().set_penalty(pool.PENALTY)
+    assert counts.tolist() == [jobs] * n
+    assert len(seen) >= 2
