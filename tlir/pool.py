@@ -285,14 +285,17 @@ woken:
   br label %timed
 timed:
   ; The step took more than twice what this thread's own chunks say it
-  ; should on `team` threads (or this thread got no chunk): a worker holding
+  ; should on `team` threads, ceil(n / team) iterations each (or this thread got
+  ; no chunk): a worker holding
   ; a chunk was not running, or this thread lost its core to a worker. Steps
   ; then run on their caller's thread alone for PENALTY times the step's
   ; time, so that such stalls cost little of the time.
   %t2 = call i64 @llvm.readcyclecounter()
   %worked = sub i64 %t1, %t0
   %took = sub i64 %t2, %t0
-  %share = udiv i64 %n, %team
+  %n_up = add i64 %n, %team
+  %n_up1 = sub i64 %n_up, 1
+  %share = udiv i64 %n_up1, %team
   %expected = mul i64 %worked, %share
   %bound = shl i64 %expected, 1
   %took_mine = mul i64 %took, %mine
