@@ -464,6 +464,9 @@ def runtime() -> _Runtime:
     import llvmlite.binding as llvm
 
     built = _Runtime()
+    # Never freed, not even when the interpreter shuts down: the workers run
+    # (or sleep inside) its code until the process ends.
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
     llvm.add_symbol("tlir_rt_parallel", built.parallel)
     os.register_at_fork(after_in_child=_after_fork_in_child)
     return built

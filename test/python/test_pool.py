@@ -249,3 +249,36 @@ def test_every_iteration_runs_once_per_job_and_workers_take_part():
         pool.runtime().set_penalty(pool.PENALTY)
     assert counts.tolist() == [jobs] * n
     assert len(seen) >= 2
+
+
+EXIT_WHILE_CALLING = textwrap.dedent(
+    """
+    import sys, threading, time
+    import numpy as np
+    import tlir
+    sys.path.insert(0, sys.argv[1])
+    from test_pool import MODEL, _inputs
+    model = tlir.compile(MODEL, threads=2)
+    inputs = _inputs(0)
+
+    def forever():
+        while True:
+            model(*inputs)
+
+    threading.Thread(target=forever, daemon=True).start()
+    time.sleep(0.05)
+    """
+)
+
+
+def test_the_process_exits_cleanly_while_a_daemon_thread_calls():
+    """The interpreter shuts down while steps run on the pool: the runtime's
+    code stays where the workers run it."""
+    for _ in range(3):
+        proc = subprocess.run(
+            [sys.executable, "-c", EXIT_WHILE_CALLING, os.path.dirname(__file__)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert (proc.returncode, proc.stderr) == (0, "")
