@@ -207,7 +207,7 @@ entry:
   %me = call i64 @pthread_self()
   br label %loop
 loop:
-  %i = phi i64 [ %lo, %entry ], [ %next, %work ]
+  %i = phi i64 [ %lo, %entry ], [ %next, %next.i ]
   %more = icmp ult i64 %i, %hi
   br i1 %more, label %work, label %done
 work:
@@ -215,6 +215,15 @@ work:
   %old = atomicrmw add ptr %c, i64 1 monotonic
   %o = getelementptr i64, ptr %owners, i64 %i
   store i64 %me, ptr %o
+  br label %delay
+delay:  ; a few microseconds of work when args[2] is not null
+  %k = phi i64 [ 0, %work ], [ %k1, %delay ]
+  %slow.p = getelementptr ptr, ptr %args, i64 2
+  %slow = load volatile i64, ptr %slow.p
+  %k1 = add i64 %k, 1
+  %busy = icmp ult i64 %k1, %slow
+  br i1 %busy, label %delay, label %next.i
+next.i:
   %next = add i64 %i, 1
   br label %loop
 done:
@@ -223,32 +232,48 @@ done:
 """
 
 
-def test_every_iteration_runs_once_per_job_and_workers_take_part():
-    """`tlir_rt_parallel` called directly, thousands of jobs of a few
-    iterations: each iteration of each job runs exactly once, and workers (not
-    only the caller) ran some of them."""
+def _record_jobs(jobs: int, n: int, delay: int, until_shared: bool = False):
+    """`jobs` jobs of `n` iterations through `tlir_rt_parallel` on 3 threads:
+    (how often each iteration ran, the threads that ran any)."""
     import ctypes
 
     engine = jit.Engine([jit.compile_object(RECORD, 2, "test", frozenset({"pthread_self"}))])
     record = engine.engine.get_function_address("record")
-    parallel = ctypes.CFUNCTYPE(
+    signature = ctypes.CFUNCTYPE(
         None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
-    )(pool.runtime().parallel)
+    )
+    parallel = signature(pool.runtime().parallel)
     pool.prepare(3)
     pool.runtime().set_penalty(0)  # every job on the pool, stalled or not
-    jobs, n = 3000, 37
     counts = np.zeros(n, np.int64)
     owners = np.zeros(n, np.int64)
-    args = (ctypes.c_void_p * 2)(counts.ctypes.data, owners.ctypes.data)
-    seen = set()
+    args = (ctypes.c_void_p * 3)(counts.ctypes.data, owners.ctypes.data, delay)
+    seen: set[int] = set()
     try:
         for _ in range(jobs):
             parallel(record, ctypes.addressof(args), n, 3)
             seen.update(owners.tolist())
+            if until_shared and len(seen) > 1:
+                break
     finally:
         pool.runtime().set_penalty(pool.PENALTY)
+    return counts, seen
+
+
+def test_every_iteration_of_every_job_runs_once():
+    """`tlir_rt_parallel` called directly, thousands of jobs of a few short
+    iterations (workers racing the caller for chunks)."""
+    jobs, n = 3000, 37
+    counts, _ = _record_jobs(jobs, n, 0)
     assert counts.tolist() == [jobs] * n
+
+
+def test_workers_take_part():
+    """Jobs of some microseconds per iteration, until a worker (not only the
+    caller) ran some (on a loaded machine it may take a while)."""
+    counts, seen = _record_jobs(2000, 16, 5000, until_shared=True)
     assert len(seen) >= 2
+    assert len(set(counts.tolist())) == 1  # every iteration as often as the others
 
 
 EXIT_WHILE_CALLING = textwrap.dedent(
