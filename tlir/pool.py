@@ -20,8 +20,11 @@ the call waits for the one that lost its core).
   takes the core of the thread that woke it.
 * **A stall is not repeated.** A step that took more than twice what the
   caller's own chunks predict (a worker holding a chunk lost its core to
-  another process), or in which the caller got no chunk, makes the next steps
-  run on their caller's thread alone for `PENALTY` times that step's time.
+  another process, or the workers never came), or in which the caller got no
+  chunk, makes the next steps run on their caller's thread alone for
+  `PENALTY` times that step's time, twice as long after each further stall
+  (up to `MAX_BACKOFF` times as long), half as long again after each step the
+  workers sped up.
 * **No busy waiting.** A thread with nothing to do checks for `SPIN` rounds
   (about 20 µs: the next step of a call usually comes at once), then sleeps on
   a condition variable.
@@ -52,7 +55,11 @@ SPIN = 500
 """Checks (each with a spin-loop hint, about 40 ns here) before a waiting thread sleeps."""
 
 PENALTY = 16
-"""How long steps run on one thread after a stalled step, in times its duration."""
+"""How long steps run on one thread after a stalled step, in times its duration
+(doubled after each further stall, up to `MAX_BACKOFF` times, halved again
+after each step the workers sped up)."""
+
+MAX_BACKOFF = 64
 
 CLOSED = 0xFFFFFFFF
 """The `next` half of the state word of a job that takes no more claims."""
@@ -83,6 +90,7 @@ _RUNTIME = """
 @tlir.rt.serial_until = internal global i64 0, align 64
 @tlir.rt.counts = internal global [3 x i64] zeroinitializer, align 64
 @tlir.rt.penalty = internal global i64 PENALTY, align 8
+@tlir.rt.backoff = internal global i64 PENALTY, align 8
 @tlir.rt.mutex = internal global [64 x i8] zeroinitializer, align 64
 @tlir.rt.work = internal global [64 x i8] zeroinitializer, align 64
 @tlir.rt.finished = internal global [64 x i8] zeroinitializer, align 64
@@ -302,14 +310,31 @@ timed:
   %slow = icmp ugt i64 %took_mine, %bound
   %none = icmp eq i64 %mine, 0
   %stalled = or i1 %slow, %none
-  br i1 %stalled, label %back_off, label %close
+  %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
+  %factor = load atomic i64, ptr @tlir.rt.backoff monotonic, align 8
+  br i1 %stalled, label %back_off, label %relax
 back_off:
+  ; stall after stall (a machine whose other cores stay busy): each time
+  ; twice as long alone, up to MAX_BACKOFF times the base
   %stalls = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 1
   %st0 = atomicrmw add ptr %stalls, i64 1 monotonic
-  %penalty = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
-  %pause_for = mul i64 %took, %penalty
+  %pause_for = mul i64 %took, %factor
   %resume = add i64 %t2, %pause_for
   store atomic i64 %resume, ptr @tlir.rt.serial_until monotonic, align 8
+  %doubled = shl i64 %factor, 1
+  %most = mul i64 %base, MAX_BACKOFF
+  %over = icmp ugt i64 %doubled, %most
+  %grown = select i1 %over, i64 %most, i64 %doubled
+  %low = icmp ult i64 %grown, %base
+  %next_up = select i1 %low, i64 %base, i64 %grown
+  store atomic i64 %next_up, ptr @tlir.rt.backoff monotonic, align 8
+  br label %close
+relax:
+  ; a step the workers sped up: the next stall is forgiven sooner
+  %halved = lshr i64 %factor, 1
+  %under = icmp ult i64 %halved, %base
+  %next_down = select i1 %under, i64 %base, i64 %halved
+  store atomic i64 %next_down, ptr @tlir.rt.backoff monotonic, align 8
   br label %close
 close:
   ; No claim of this job can succeed any more, before the next job's fields
@@ -337,6 +362,7 @@ define void @tlir_rt_counts(ptr %out) {
 
 define void @tlir_rt_set_penalty(i64 %penalty) {
   store atomic i64 %penalty, ptr @tlir.rt.penalty monotonic, align 8
+  store atomic i64 %penalty, ptr @tlir.rt.backoff monotonic, align 8
   ret void
 }
 
@@ -355,6 +381,8 @@ define void @tlir_rt_reset() {
   store atomic i64 CLOSED, ptr @tlir.rt.state seq_cst, align 8
   store atomic i32 0, ptr @tlir.rt.gen seq_cst, align 4
   store atomic i64 0, ptr @tlir.rt.serial_until seq_cst, align 8
+  %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
+  store atomic i64 %base, ptr @tlir.rt.backoff seq_cst, align 8
   call void @llvm.memset.p0.i64(ptr @tlir.rt.mutex, i8 0, i64 64, i1 false)
   call void @llvm.memset.p0.i64(ptr @tlir.rt.work, i8 0, i64 64, i1 false)
   call void @llvm.memset.p0.i64(ptr @tlir.rt.finished, i8 0, i64 64, i1 false)
@@ -383,6 +411,7 @@ def runtime_ir() -> str:
         .replace("PAUSE_CALL", call)
         .replace("CLOSED", str(CLOSED))
         .replace("SPIN", str(SPIN))
+        .replace("MAX_BACKOFF", str(MAX_BACKOFF))
         .replace("PENALTY", str(PENALTY))
         .replace("BATCH_CALL", _BATCH)
     )

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -232,7 +233,7 @@ done:
 """
 
 
-def _record_jobs(jobs: int, n: int, delay: int, until_shared: bool = False):
+def _record_jobs(jobs: int, n: int, delay: int, until_shared: float = 0.0):
     """`jobs` jobs of `n` iterations through `tlir_rt_parallel` on 3 threads:
     (how often each iteration ran, the threads that ran any)."""
     import ctypes
@@ -249,11 +250,12 @@ def _record_jobs(jobs: int, n: int, delay: int, until_shared: bool = False):
     owners = np.zeros(n, np.int64)
     args = (ctypes.c_void_p * 3)(counts.ctypes.data, owners.ctypes.data, delay)
     seen: set[int] = set()
+    start = time.monotonic()
     try:
         for _ in range(jobs):
             parallel(record, ctypes.addressof(args), n, 3)
             seen.update(owners.tolist())
-            if until_shared and len(seen) > 1:
+            if until_shared and (len(seen) > 1 or time.monotonic() - start > until_shared):
                 break
     finally:
         pool.runtime().set_penalty(pool.PENALTY)
@@ -269,9 +271,9 @@ def test_every_iteration_of_every_job_runs_once():
 
 
 def test_workers_take_part():
-    """Jobs of some microseconds per iteration, until a worker (not only the
-    caller) ran some (on a loaded machine it may take a while)."""
-    counts, seen = _record_jobs(2000, 16, 5000, until_shared=True)
+    """Jobs of a few milliseconds, until a worker (not only the caller) ran
+    some iterations (on a loaded machine it may take a while)."""
+    counts, seen = _record_jobs(100_000, 16, 200_000, until_shared=60.0)
     assert len(seen) >= 2
     assert len(set(counts.tolist())) == 1  # every iteration as often as the others
 
