@@ -22,9 +22,9 @@ the call waits for the one that lost its core).
   caller's own chunks predict (a worker holding a chunk lost its core to
   another process, or the workers never came), or in which the caller got no
   chunk, makes the next steps run on their caller's thread alone for
-  `PENALTY` times that step's time, twice as long after each further stall
-  (up to `MAX_BACKOFF` times as long), half as long again after each step the
-  workers sped up.
+  `PENALTY` times what that step takes on one thread, twice as long after each
+  further stall (up to `MAX_BACKOFF` times as long), half as long again after
+  each step the workers sped up.
 * **No busy waiting.** A thread with nothing to do checks for `SPIN` rounds
   (about 20 µs: the next step of a call usually comes at once), then sleeps on
   a condition variable.
@@ -55,8 +55,8 @@ SPIN = 500
 """Checks (each with a spin-loop hint, about 40 ns here) before a waiting thread sleeps."""
 
 PENALTY = 16
-"""How long steps run on one thread after a stalled step, in times its duration
-(doubled after each further stall, up to `MAX_BACKOFF` times, halved again
+"""How long steps run on one thread after a stalled step, in times what it
+takes on one thread (doubled after each further stall, up to `MAX_BACKOFF` times, halved again
 after each step the workers sped up)."""
 
 MAX_BACKOFF = 64
@@ -296,8 +296,8 @@ timed:
   ; should on `team` threads, ceil(n / team) iterations each (or this thread got
   ; no chunk): a worker holding
   ; a chunk was not running, or this thread lost its core to a worker. Steps
-  ; then run on their caller's thread alone for PENALTY times the step's
-  ; time, so that such stalls cost little of the time.
+  ; then run on their caller's thread alone for a while, so that such stalls
+  ; cost little of the time.
   %t2 = call i64 @llvm.readcyclecounter()
   %worked = sub i64 %t1, %t0
   %took = sub i64 %t2, %t0
@@ -318,7 +318,13 @@ back_off:
   ; twice as long alone, up to MAX_BACKOFF times the base
   %stalls = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 1
   %st0 = atomicrmw add ptr %stalls, i64 1 monotonic
-  %pause_for = mul i64 %took, %factor
+  ; in units of what the step takes on this thread alone (its own chunks'
+  ; pace), not of the stall, which may have lasted many times that
+  %some = select i1 %none, i64 1, i64 %mine
+  %all_work = mul i64 %worked, %n
+  %alone_est = udiv i64 %all_work, %some
+  %unit = select i1 %none, i64 %took, i64 %alone_est
+  %pause_for = mul i64 %unit, %factor
   %resume = add i64 %t2, %pause_for
   store atomic i64 %resume, ptr @tlir.rt.serial_until monotonic, align 8
   %doubled = shl i64 %factor, 1
