@@ -4,12 +4,15 @@ process this script starts itself: medians of calls interleaved in the same run
 the ratio 2T / 1T of each (below 1: two threads are faster).
 
   python bench/threads.py [--rounds 200] [--dtypes f64 f32] [--cases mlp conv]
-                          [--threads 2] [--busy 1]
+                          [--threads 2] [--busy 1] [--realtime]
 
 Targets: quiet, two threads at least 1.6x faster than one (ratio <= 0.625);
 beside one busy process, two threads at most 1.2x slower than one (ratio <= 1.2).
 The best times show what the code does when nothing else runs (on a machine
-shared with other work, "quiet" may not be).
+shared with other work, "quiet" may not be). `--realtime` (root or
+CAP_SYS_NICE) runs the quiet phase with this process's threads, the pool's
+workers included, under SCHED_FIFO: a quiet machine for them, whatever else
+runs; the busy phase runs as usual.
 Every result is checked bit-identical to the reference evaluator.
 """
 
@@ -20,6 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -45,6 +49,16 @@ def medians(models: dict[int, object], case: Case, rounds: int) -> dict[int, tup
             models[threads](*case.inputs)
             times[threads].append(time.perf_counter() - start)
     return {t: (statistics.median(v), min(v)) for t, v in times.items()}
+
+
+def set_realtime(on: bool) -> None:
+    """This process's threads under SCHED_FIFO, or back to normal (the pool's
+    workers to SCHED_BATCH, as `tlir.pool` starts them)."""
+    me = threading.get_native_id()
+    for task in map(int, os.listdir("/proc/self/task")):
+        normal = os.SCHED_OTHER if task == me else os.SCHED_BATCH
+        policy = os.SCHED_FIFO if on else normal
+        os.sched_setscheduler(task, policy, os.sched_param(1 if on else 0))
 
 
 def start_busy(count: int) -> list[subprocess.Popen]:
@@ -85,6 +99,9 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["mlp", "conv"])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--busy", type=int, default=1, help="busy processes beside the calls")
+    parser.add_argument(
+        "--realtime", action="store_true", help="the quiet phase under SCHED_FIFO (see above)"
+    )
     args = parser.parse_args()
     makers = {"mlp": mlp_case, "conv": conv_case}
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -93,7 +110,16 @@ def main() -> None:
         for dtype in args.dtypes:
             case = makers[name](dtype)
             models = {t: tlir.compile(case.module(), threads=t) for t in (1, args.threads)}
-            report(case, "quiet", *measure(models, case, args.rounds), args.threads)
+            for model in models.values():  # the pool's workers are started
+                model(*case.inputs)
+            if args.realtime:
+                set_realtime(True)
+            try:
+                quiet = measure(models, case, args.rounds)
+            finally:
+                if args.realtime:
+                    set_realtime(False)
+            report(case, "quiet", *quiet, args.threads)
             busy = start_busy(args.busy)
             try:
                 time.sleep(0.2)  # the busy processes are running

@@ -25,10 +25,11 @@ the call waits for the one that lost its core).
   `PENALTY` times what that step takes on one thread, twice as long after each
   further stall (up to `MAX_BACKOFF` times as long), half as long again after
   each step the workers sped up.
-* **No lasting busy waiting.** A thread with nothing to do checks for `SPIN`
-  rounds (about 0.2 ms here: the next step, or the next call of a loop,
-  usually comes by then; libgomp's default spins for milliseconds), then
-  sleeps on a condition variable. A process that stops calling uses no CPU.
+* **No lasting busy waiting.** An idle worker checks for a new job for `SPIN`
+  rounds (about 40 µs here: the next step of a call usually comes by then),
+  a caller waiting for a worker's last chunk for `CALLER_SPIN` (about 0.2 ms),
+  then each sleeps on a condition variable (libgomp's default spins for
+  milliseconds). A process that stops calling uses no CPU.
 * **Results do not depend on any of it**: each iteration runs whole on one
   thread, in the same order as on one thread (see `tlir.plan`).
 * **Concurrent callers**: one job runs at a time; a call that finds the pool
@@ -52,8 +53,13 @@ import signal
 import sys
 import threading
 
-SPIN = 5000
-"""Checks (each with a spin-loop hint, about 40 ns here) before a waiting thread sleeps."""
+SPIN = 1000
+"""Checks (each with a spin-loop hint, about 40 ns here) before an idle worker sleeps."""
+
+CALLER_SPIN = 5000
+"""Checks before a caller waiting for a worker's last chunk sleeps: its call
+waits for the wake-up (a 20 µs spin left the MLP's 2-thread speed-up at
+1.45-1.5x, 0.2 ms at 1.55-1.65x)."""
 
 PENALTY = 16
 """How long steps run on one thread after a stalled step, in times what it
@@ -88,10 +94,13 @@ _RUNTIME = """
 @tlir.rt.waiting = internal global i32 0, align 64
 @tlir.rt.workers = internal global i32 0, align 64
 @tlir.rt.spin = internal global i32 SPIN, align 4
-@tlir.rt.serial_until = internal global i64 0, align 64
+@tlir.rt.caller_spin = internal global i32 CALLER_SPIN, align 4
 @tlir.rt.counts = internal global [3 x i64] zeroinitializer, align 64
+@tlir.rt.pace_keys = internal global [64 x i64] zeroinitializer, align 64
+@tlir.rt.pace_values = internal global [64 x i64] zeroinitializer, align 64
+@tlir.rt.pace_until = internal global [64 x i64] zeroinitializer, align 64
+@tlir.rt.pace_backoff = internal global [64 x i64] zeroinitializer, align 64
 @tlir.rt.penalty = internal global i64 PENALTY, align 8
-@tlir.rt.backoff = internal global i64 PENALTY, align 8
 @tlir.rt.mutex = internal global [64 x i8] zeroinitializer, align 64
 @tlir.rt.work = internal global [64 x i8] zeroinitializer, align 64
 @tlir.rt.finished = internal global [64 x i8] zeroinitializer, align 64
@@ -163,6 +172,52 @@ out:
   ret i64 %total
 }
 
+; The slot of step function %f in the tables below.
+define internal i64 @tlir.rt.slot(ptr %f) {
+  %key = ptrtoint ptr %f to i64
+  %h = lshr i64 %key, 4
+  %slot = and i64 %h, 63
+  ret i64 %slot
+}
+
+; The best pace (cycles per iteration, times 16) seen for step function %f,
+; first taking a sample of %cycles for %iterations (none if 0); 0 if unknown.
+; A small table keyed by the function's address: a heuristic, so a slot two
+; functions share, or a race between two callers, costs only a guess.
+define internal i64 @tlir.rt.pace(ptr %f, i64 %cycles, i64 %iterations) {
+entry:
+  %key = ptrtoint ptr %f to i64
+  %slot = call i64 @tlir.rt.slot(ptr %f)
+  %kp = getelementptr [64 x i64], ptr @tlir.rt.pace_keys, i64 0, i64 %slot
+  %vp = getelementptr [64 x i64], ptr @tlir.rt.pace_values, i64 0, i64 %slot
+  %k = load atomic i64, ptr %kp monotonic, align 8
+  %v = load atomic i64, ptr %vp monotonic, align 8
+  %known = icmp eq i64 %k, %key
+  %old = select i1 %known, i64 %v, i64 -1
+  %measured = icmp ne i64 %iterations, 0
+  br i1 %measured, label %sample, label %look
+sample:
+  %c16 = shl i64 %cycles, 4
+  %p = udiv i64 %c16, %iterations
+  %better = icmp ult i64 %p, %old
+  %best = select i1 %better, i64 %p, i64 %old
+  store atomic i64 %best, ptr %vp monotonic, align 8
+  br i1 %known, label %kept, label %claim_slot
+claim_slot:  ; a new function in this slot: no back-off of the previous one
+  %up = getelementptr [64 x i64], ptr @tlir.rt.pace_until, i64 0, i64 %slot
+  store atomic i64 0, ptr %up monotonic, align 8
+  %bp = getelementptr [64 x i64], ptr @tlir.rt.pace_backoff, i64 0, i64 %slot
+  %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
+  store atomic i64 %base, ptr %bp monotonic, align 8
+  store atomic i64 %key, ptr %kp monotonic, align 8
+  br label %kept
+kept:
+  ret i64 %best
+look:
+  %r = select i1 %known, i64 %v, i64 0
+  ret i64 %r
+}
+
 ; A worker's life: wait for a new job (spin, then sleep), take part if its
 ; number (1, 2, ...; the caller is 0) is below the job's team, repeat.
 define ptr @tlir_rt_worker(ptr %arg) {
@@ -225,13 +280,24 @@ entry:
 recent:
   ; a worker held a call up lately: on one thread for a while
   %t0 = call i64 @llvm.readcyclecounter()
-  %until = load atomic i64, ptr @tlir.rt.serial_until monotonic, align 8
+  %fkey = ptrtoint ptr %f to i64
+  %fslot = call i64 @tlir.rt.slot(ptr %f)
+  %fkp = getelementptr [64 x i64], ptr @tlir.rt.pace_keys, i64 0, i64 %fslot
+  %fk = load atomic i64, ptr %fkp monotonic, align 8
+  %fup = getelementptr [64 x i64], ptr @tlir.rt.pace_until, i64 0, i64 %fslot
+  %until0 = load atomic i64, ptr %fup monotonic, align 8
+  %mine_slot = icmp eq i64 %fk, %fkey
+  %until = select i1 %mine_slot, i64 %until0, i64 0
   %backing_off = icmp ult i64 %t0, %until
   br i1 %backing_off, label %skip, label %acquire
 skip:
   %skips = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 2
   %s0 = atomicrmw add ptr %skips, i64 1 monotonic
-  br label %serial
+  call void %f(ptr %args, i64 0, i64 %n)
+  %ta = call i64 @llvm.readcyclecounter()
+  %alone_took = sub i64 %ta, %t0
+  %ignored_pace = call i64 @tlir.rt.pace(ptr %f, i64 %alone_took, i64 %n)
+  ret void
 acquire:
   %pair = cmpxchg ptr @tlir.rt.busy, i32 0, i32 1 seq_cst seq_cst
   %taken = extractvalue { i32, i1 } %pair, 1
@@ -274,7 +340,7 @@ spin:
 pause:
   PAUSE_CALL
   %k1 = add i32 %k, 1
-  %limit = load atomic i32, ptr @tlir.rt.spin monotonic, align 4
+  %limit = load atomic i32, ptr @tlir.rt.caller_spin monotonic, align 4
   %again = icmp ult i32 %k1, %limit
   br i1 %again, label %spin, label %sleep
 sleep:
@@ -293,24 +359,31 @@ woken:
   call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
   br label %timed
 timed:
-  ; The step took longer (by 1/8) than this thread alone would have needed
-  ; at the pace of its own chunks (or this thread got no chunk): a worker
-  ; holding a chunk was not running. Steps then run on their caller's thread
+  ; The step took longer (by 1/8) than one thread would have needed at the
+  ; best pace seen for this step function, its own chunks now included (or
+  ; this thread got no chunk): a worker holding a chunk was not running, or
+  ; ran on this thread's core. Steps then run on their caller's thread
   ; alone for a while, so that such stalls cost little of the time. (Workers
   ; that never came cost nothing but the wake-up: not a stall.)
   %t2 = call i64 @llvm.readcyclecounter()
   %worked = sub i64 %t1, %t0
   %took = sub i64 %t2, %t0
-  %by_one = mul i64 %worked, %n
-  %by_one9 = mul i64 %by_one, 9
-  %took_mine1 = mul i64 %took, %mine
-  %took_mine = shl i64 %took_mine1, 3
-  %slow = icmp ugt i64 %took_mine, %by_one9
+  %best16 = call i64 @tlir.rt.pace(ptr %f, i64 %worked, i64 %mine)
+  %pace_known = icmp ne i64 %best16, 0
+  %by_one16 = mul i64 %best16, %n
+  %by_one144 = mul i64 %by_one16, 9
+  %took128 = shl i64 %took, 7
+  %slower = icmp ugt i64 %took128, %by_one144
+  %slow = and i1 %slower, %pace_known
   %none = icmp eq i64 %mine, 0
   %stalled = or i1 %slow, %none
   %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
-  %factor = load atomic i64, ptr @tlir.rt.backoff monotonic, align 8
-  br i1 %stalled, label %back_off, label %relax
+  %fbp = getelementptr [64 x i64], ptr @tlir.rt.pace_backoff, i64 0, i64 %fslot
+  %factor = load atomic i64, ptr %fbp monotonic, align 8
+  %helped = icmp ult i64 %mine, %n
+  br i1 %stalled, label %back_off, label %clean
+clean:
+  br i1 %helped, label %relax, label %close
 back_off:
   ; stall after stall (a machine whose other cores stay busy): each time
   ; twice as long alone, up to MAX_BACKOFF times the base
@@ -324,21 +397,21 @@ back_off:
   %unit = select i1 %none, i64 %took, i64 %alone_est
   %pause_for = mul i64 %unit, %factor
   %resume = add i64 %t2, %pause_for
-  store atomic i64 %resume, ptr @tlir.rt.serial_until monotonic, align 8
+  store atomic i64 %resume, ptr %fup monotonic, align 8
   %doubled = shl i64 %factor, 1
   %most = mul i64 %base, MAX_BACKOFF
   %over = icmp ugt i64 %doubled, %most
   %grown = select i1 %over, i64 %most, i64 %doubled
   %low = icmp ult i64 %grown, %base
   %next_up = select i1 %low, i64 %base, i64 %grown
-  store atomic i64 %next_up, ptr @tlir.rt.backoff monotonic, align 8
+  store atomic i64 %next_up, ptr %fbp monotonic, align 8
   br label %close
 relax:
   ; a step the workers sped up: the next stall is forgiven sooner
   %halved = lshr i64 %factor, 1
   %under = icmp ult i64 %halved, %base
   %next_down = select i1 %under, i64 %base, i64 %halved
-  store atomic i64 %next_down, ptr @tlir.rt.backoff monotonic, align 8
+  store atomic i64 %next_down, ptr %fbp monotonic, align 8
   br label %close
 close:
   ; No claim of this job can succeed any more, before the next job's fields
@@ -353,8 +426,9 @@ serial:
   ret void
 }
 
-define void @tlir_rt_set_spin(i32 %count) {
+define void @tlir_rt_set_spin(i32 %count, i32 %caller) {
   store atomic i32 %count, ptr @tlir.rt.spin monotonic, align 4
+  store atomic i32 %caller, ptr @tlir.rt.caller_spin monotonic, align 4
   ret void
 }
 
@@ -366,7 +440,7 @@ define void @tlir_rt_counts(ptr %out) {
 
 define void @tlir_rt_set_penalty(i64 %penalty) {
   store atomic i64 %penalty, ptr @tlir.rt.penalty monotonic, align 8
-  store atomic i64 %penalty, ptr @tlir.rt.backoff monotonic, align 8
+  call void @llvm.memset.p0.i64(ptr @tlir.rt.pace_keys, i8 0, i64 512, i1 false)
   ret void
 }
 
@@ -384,10 +458,8 @@ define void @tlir_rt_reset() {
   store atomic i32 0, ptr @tlir.rt.waiting seq_cst, align 4
   store atomic i64 CLOSED, ptr @tlir.rt.state seq_cst, align 8
   store atomic i32 0, ptr @tlir.rt.gen seq_cst, align 4
-  store atomic i64 0, ptr @tlir.rt.serial_until seq_cst, align 8
-  %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
-  store atomic i64 %base, ptr @tlir.rt.backoff seq_cst, align 8
   call void @llvm.memset.p0.i64(ptr @tlir.rt.mutex, i8 0, i64 64, i1 false)
+  call void @llvm.memset.p0.i64(ptr @tlir.rt.pace_keys, i8 0, i64 512, i1 false)
   call void @llvm.memset.p0.i64(ptr @tlir.rt.work, i8 0, i64 64, i1 false)
   call void @llvm.memset.p0.i64(ptr @tlir.rt.finished, i8 0, i64 64, i1 false)
   ret void
@@ -414,6 +486,7 @@ def runtime_ir() -> str:
         _RUNTIME.replace("PAUSE_DECLARATION", declaration)
         .replace("PAUSE_CALL", call)
         .replace("CLOSED", str(CLOSED))
+        .replace("CALLER_SPIN", str(CALLER_SPIN))
         .replace("SPIN", str(SPIN))
         .replace("MAX_BACKOFF", str(MAX_BACKOFF))
         .replace("PENALTY", str(PENALTY))
@@ -452,7 +525,9 @@ class _Runtime:
         self.worker = self.engine.engine.get_function_address("tlir_rt_worker")
         self.set_workers = self.engine.function("tlir_rt_set_workers", None, [ctypes.c_int32])
         self.reset = self.engine.function("tlir_rt_reset", None, [])
-        self.set_spin = self.engine.function("tlir_rt_set_spin", None, [ctypes.c_int32])
+        self.set_spin = self.engine.function(
+            "tlir_rt_set_spin", None, [ctypes.c_int32, ctypes.c_int32]
+        )
         self.set_penalty = self.engine.function("tlir_rt_set_penalty", None, [ctypes.c_int64])
         self._counts = self.engine.function("tlir_rt_counts", None, [ctypes.c_void_p])
 
