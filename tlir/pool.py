@@ -18,13 +18,15 @@ the call waits for the one that lost its core).
 * **Workers yield to the caller.** They run under `SCHED_BATCH` (same
   priority, no wake-up preemption): a worker woken on a busy machine never
   takes the core of the thread that woke it.
-* **A stall is not repeated.** A step that took longer (by 1/8) than the caller
-  alone would have needed at the pace of its own chunks (a worker holding a
-  chunk lost its core to another process), or in which the caller got no
-  chunk, makes the next steps run on their caller's thread alone for
-  `PENALTY` times what that step takes on one thread, twice as long after each
-  further stall (up to `MAX_BACKOFF` times as long), half as long again after
-  each step the workers sped up.
+* **A stall is not repeated.** A step that took half as long again as one
+  thread needs at the best pace seen for its function (a worker holding a
+  chunk lost its core to another process, or shared the caller's), or in
+  which the caller got no chunk, makes the next steps *of that function* run
+  on their caller's thread alone for `PENALTY` times what that step takes on
+  one thread, twice as long after each further stall (up to `MAX_BACKOFF`
+  times as long), half as long again after each step the workers sped up. (A
+  small step that threads cannot speed up thus runs alone, and the large
+  steps of the same call keep their threads.)
 * **No lasting busy waiting.** An idle worker checks for a new job for `SPIN`
   rounds (about 40 µs here: the next step of a call usually comes by then),
   a caller waiting for a worker's last chunk for `CALLER_SPIN` (about 0.2 ms),
@@ -359,8 +361,8 @@ woken:
   call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
   br label %timed
 timed:
-  ; The step took longer (by 1/8) than one thread would have needed at the
-  ; best pace seen for this step function, its own chunks now included (or
+  ; The step took half as long again as one thread would need at the best
+  ; pace seen for this step function, its own chunks now included (or
   ; this thread got no chunk): a worker holding a chunk was not running, or
   ; ran on this thread's core. Steps then run on their caller's thread
   ; alone for a while, so that such stalls cost little of the time. (Workers
@@ -371,9 +373,9 @@ timed:
   %best16 = call i64 @tlir.rt.pace(ptr %f, i64 %worked, i64 %mine)
   %pace_known = icmp ne i64 %best16, 0
   %by_one16 = mul i64 %best16, %n
-  %by_one144 = mul i64 %by_one16, 9
-  %took128 = shl i64 %took, 7
-  %slower = icmp ugt i64 %took128, %by_one144
+  %by_one48 = mul i64 %by_one16, 3
+  %took32 = shl i64 %took, 5
+  %slower = icmp ugt i64 %took32, %by_one48
   %slow = and i1 %slower, %pace_known
   %none = icmp eq i64 %mine, 0
   %stalled = or i1 %slow, %none
