@@ -588,14 +588,12 @@ def _after_fork_in_child() -> None:
 
 
 def prepare(threads: int) -> int:
-    """Before a call with `threads` > 1: the workers it needs, started (again in
-    a forked process); the threads the call may use."""
-    from tlir.threads import max_threads
-
+    """Before a call with `threads` > 1 (already capped: `tlir.threads`): the
+    workers it needs, started (again in a forked process); the threads the
+    call may use."""
     pool = runtime()
     if pool.pid != os.getpid():  # forked where Python's fork hooks did not run
         pool.after_fork()
-    threads = min(threads, max_threads())
     if pool.workers < threads - 1:
         pool.start(threads - 1)
     return threads
