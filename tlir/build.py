@@ -210,7 +210,7 @@ class Build:
                 # still busy with the last kernels.
                 start = time.perf_counter()
                 plan = build_plan(entry, infos, self.where)
-                main_ir = entry_ir(plan, arities, jit.host().openmp)
+                main_ir = entry_ir(plan, arities, jit.host().threads)
                 planning = time.perf_counter() - start
                 kernel_symbols = frozenset(n + s for n in arities for s in ("", ".entry"))
                 main_future = finisher.entry(main_ir, kernel_symbols)

@@ -19,6 +19,7 @@ import numpy as np
 
 from tlir.diagnostics import TlirError
 from tlir.interface import check_array, numpy_dtype
+from tlir.pool import prepare
 
 _ALIGN = 64  # a cache line: outputs written by different threads share none
 _EMPTY = np.empty(1, np.uint8)  # the address passed for an empty array
@@ -111,6 +112,8 @@ class EntryCall:
         outputs = [
             np.ndarray(shape, dtype, buffer, skip + offset) for shape, dtype, offset in self._views
         ]
+        if threads > 1:
+            threads = prepare(threads)  # the pool's workers (again after a fork)
         try:
             frame = self._frames.pop()  # atomic: no lock needed
         except IndexError:

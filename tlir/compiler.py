@@ -19,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import io
-import os
 import time
 from collections.abc import Mapping, Sequence
 
@@ -36,6 +35,7 @@ from tlir.dialects import tlir as T
 from tlir.interface import VJP_WRT, element_type_name, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
+from tlir.threads import check_threads, default_threads
 
 OPT_LEVELS = (0, 1, 2, 3)
 
@@ -66,29 +66,13 @@ def to_text(module: ModuleOp) -> str:
     return out.getvalue()
 
 
-def default_threads() -> int:
-    """`TLIR_NUM_THREADS`, else every core this process may use."""
-    value = os.environ.get("TLIR_NUM_THREADS", "").strip()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise TlirError("TLIR_NUM_THREADS", f"must be a positive integer, got '{value}'")
-        return int(value)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def _check_options(
-    backend: object, opt_level: object, threads: object, numerics: object, where: str
-) -> None:
+def _check_options(backend: object, opt_level: object, numerics: object, where: str) -> None:
     from tlir.passes.tlir_form_kernels import NUMERICS
 
     if backend not in BACKENDS:
         raise TlirError(where, f"unknown back end {backend!r} (choose from {', '.join(BACKENDS)})")
     if type(opt_level) is not int or opt_level not in OPT_LEVELS:
         raise TlirError(where, f"opt_level must be one of 0, 1, 2, 3, got {opt_level!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
-        raise TlirError(where, f"threads must be a positive integer, got {threads!r}")
-    if isinstance(threads, int) and threads < 1:
-        raise TlirError(where, f"threads must be a positive integer, got {threads}")
     if numerics not in NUMERICS:
         raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
 
@@ -149,16 +133,16 @@ class CompiledModel:
         from tlir.limits import check_total_bytes
         from tlir.plan import ENTRY
 
-        _check_options(backend, opt_level, threads, numerics, where)
+        _check_options(backend, opt_level, numerics, where)
+        self._threads = default_threads() if threads is None else check_threads(threads, where)
         check_compilable(module, where)
         self.where = where
-        self.threads = threads or default_threads()
         self.function_op = find_function(module, function)
         self.stats: dict[str, object] = {}
         self._options = dict(
             backend=backend,
             opt_level=opt_level,
-            threads=threads,
+            threads=self._threads,  # checked: derivatives do not warn again
             cache=cache,
             progress=progress,
             fuse=fuse,
@@ -354,17 +338,26 @@ class CompiledModel:
             )
         return self._derivatives[key]
 
+    @property
+    def threads(self) -> int:
+        """The threads each threaded step of a call uses (capped: `tlir.threads`)."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, threads: int) -> None:
+        self._threads = check_threads(threads, self.where)
+
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         if len(inputs) != len(self._inputs):
             raise TlirError(
                 self.where,
                 f"@{self.function} takes {len(self._inputs)} inputs, got {len(inputs)}",
             )
-        return self._call(inputs, self.threads)
+        return self._call(inputs, self._threads)
 
     def run_checked(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """Call with arrays the caller has checked (count, shapes, dtypes, C order)."""
-        return self._call.run(arrays, self.threads)
+        return self._call.run(arrays, self._threads)
 
 
 def _check_arrays(

@@ -14,11 +14,13 @@ Forking a process that runs other threads is unsafe where one of them holds a
 lock the copy needs. Helpers are forked only when no other Python thread runs
 (one could hold the import lock or a stream's); the threads Python does not
 see are the idle pools of OpenBLAS (which shuts them down around a fork) and
-OpenMP (which a helper never calls). It takes Linux's `fork` and a second core.
+tlir's own (`tlir.pool`, which a helper never calls). It takes Linux's `fork`
+and a second core.
 
 `TLIR_COMPILE_PROCESSES` sets how many processes compile (this one included):
 by default one per core this process may use, at most `MAX_PROCESSES`; 1 turns
-the helpers off.
+the helpers off. Helpers are collected without depending on `waitpid`: a
+program that ignores SIGCHLD or reaps its children itself compiles the same.
 """
 
 from __future__ import annotations
@@ -35,28 +37,34 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
 from tlir.diagnostics import TlirError
+from tlir.settings import env_int
 
 Job = Callable[[], tuple[dict, "bytes | Future"]]
 """Lowers and compiles one kernel: (its ABI as a dict, its object code, or a
 Future of it that a thread of the helper finishes)."""
 
+ENV_PROCESSES = "TLIR_COMPILE_PROCESSES"
+
 MAX_PROCESSES = 4
 """The default's bound: each helper copies the pages it touches (Python's
-reference counts write to every object it reads), so a few are worth it."""
+reference counts write to every object it reads), so a few are worth it. A
+larger `TLIR_COMPILE_PROCESSES` is capped at the usable cores (or this, if
+more): compiling is CPU-bound, and a process per kernel would only copy memory."""
 
 _HEADER = struct.Struct("<Q")
 
 
 def processes() -> int:
     """How many processes may compile kernels now (1: this one alone)."""
-    value = os.environ.get("TLIR_COMPILE_PROCESSES", "").strip()
-    if value and (not value.isdigit() or int(value) < 1):
-        raise TlirError("TLIR_COMPILE_PROCESSES", f"must be a positive integer, got '{value}'")
+    configured = env_int(ENV_PROCESSES)
     if not hasattr(os, "fork") or not hasattr(os, "sched_getaffinity"):
         return 1
     if threading.active_count() != 1:
         return 1
-    return int(value) if value else min(len(os.sched_getaffinity(0)), MAX_PROCESSES)
+    cores = len(os.sched_getaffinity(0))
+    if configured is None:
+        return min(cores, MAX_PROCESSES)
+    return min(configured, max(cores, MAX_PROCESSES))
 
 
 class Helper:
@@ -82,6 +90,18 @@ class Helper:
             _serve(jobs, write_end)
         os.close(write_end)
         self._reader: threading.Thread | None = None
+        # A handle on this very process: a pid that someone else reaped may be
+        # reused by an unrelated process, which a kill by pid would hit.
+        self._pidfd: int | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self._pidfd = os.pidfd_open(self.pid)
+
+    def _kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            if self._pidfd is not None:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
 
     def start_reading(self) -> None:
         self._reader = threading.Thread(target=self._read, name="tlir-helper", daemon=True)
@@ -91,10 +111,16 @@ class Helper:
         """Stop the helper if it still runs (after an error or an interrupt) and reap it."""
         if self.pid:
             if not all(f.done() for f in self.futures):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+                self._kill()
+            # A program that ignores SIGCHLD (its children are reaped by the
+            # kernel) or reaps children itself leaves nothing to wait for: the
+            # results came through the pipe, the exit status is not needed.
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
             self.pid = 0
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
         if self._reader is not None:
             self._reader.join()
         else:

@@ -8,14 +8,14 @@ contraction, which never fuses a separate `fmul` and `fadd` into an FMA: no
 fast-math flag is ever set, so nothing is reassociated or contracted.
 
 C math functions (`exp`, `expf`, …) resolve to the C library of this process;
-the OpenMP runtime (`libgomp`) is loaded once, if present, for threaded steps.
+threaded steps call tlir's own thread runtime (`tlir.pool`), compiled once per
+process and linked into every engine.
 """
 
 from __future__ import annotations
 
 import collections
 import ctypes
-import ctypes.util
 import functools
 import hashlib
 from collections.abc import Sequence
@@ -32,39 +32,29 @@ class Host:
     triple: str
     cpu: str
     features: str
-    openmp: bool
+    threads: bool
 
     def describe(self) -> str:
         """Everything about the host that changes generated code (cache keys)."""
         version = ".".join(map(str, llvm.llvm_version_info))
         return (
             f"llvmlite {llvmlite.__version__}; LLVM {version}; {self.triple}; "
-            f"{self.cpu}; {self.features}; openmp {self.openmp}"
+            f"{self.cpu}; {self.features}; threads {self.threads}"
         )
 
 
 @functools.cache
 def host() -> Host:
+    from tlir.pool import available
+
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     return Host(
         triple=llvm.get_process_triple(),
         cpu=llvm.get_host_cpu_name(),
         features=llvm.get_host_cpu_features().flatten(),
-        openmp=_load_openmp(),
+        threads=available(),
     )
-
-
-def _load_openmp() -> bool:
-    """Load libgomp into the process so compiled code can call GOMP_parallel."""
-    path = ctypes.util.find_library("gomp")
-    if path is None:
-        return False
-    try:
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-    except OSError:
-        return False
-    return True
 
 
 def target_machine(opt_level: int) -> llvm.TargetMachine:
@@ -91,10 +81,11 @@ LIBRARY_FUNCTIONS = frozenset(
 )
 """The C math functions compiled code may call (both back ends lower `math` ops to them)."""
 
-RUNTIME_FUNCTIONS = frozenset({"GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads"})
-"""The OpenMP runtime entries of the entry function. Not `malloc`: compiled code never
-allocates (the caller passes one checked workspace), so an allocation that slipped into a
-kernel — which MLIR's lowering would not check for failure — is refused, not run."""
+RUNTIME_FUNCTIONS = frozenset({"tlir_rt_parallel"})
+"""The thread runtime's entry (`tlir.pool`), called by entry functions. Not
+`malloc`: compiled code never allocates (the caller passes one checked
+workspace), so an allocation that slipped into a kernel — which MLIR's lowering
+would not check for failure — is refused, not run."""
 
 
 def check_external_symbols(
@@ -190,7 +181,11 @@ def assembly(llvm_ir: str, opt_level: int = 2) -> str:
 class Engine:
     """Object files linked in memory; keeps the code alive."""
 
-    def __init__(self, objects: Sequence[bytes]):
+    def __init__(self, objects: Sequence[bytes], runtime: bool = True):
+        if runtime and host().threads:  # the symbol entry functions call, defined first
+            from tlir.pool import runtime as thread_runtime
+
+            thread_runtime()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
         for data in objects:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))

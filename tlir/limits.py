@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import ShapedType, TensorType
 from xdsl.ir import Attribute, Operation
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.settings import env_int
 
 MAX_INPUT_BYTES = 1 << 30
 
@@ -63,14 +64,9 @@ def physical_memory() -> int | None:
 
 def max_tensor_bytes() -> int:
     """The largest tensor (in bytes) a model may declare."""
-    value = os.environ.get(ENV_MAX_TENSOR_BYTES)
-    if value is not None:
-        text = value.strip().replace("_", "")
-        if not text.isdigit() or int(text) < 1:
-            raise TlirError(
-                ENV_MAX_TENSOR_BYTES, f"must be a positive integer (bytes), got '{value}'"
-            )
-        return int(text)
+    configured = env_int(ENV_MAX_TENSOR_BYTES, unit="bytes", empty_is_unset=False)
+    if configured is not None:
+        return configured
     memory = physical_memory()
     return memory // 2 if memory else 1 << 34
 

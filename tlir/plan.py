@@ -19,16 +19,17 @@ that into buffers and steps:
 
     i32 @tlir_main(ptr inputs, ptr outputs, ptr constants, ptr workspace, i32 threads)
 
-(the first three are arrays of buffer pointers) with a small OpenMP runtime:
-`GOMP_parallel` runs a worker on each thread, and the workers take chunks of
-iterations from a shared atomic counter until none are left, each chunk
-max(1, ⌊R/T⌋) of the R iterations left (guided scheduling): large chunks
-first, single iterations at the end, so the threads finish together also
-when one starts late (a worker woken from sleep: tens of microseconds here)
-or the OS delays it (it takes fewer chunks; the others do not wait for its
-share). Chunks of a fixed ⌈N/(4T)⌉ left the conv bench's 28 work units on 2
-threads at 1.72x the speed of one (7 chunks: 16 units against 12, and the
-worker's late start); guided chunks: 1.96x.
+(the first three are arrays of buffer pointers). A threaded step calls
+`tlir_rt_parallel` (tlir's thread pool, `tlir.pool`): the calling thread and
+the pool's workers claim chunks of iterations from a shared atomic counter
+until none are left, each chunk max(1, ⌊R/T⌋) of the R iterations left (guided
+scheduling): large chunks first, single iterations at the end, so the threads
+finish together also when one starts late (a worker woken from sleep: tens of
+microseconds here) or the OS delays it (it takes fewer chunks; the others do
+not wait for its share, and the call does not wait for a worker that has
+claimed nothing). Chunks of a fixed ⌈N/(4T)⌉ left the conv bench's 28 work
+units on 2 threads at 1.72x the speed of one (7 chunks: 16 units against 12,
+and the worker's late start); guided chunks: 1.96x.
 Each iteration runs whole on one thread, in the same order as with one
 thread, so the results do not depend on T or on who took which chunk.
 """
@@ -261,42 +262,8 @@ def _copy_outputs(ret: func.ReturnOp, storage: dict[SSAValue, Storage], plan: Pl
 ENTRY = "tlir_main"
 
 RUNTIME = """
-%tlir.closure = type { ptr, ptr, i64, i64, i64 }
-declare void @GOMP_parallel(ptr, ptr, i32, i32)
+declare void @tlir_rt_parallel(ptr, ptr, i64, i32)
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
-
-define internal void @tlir.worker(ptr %closure) {
-entry:
-  %fp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 0
-  %f = load ptr, ptr %fp
-  %ap = getelementptr %tlir.closure, ptr %closure, i32 0, i32 1
-  %args = load ptr, ptr %ap
-  %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
-  %n = load i64, ptr %np
-  %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
-  %tp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
-  %threads = load i64, ptr %tp
-  br label %grab
-grab:
-  %lo = load atomic i64, ptr %next monotonic, align 8
-  %more = icmp ult i64 %lo, %n
-  br i1 %more, label %size, label %done
-size:
-  ; max(1, left / threads) iterations, claimed if no other worker moved %next
-  %left = sub i64 %n, %lo
-  %share = udiv i64 %left, %threads
-  %big = icmp ugt i64 %share, 1
-  %step = select i1 %big, i64 %share, i64 1
-  %hi = add i64 %lo, %step
-  %pair = cmpxchg ptr %next, i64 %lo, i64 %hi monotonic monotonic
-  %claimed = extractvalue { i64, i1 } %pair, 1
-  br i1 %claimed, label %run, label %grab
-run:
-  call void %f(ptr %args, i64 %lo, i64 %hi)
-  br label %grab
-done:
-  ret void
-}
 
 define internal void @tlir.parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
   %one = icmp sle i32 %threads, 1
@@ -305,22 +272,11 @@ serial:
   call void %f(ptr %args, i64 0, i64 %n)
   ret void
 parallel:
-  %closure = alloca %tlir.closure
-  %fp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 0
-  store ptr %f, ptr %fp
-  %ap = getelementptr %tlir.closure, ptr %closure, i32 0, i32 1
-  store ptr %args, ptr %ap
-  %np = getelementptr %tlir.closure, ptr %closure, i32 0, i32 2
-  store i64 %n, ptr %np
-  %next = getelementptr %tlir.closure, ptr %closure, i32 0, i32 3
-  store i64 0, ptr %next
-  %t64 = sext i32 %threads to i64
-  %tp = getelementptr %tlir.closure, ptr %closure, i32 0, i32 4
-  store i64 %t64, ptr %tp
-  call void @GOMP_parallel(ptr @tlir.worker, ptr %closure, i32 %threads, i32 0)
+  call void @tlir_rt_parallel(ptr %f, ptr %args, i64 %n, i32 %threads)
   ret void
 }
 """
+"""A step on one thread calls its kernel directly (never the thread runtime)."""
 
 SERIAL_RUNTIME = """
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
@@ -330,19 +286,19 @@ define internal void @tlir.parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
   ret void
 }
 """
-"""Without an OpenMP runtime every step runs on the calling thread."""
+"""Without POSIX threads every step runs on the calling thread."""
 
 WHOLE_RANGE = (1 << 63) - 1
 
 
-def entry_ir(plan: Plan, kernel_arity: dict[str, int], openmp: bool) -> str:
+def entry_ir(plan: Plan, kernel_arity: dict[str, int], threads: bool) -> str:
     """The entry function of `plan` as LLVM IR text (with the runtime)."""
     lines: list[str] = []
     for name, arity in sorted(kernel_arity.items()):
         params = ", ".join(["ptr"] * arity + ["i64", "i64"])
         lines.append(f"declare void @{name}({params})")
         lines.append(f"declare void @{name}.entry(ptr, i64, i64)")
-    lines.append(RUNTIME if openmp else SERIAL_RUNTIME)
+    lines.append(RUNTIME if threads else SERIAL_RUNTIME)
     lines.append(f"define i32 @{ENTRY}(ptr %ins, ptr %outs, ptr %consts, ptr %ws, i32 %threads) {{")
     body = _EntryBody()
     for number, step in enumerate(plan.steps):

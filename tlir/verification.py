@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -166,8 +167,12 @@ class _Number(str):
     """A JSON number's text (JSON strings stay `str`, so they are told apart)."""
 
 
+_DIGITS = re.compile(r"[0-9]+")
+"""A natural number's text: ASCII digits (`str.isdigit` takes '²' too)."""
+
+
 def _natural(value, what: str, where: str) -> int:
-    if not isinstance(value, _Number) or not value.isdigit():
+    if not isinstance(value, _Number) or not _DIGITS.fullmatch(value):
         raise TlirError(where, f"{what} must be a natural number, got {value!r}")
     return int(value)
 

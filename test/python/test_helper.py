@@ -12,8 +12,10 @@ import textwrap
 import threading
 import time
 
+import numpy as np
 import pytest
 
+import tlir
 from tlir import helper
 from tlir.diagnostics import TlirError
 
@@ -320,3 +322,57 @@ def test_a_lowering_bug_is_a_one_line_internal_error_in_every_process(processes,
     assert "internal error" in caught.value.message
     assert "ValueError: unsupported affine expression None" in caught.value.message
     assert "\n" not in str(caught.value)
+
+
+def test_a_huge_process_count_is_capped(monkeypatch):
+    """Not one process per kernel: at most the usable cores (or the default's
+    bound, if more)."""
+    monkeypatch.setenv("TLIR_COMPILE_PROCESSES", str(10**6))
+    cores = len(os.sched_getaffinity(0))
+    assert helper.processes() == max(cores, helper.MAX_PROCESSES)
+
+
+REAPED = textwrap.dedent(
+    """
+    import os, signal, sys
+    import numpy as np
+    import tlir
+    if sys.argv[2] == "ignore":
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    else:  # the program reaps every child itself, as it exits
+        def reap(signum, frame):
+            while True:
+                try:
+                    if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                        return
+                except ChildProcessError:
+                    return
+        signal.signal(signal.SIGCHLD, reap)
+    model = tlir.compile(sys.argv[1], cache=False)
+    x = np.load(sys.argv[3])
+    print(model.stats["helper kernels"], model(x)[0].tobytes().hex())
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["ignore", "reap"])
+def test_a_program_that_ignores_or_reaps_its_children_compiles_with_helpers(how):
+    """With SIGCHLD ignored the kernel reaps the helpers, with a handler the
+    program does: the compile must not depend on waiting for them."""
+    from tlir.reference import evaluate
+
+    path = os.path.join(EXAMPLES, "transformer_block.json")
+    x_path = os.path.join(EXAMPLES, "transformer_block_input.npy")
+    proc = subprocess.run(
+        [sys.executable, "-c", REAPED, path, how, x_path],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TLIR_COMPILE_PROCESSES": "3"},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    helpers, out = proc.stdout.split()
+    assert int(helpers) > 0
+    (want, *_) = evaluate(tlir.load_model(path), [np.load(x_path)])
+    assert out == np.asarray(want).tobytes().hex()

@@ -3,13 +3,17 @@ any thread count, and the large kernels really are split."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import tlir
 from tlir import jit
 
-pytestmark = pytest.mark.skipif(not jit.host().openmp, reason="no OpenMP runtime (libgomp)")
+pytestmark = pytest.mark.skipif(not jit.host().threads, reason="no POSIX threads")
 
 N = 256
 MODEL = f"""func.func @main(%x: tensor<{N}x{N}xf64>, %w: tensor<{N}x{N}xf64>) -> (tensor<{N}x{N}xf64>, tensor<{N}x{N}xf64>, tensor<{N}xf64>) {{
@@ -191,3 +195,53 @@ def test_derivatives_split_with_the_same_bits(dtype):
         if threads > 1:  # the conv, its input and kernel gradients
             steps = model._derivative("vjp", "all").plan.steps
             assert sum(step.threaded for step in steps) >= 3, steps
+
+
+def test_a_huge_thread_count_is_capped_with_a_warning(capsys):
+    from tlir.threads import MAX_THREADS_PER_CORE, max_threads, usable_cores
+
+    assert max_threads() == MAX_THREADS_PER_CORE * usable_cores()
+    model = tlir.compile(MODEL, threads=100_000)
+    assert model.threads == max_threads()
+    model.threads = 10**12  # beyond the entry function's i32 too
+    assert model.threads == max_threads()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        f"tlir: warning: threads={n} asks for {n} threads, more than {MAX_THREADS_PER_CORE} "
+        f"per usable core: using {max_threads()}"
+        for n in (100_000, 10**12)
+    ]
+
+
+RUN_HUGE = f"""
+import sys
+import numpy as np
+import tlir
+from tlir.reference import evaluate
+text = sys.argv[1]
+threads = int(sys.argv[2]) if len(sys.argv) > 2 else None
+rng = np.random.default_rng(0)
+inputs = [rng.normal(size=({N}, {N})) for _ in range(2)]
+got = tlir.compile(text, threads=threads, cache=False)(*inputs)
+want = evaluate(tlir.parse_module(text), inputs)
+print(all(a.tobytes() == b.tobytes() for a, b in zip(got, want)))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv, env", [(["100000"], {}), ([], {"TLIR_NUM_THREADS": str(10**9)})], ids=["api", "env"]
+)
+def test_a_huge_thread_count_runs_instead_of_crashing(argv, env):
+    """Once a segmentation fault (100,000 threads) or libgomp's 'Out of memory
+    allocating 224000001344 bytes' (10**9)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN_HUGE, MODEL, *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "True\n"
+    (warning,) = proc.stderr.splitlines()
+    assert warning.startswith("tlir: warning: ") and "threads" in warning

@@ -93,8 +93,8 @@ def _parser() -> argparse.ArgumentParser:
         "--threads",
         type=int,
         metavar="N",
-        help="threads per kernel (default: TLIR_NUM_THREADS, else all cores); "
-        "results do not depend on it",
+        help="threads per kernel (default: TLIR_NUM_THREADS, else all cores; at most 4 "
+        "per core); results do not depend on it",
     )
     parser.add_argument(
         "--no-cache", action="store_true", help="do not read or write the compile cache"
