@@ -38,13 +38,14 @@ from tlir.reference.interval import (
     down,
     interval_mul,
     max2,
+    mul_down,
     mul_up,
     sqrt_bounds,
     sub_down,
     sub_up,
     up,
 )
-from tlir.reference.sound_linalg import interval_dot, interval_matmul, sum_enclosure
+from tlir.reference.sound_linalg import PointMatrix, interval_dot, interval_matmul, row_sums
 
 
 class SweepFailed(Exception):
@@ -123,21 +124,28 @@ def _linear(op, a, sweep):
     if found is None:
         return _discharge(op, a, sweep)
     weight, bias = found
+    matrix = sweep.cached(op, lambda: PointMatrix.of(weight))
     rows, (m, n) = a[0].shape[0], weight.shape
     lead = a[0].shape[1] // m
-    lo, hi = interval_matmul(tuple(x.reshape(rows * lead, m) for x in a), weight)
+    lo, hi = interval_matmul(tuple(x.reshape(rows * lead, m) for x in a), matrix)
     sweep.add(op.operands[0], lo.reshape(rows, lead * n), hi.reshape(rows, lead * n))
     tiled = np.tile(bias, lead)
     sweep.constant(interval_dot(a, (tiled, tiled)))
 
 
+def _dense_map(op, sweep):
+    found = maps.linear_map(op, _operand_boxes(op, sweep))
+    return found and (found, PointMatrix.of(found.matrix))
+
+
 @RELU_RULES.register(T.MatmulOp, T.ConvOp)
 def _dense(op, a, sweep):
-    found = sweep.cached(op, lambda: maps.linear_map(op, _operand_boxes(op, sweep)))
+    found = sweep.cached(op, lambda: _dense_map(op, sweep))
     if found is None:
         return _discharge(op, a, sweep)
-    sweep.add(op.operands[found.operand], *interval_matmul(a, found.matrix))
-    sweep.constant(interval_dot(a, (found.bias, found.bias)))
+    linear, matrix = found
+    sweep.add(op.operands[linear.operand], *interval_matmul(a, matrix))
+    sweep.constant(interval_dot(a, (linear.bias, linear.bias)))
 
 
 @RELU_RULES.register(T.SumOp)
@@ -158,7 +166,7 @@ def _avg_pool(op, a, sweep):
     """The window sums' incidence matrix, the coefficient times [1/K] (one step
     each way around the quotient)."""
     dtype = a[0].dtype
-    incidence = sweep.cached(op, lambda: maps.avg_pool_incidence(op, dtype))
+    incidence = sweep.cached(op, lambda: PointMatrix.of(maps.avg_pool_incidence(op, dtype)))
     q = dtype.type(1) / dtype.type(maps.kernel_volume(op))
     scaled = interval_mul(a[0], a[1], down(q), up(q))
     sweep.add(op.operands[0], *interval_matmul(scaled, incidence))
@@ -218,28 +226,33 @@ def relu_lines(lo: np.ndarray, hi: np.ndarray):
 
 @RELU_RULES.register(T.ReluOp)
 def _relu(op, a, sweep):
+    """Per cell, the line the coefficient's sign asks for (exact cells pass
+    with their slope, 0 or 1); a straddling coefficient is discharged."""
     lo, hi = sweep.box(op.operands[0])
     lower, upper, bias, crossing, stable = relu_lines(lo, hi)
     a_lo, a_hi = a
-    line_up = (a_lo >= 0) if sweep.upper else (a_hi <= 0)  # the coefficient's sign picks
+    line_up = (a_lo >= 0) if sweep.upper else (a_hi <= 0)
     line_down = ((a_hi <= 0) if sweep.upper else (a_lo >= 0)) & ~line_up
     take_up = line_up & crossing
     take_down = (line_down & crossing) | stable
-    straddles = crossing & ~line_up & ~line_down
-    up_lo, up_hi = interval_mul(a_lo, a_hi, upper, upper)
     zero = a_lo.dtype.type(0)
+    # slopes are >= 0: the product's ends are the coefficient's ends times the slope
     sweep.add(
         op.operands[0],
-        np.where(take_up, up_lo, np.where(take_down, a_lo * lower, zero)),
-        np.where(take_up, up_hi, np.where(take_down, a_hi * lower, zero)),
+        np.where(take_up, mul_down(a_lo, upper), np.where(take_down, a_lo * lower, zero)),
+        np.where(take_up, mul_up(a_hi, upper), np.where(take_down, a_hi * lower, zero)),
     )
-    b_lo, b_hi = interval_mul(a_lo, a_hi, bias, bias)
+    rows, cols = np.nonzero(take_up)
+    t = bias[cols]
+    parts = [(rows, mul_down(a_lo[rows, cols], t), mul_up(a_hi[rows, cols], t))]
+    rows, cols = np.nonzero(crossing & ~line_up & ~line_down)
     y_lo, y_hi = sweep.box(op.results[0])
-    d_lo, d_hi = interval_mul(a_lo, a_hi, y_lo, y_hi)
-    with np.errstate(all="ignore"):
-        t_lo = np.where(take_up, b_lo, np.where(straddles, d_lo, zero))
-        t_hi = np.where(take_up, b_hi, np.where(straddles, d_hi, zero))
-    sweep.constant((sum_enclosure(t_lo)[0], sum_enclosure(t_hi)[1]))
+    d_lo, d_hi = interval_mul(a_lo[rows, cols], a_hi[rows, cols], y_lo[cols], y_hi[cols])
+    parts.append((rows, d_lo, d_hi))
+    which = np.concatenate([p[0] for p in parts])
+    found_lo = row_sums(which, np.concatenate([p[1] for p in parts]), len(a_lo), a_lo.dtype)
+    found_hi = row_sums(which, np.concatenate([p[2] for p in parts]), len(a_lo), a_lo.dtype)
+    sweep.constant((found_lo[0], found_hi[1]))
 
 
 def sweep_bound(ops, start, objective, boxes, x, cache, upper: bool) -> np.ndarray | None:
