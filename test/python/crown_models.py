@@ -82,8 +82,7 @@ class Net:
     def batch_norm(self, gamma, beta, mean, var, eps: float = 1e-5) -> Net:
         params = [self.const(p) for p in (gamma, beta, mean, var)]
         attrs = (
-            f"{{channel_axis = 0 : i64, channels = {len(gamma)} : i64, "
-            f"eps = {number(eps)} : f64}} "
+            f"{{channel_axis = 0 : i64, channels = {len(gamma)} : i64, eps = {number(eps)} : f64}} "
         )
         return self.then("batch_norm_eval", self.shape, *params, attrs=attrs)
 

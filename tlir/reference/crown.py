@@ -314,7 +314,7 @@ def crown(
 
         (x,) = target.body.block.args
         start = ibp_boxes(module, [lower], [upper], function, where).boxes[x]
-        lo, hi = relu_crown(target, start, c)
+        lo, hi = relu_crown(target, start, None if objective is None else c)
     if lo is None or objective is not None:
         return lo, hi
     return lo.reshape(out_shape), hi.reshape(out_shape)

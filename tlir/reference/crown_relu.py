@@ -36,6 +36,7 @@ from tlir.reference.interval import (
     add_up,
     div_bounds,
     down,
+    fold,
     interval_mul,
     max2,
     mul_down,
@@ -304,9 +305,19 @@ def ibp_step(op: Operation, boxes: dict[SSAValue, Box | None]) -> Box | None:
     return np.asarray(lo, dtype).reshape(shape), np.asarray(hi, dtype).reshape(shape)
 
 
-def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray):
+def objective_box(objective: np.ndarray | None, box: Box | None) -> Box | None:
+    """IBP's bounds of `C·y`: y's box itself for the identity, else the
+    directed interval products of each row folded from 0."""
+    if box is None or objective is None:
+        return box and (box[0].reshape(-1), box[1].reshape(-1))
+    lo, hi = (b.reshape(-1)[np.newaxis] for b in box)
+    t_lo, t_hi = interval_mul(objective, objective, lo, hi)
+    return fold(t_lo, t_hi, 1)
+
+
+def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray | None):
     """Boxes in op order, each ReLU's operand tightened by its own bounds; then
-    the objective's bounds, within the IBP bounds of `C·y`."""
+    the bounds of `C·y` (`objective` None: the identity), within IBP's."""
     body = list(target.body.block.ops)
     ops, (y,) = body[:-1], body[-1].operands
     (x,) = target.body.block.args
@@ -325,11 +336,12 @@ def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray):
             found = bounds(ops[: k + 1], result, eye, boxes, x, cache)
             found = found and (found[0].reshape(shape), found[1].reshape(shape))
             boxes[result] = intersect(found, boxes[result])
-    out = boxes.get(y)
-    ibp_bound = None if out is None else interval_dot((objective, objective), out)
+    ibp_bound = objective_box(objective, boxes.get(y))
     if y not in varying:
         return ibp_bound or (None, None)
-    return intersect(bounds(ops, y, objective, boxes, x, cache), ibp_bound) or (None, None)
+    dtype = numpy_dtype(y.type)
+    c = np.eye(maps.size(y), dtype=dtype) if objective is None else objective
+    return intersect(bounds(ops, y, c, boxes, x, cache), ibp_bound) or (None, None)
 
 
 __all__ = ["RELU_RULES", "relu_crown", "relu_lines"]

@@ -5,6 +5,7 @@
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
            [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
            [--ibp EPS [--certificate C.json | --check-certificate C.json]]
+           [--crown EPS [--crown-mode torchlean|relu] [--objective C.npy]]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
 `--output`, each output's shape and first values are printed. `--reference`
@@ -23,7 +24,9 @@ and writes `input_grad0`, … and `param_grad:NAME` per parameter (e.g.
 Bounds: `--ibp EPS` prints (or writes) interval bounds of every output over
 TorchLean's ℓ∞ box of radius EPS around the inputs; `--certificate C.json`
 writes TorchLean's IBP output certificate, `--check-certificate C.json` checks
-one (see `tlir.tools.bounds`).
+one (see `tlir.tools.bounds`). `--crown EPS` prints (or writes, as `lower` and
+`upper`) CROWN bounds of a one-input, one-output model's output, or of `C·y`
+with `--objective C.npy` (see `tlir.tools.crown`).
 """
 
 from __future__ import annotations
@@ -115,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     from tlir.tools.bounds import add_arguments
 
     add_arguments(parser)
+    from tlir.tools.crown import add_arguments as add_crown_arguments
+
+    add_crown_arguments(parser)
     return parser
 
 
@@ -220,6 +226,12 @@ def run(argv: Sequence[str] | None = None) -> None:
     module = load_model(args.model, args.dtype)
     inputs = load_inputs(args.input)
     where = args.input[0] if len(args.input) == 1 else args.model
+    from tlir.tools.crown import check_arguments, run_crown
+
+    check_arguments(args)
+    if args.crown is not None:
+        run_crown(args, module, inputs, where)
+        return
     check_inputs(find_function(module), inputs, where)  # before the compile, to fail fast
     if args.ibp is not None:
         from tlir.tools.bounds import run_bounds
