@@ -69,8 +69,8 @@ def test_linear_relu_linear_directed_sweep_bits():
 
 
 def test_linear_relu_linear_equals_ibp_up_to_rounding():
-    """§7.3: with the ReLU discharged, the sweep gives IBP's [0, 5.5] (exactly, on
-    an exact backend); on Float both are within rounding of it."""
+    """TorchLean's vector: with the ReLU discharged, the sweep gives IBP's
+    [0, 5.5] (exactly, on an exact backend); on Float both are within rounding of it."""
     lo, hi = ball(np.array([0.0, 1.0]), 1.0, F64, "x")
     module = spec_net().module()
     (i_lo,), (i_hi,) = ibp(module, [lo], [hi])
@@ -81,8 +81,9 @@ def test_linear_relu_linear_equals_ibp_up_to_rounding():
 
 
 def test_input_correction_vector():
-    """§7.9: x ∈ [−1, 2], a ∈ [0.5, 1.5]: rows 0.5 / 1.5 with corrections ∓(1.5 − 0.5)·1
-    (exactly −1 / +1, here one step out per operation); concretised [−1.5, 4]."""
+    """TorchLean's input-correction vector: x ∈ [−1, 2], a ∈ [0.5, 1.5]: rows
+    0.5 / 1.5 with corrections ∓(1.5 − 0.5)·1 (exactly −1 / +1, here one step
+    out per operation); concretised [−1.5, 4]."""
     x_lo, x_hi = np.array([-1.0]), np.array([2.0])
     a = (np.array([[0.5]]), np.array([[1.5]]))
     (low_row, low_c), (high_row, high_c) = coefficient_affine(x_lo, x_hi, a)
@@ -196,8 +197,9 @@ def test_structural_ops_move_coefficients_exactly(mode):
 
 
 def test_relu_mode_spec_vector():
-    """§7.3: triangle upper lines (0.25, 1.125) and (0.5, 2), lower slopes 0 (the
-    ties 1.5 > 4.5 and 4 > 4 are false): y ∈ [0, 4.5] on [−1, 1] × [0, 2]."""
+    """TorchLean's relaxation vector: triangle upper lines (0.25, 1.125) and
+    (0.5, 2), lower slopes 0 (1.5 > 4.5 and the tie 4 > 4 are false): y ∈ [0, 4.5]
+    on [−1, 1] × [0, 2]."""
     lo, hi = crown(spec_net().module(), np.array([-1.0, 0.0]), np.array([1.0, 2.0]), mode="relu")
     assert -1e-300 < lo[0] <= 0
     assert 4.5 <= hi[0] < 4.5 + 1e-12
