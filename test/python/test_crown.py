@@ -213,6 +213,19 @@ def test_relu_mode_query_example():
     assert lo[0] <= 0
 
 
+def test_relu_mode_tightens_a_residual_pre_activation():
+    """relu(x + (−0.9·I)·x) = relu(0.1·x) summed, x ∈ [−1, 1]³: the ReLU's
+    operand gets [−0.1, 0.1] from its own sweep (IBP: [−1.9, 1.9]), so the sum's
+    upper bound is the exact 0.3 (with IBP's box it would be 3)."""
+    net = Net((3,))
+    scaled = net.emit("linear", [("%x", (3,)), net.const(-0.9 * np.eye(3)), net.const(np.zeros(3))],
+                      (3,))  # fmt: skip
+    net.value, net.shape = net.emit("add", [("%x", (3,)), scaled], (3,))
+    net.relu().then("sum", ())
+    lo, hi = crown(net.module(), -np.ones(3), np.ones(3), mode="relu")
+    assert 0.3 <= hi[()] < 0.3 + 1e-12 and -1e-12 < lo[()] <= 0
+
+
 def test_relu_mode_12_24_24_4_against_ibp():
     """A 12-24-24-4 ReLU MLP at radius 0.05 (PyTorch's default initialisation,
     inputs uniform in [0, 1]): IBP is several times as wide."""

@@ -11,6 +11,7 @@ operand, the output positions it feeds and the operand positions they read.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
@@ -68,6 +69,53 @@ def conv_matrix(op: T.ConvOp, weight: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(columns.reshape(n, -1).T)
 
 
+class ConvTranspose:
+    """A conv's dense matrix `M` (without bias) as products `left @ M` on rows
+    of output coefficients: the transposed conv, one BLAS product per group
+    (over the output channels) and a strided add per kernel offset, without
+    forming `M`."""
+
+    def __init__(self, op: T.ConvOp, weight: np.ndarray):
+        cfg = op.config
+        self.cfg = cfg
+        self.weight, self.magnitude_weight = weight, np.abs(weight)
+        self.in_shape = tuple(op.input.type.get_shape())
+        self.out_shape = tuple(op.results[0].type.get_shape())
+        out_per_group = cfg.out_channels // cfg.groups
+        self.terms = out_per_group * int(np.prod(cfg.kernel, dtype=np.int64))
+
+    def times(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        cfg, axis = self.cfg, self.cfg.channel_axis
+        weight = self.magnitude_weight if magnitude else self.weight
+        rows = left.shape[0] * int(np.prod(self.out_shape[:axis], dtype=np.int64))
+        a = left.reshape((rows, *self.out_shape[axis:]))
+        out_spatial = self.out_shape[axis + 1 :]
+        pad = F.conv_padding(dataclasses.replace(cfg, channel_axis=1))
+        padded_shape = tuple(n + b + e for n, (b, e) in zip(
+            (rows, *self.in_shape[axis:]), pad, strict=True))  # fmt: skip
+        acc = np.zeros(padded_shape, left.dtype)
+        in_per_group = cfg.in_channels // cfg.groups
+        out_per_group = cfg.out_channels // cfg.groups
+        volume = int(np.prod(cfg.kernel, dtype=np.int64))
+        for g in range(cfg.groups):
+            outs = slice(g * out_per_group, (g + 1) * out_per_group)
+            ins = slice(g * in_per_group, (g + 1) * in_per_group)
+            # one GEMM: (rows · output cells) × out channels by out channels × (in channels · taps)
+            cells = np.moveaxis(a[:, outs], 1, -1).reshape(-1, out_per_group)
+            taps = weight[outs].reshape(out_per_group, in_per_group * volume)
+            cols = (cells @ taps).reshape((rows, *out_spatial, in_per_group, *cfg.kernel))
+            for offset in itertools.product(*(range(k) for k in cfg.kernel)):
+                window = tuple(
+                    slice(w * d, w * d + (o - 1) * s + 1, s) if o else slice(0, 0)
+                    for w, d, s, o in zip(offset, cfg.dilation, cfg.stride, out_spatial,
+                                          strict=True)
+                )  # fmt: skip
+                acc[(slice(None), ins, *window)] += np.moveaxis(cols[(..., *offset)], -1, 1)
+        inside = tuple(slice(b, b + n) for n, (b, _) in zip(self.in_shape[axis:], pad[1:],
+                                                             strict=True))  # fmt: skip
+        return acc[(slice(None), *inside)].reshape(left.shape[0], -1)
+
+
 def _matmul_matrix(op: T.MatmulOp, operand: int, fixed: np.ndarray) -> np.ndarray:
     """The dense matrix of a matmul in its varying operand: the evaluator on
     one-hot values of that operand (products with 1 and sums with 0: exact)."""
@@ -98,15 +146,16 @@ def linear_map(op: Operation, boxes: list[Box | None]) -> LinearMap | None:
         weight, bias = point(boxes[1]), point(boxes[2])
         if weight is None or bias is None:
             return None
-        spatial = out // (bias.size * _lead(op))
-        full = np.broadcast_to(bias[:, np.newaxis], (bias.size, spatial)).reshape(-1)
-        return LinearMap(0, conv_matrix(op, weight), np.tile(full, _lead(op)))
+        return LinearMap(0, conv_matrix(op, weight), conv_bias(op, bias))
     return None
 
 
-def _lead(op: T.ConvOp) -> int:
+def conv_bias(op: T.ConvOp, bias: np.ndarray) -> np.ndarray:
+    """A conv's bias broadcast to its flat output."""
     shape = op.results[0].type.get_shape()
-    return int(np.prod(shape[: op.config.channel_axis], dtype=np.int64))
+    axis = op.config.channel_axis
+    spread = (slice(None),) + (np.newaxis,) * (len(shape) - axis - 1)
+    return np.broadcast_to(bias[spread], shape).reshape(-1)
 
 
 def avg_pool_incidence(op: T.AvgPoolOp, dtype) -> np.ndarray:
@@ -162,8 +211,10 @@ def pull_back(coefficient: np.ndarray, out_positions, in_positions, n: int) -> n
 __all__ = [
     "INDEX_MAPS",
     "PASS_THROUGH",
+    "ConvTranspose",
     "LinearMap",
     "avg_pool_incidence",
+    "conv_bias",
     "conv_matrix",
     "index_map",
     "kernel_volume",

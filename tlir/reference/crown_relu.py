@@ -135,8 +135,16 @@ def _linear(op, a, sweep):
 
 
 def _dense_map(op, sweep):
-    found = maps.linear_map(op, _operand_boxes(op, sweep))
-    return found and (found, PointMatrix.of(found.matrix))
+    """(operand, the product operator, the flat bias) of a matmul with a point
+    operand or a conv with point parameters (its transposed conv)."""
+    boxes = _operand_boxes(op, sweep)
+    if isinstance(op, T.ConvOp):
+        weight, bias = maps.point(boxes[1]), maps.point(boxes[2])
+        if weight is None or bias is None:
+            return None
+        return 0, maps.ConvTranspose(op, weight), maps.conv_bias(op, bias)
+    found = maps.linear_map(op, boxes)
+    return found and (found.operand, PointMatrix.of(found.matrix), found.bias)
 
 
 @RELU_RULES.register(T.MatmulOp, T.ConvOp)
@@ -144,9 +152,9 @@ def _dense(op, a, sweep):
     found = sweep.cached(op, lambda: _dense_map(op, sweep))
     if found is None:
         return _discharge(op, a, sweep)
-    linear, matrix = found
-    sweep.add(op.operands[linear.operand], *interval_matmul(a, matrix))
-    sweep.constant(interval_dot(a, (linear.bias, linear.bias)))
+    operand, matrix, bias = found
+    sweep.add(op.operands[operand], *interval_matmul(a, matrix))
+    sweep.constant(interval_dot(a, (bias, bias)))
 
 
 @RELU_RULES.register(T.SumOp)
@@ -315,6 +323,28 @@ def objective_box(objective: np.ndarray | None, box: Box | None) -> Box | None:
     return fold(t_lo, t_hi, 1)
 
 
+def tightened(ops, value: SSAValue, boxes, x, cache) -> Box | None:
+    """A ReLU operand's box, its cells that cross 0 (or all, if it has no box)
+    bounded by a sweep each and intersected with it. The other cells' lines are
+    exact already."""
+    box, n = boxes[value], maps.size(value)
+    dtype = numpy_dtype(value.type)
+    if box is None:
+        cells = np.arange(n)
+    else:
+        cells = np.flatnonzero((box[0].reshape(-1) < 0) & (box[1].reshape(-1) > 0))
+        if cells.size == 0:
+            return box
+    found = bounds(ops, value, np.eye(n, dtype=dtype)[cells], boxes, x, cache)
+    if found is None:
+        return box
+    lo, hi = (np.full(n, -np.inf, dtype), np.full(n, np.inf, dtype)) if box is None else (
+        box[0].reshape(-1).copy(), box[1].reshape(-1).copy())  # fmt: skip
+    lo[cells], hi[cells] = intersect(found, (lo[cells], hi[cells]))
+    shape = tuple(value.type.get_shape())
+    return lo.reshape(shape), hi.reshape(shape)
+
+
 def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray | None):
     """Boxes in op order, each ReLU's operand tightened by its own bounds; then
     the bounds of `C·y` (`objective` None: the identity), within IBP's."""
@@ -324,18 +354,15 @@ def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray | None
     boxes: dict[SSAValue, Box | None] = {x: input_box}
     relu_inputs = {op.operands[0] for op in ops if isinstance(op, T.ReluOp)}
     varying, cache = {x}, {}
+    # an op of the input alone keeps its box: a sweep gives its range again
     for k, op in enumerate(ops):
         result = op.results[0]
         boxes[result] = ibp_step(op, boxes)
         if not any(v in varying for v in op.operands):
             continue
         varying.add(result)
-        if result in relu_inputs:
-            shape, dtype = tuple(result.type.get_shape()), numpy_dtype(result.type)
-            eye = np.eye(maps.size(result), dtype=dtype)
-            found = bounds(ops[: k + 1], result, eye, boxes, x, cache)
-            found = found and (found[0].reshape(shape), found[1].reshape(shape))
-            boxes[result] = intersect(found, boxes[result])
+        if result in relu_inputs and {v for v in op.operands if v in varying} != {x}:
+            boxes[result] = tightened(ops[: k + 1], result, boxes, x, cache)
     ibp_bound = objective_box(objective, boxes.get(y))
     if y not in varying:
         return ibp_bound or (None, None)

@@ -95,9 +95,10 @@ class PointMatrix:
         return np.asarray((matrix @ left.T).T)
 
 
-def interval_matmul(a: Box, matrix: PointMatrix) -> Box:
+def interval_matmul(a: Box, matrix) -> Box:
     """An interval matrix holding every `A·M` with `A` in `a` (rows × m) and
-    `M` the point matrix: `mid·M ± radius·|M|`, widened by the error bound."""
+    `M` a point matrix (a `PointMatrix`, or any operator with its `times` and
+    `terms`): `mid·M ± radius·|M|`, widened by the error bound."""
     a_lo, a_hi = a
     with np.errstate(all="ignore"):
         mid = a_lo * 0.5 + a_hi * 0.5
