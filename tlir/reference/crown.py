@@ -188,11 +188,13 @@ def run_sweep(ops: list[Operation], start: SSAValue, objective: np.ndarray, swee
     coefficient consumes it by its rule (discharged where it has none)."""
     sweep.coeffs[start] = (objective, objective.copy())
     for op in reversed(ops):
-        if not op.results or op.results[0] not in sweep.coeffs:
-            continue
-        a = sweep.coeffs.pop(op.results[0])
-        rule = TORCHLEAN_RULES.lookup(op) or _discharge
-        rule(op, a, sweep)
+        live = [r for r in op.results if r in sweep.coeffs]
+        if len(op.results) != 1:  # no rule reads several results: each is discharged
+            for r in live:
+                sweep.discharge(sweep.coeffs.pop(r), r)
+        elif live:
+            rule = TORCHLEAN_RULES.lookup(op) or _discharge
+            rule(op, sweep.coeffs.pop(live[0]), sweep)
 
 
 def coefficient_affine(x_lo, x_hi, a: Box) -> tuple[Box, Box]:
@@ -306,15 +308,15 @@ def crown(
     dtype = numpy_dtype(out_type)
     out_shape = tuple(out_type.get_shape())
     c = checked_objective(objective, int(np.prod(out_shape, dtype=np.int64)), dtype, where)
-    if mode == "torchlean":
-        found = ibp_boxes(module, [lower], [upper], function, where).boxes
-        lo, hi = torchlean_crown(target, found, c)
-    else:
-        from tlir.reference.crown_relu import relu_crown
+    found = ibp_boxes(module, [lower], [upper], function, where).boxes
+    with np.errstate(all="ignore"):  # NaN and infinite ends flow as the rules say
+        if mode == "torchlean":
+            lo, hi = torchlean_crown(target, found, c)
+        else:
+            from tlir.reference.crown_relu import relu_crown
 
-        (x,) = target.body.block.args
-        start = ibp_boxes(module, [lower], [upper], function, where).boxes[x]
-        lo, hi = relu_crown(target, start, None if objective is None else c)
+            (x,) = target.body.block.args
+            lo, hi = relu_crown(target, found[x], None if objective is None else c)
     if lo is None or objective is not None:
         return lo, hi
     return lo.reshape(out_shape), hi.reshape(out_shape)

@@ -271,9 +271,12 @@ def sweep_bound(ops, start, objective, boxes, x, cache, upper: bool) -> np.ndarr
     sweep.coeffs[start] = (objective, objective.copy())
     try:
         for op in reversed(ops):
-            if op.results and op.results[0] in sweep.coeffs:
-                a = sweep.coeffs.pop(op.results[0])
-                (RELU_RULES.lookup(op) or _discharge)(op, a, sweep)
+            live = [r for r in op.results if r in sweep.coeffs]
+            if len(op.results) != 1:  # no rule reads several results: each is discharged
+                for r in live:
+                    sweep.discharge(sweep.coeffs.pop(r), r)
+            elif live:
+                (RELU_RULES.lookup(op) or _discharge)(op, sweep.coeffs.pop(live[0]), sweep)
         if x in sweep.coeffs:
             sweep.discharge(sweep.coeffs[x], x)
     except SweepFailed:
