@@ -228,7 +228,8 @@ def test_relu_mode_tightens_a_residual_pre_activation():
 
 def test_relu_mode_12_24_24_4_against_ibp():
     """A 12-24-24-4 ReLU MLP at radius 0.05 (PyTorch's default initialisation,
-    inputs uniform in [0, 1]): IBP is several times as wide."""
+    inputs uniform in [0, 1]): IBP is about 9 times as wide, as with auto_LiRPA's
+    CROWN on such a network."""
     rng = np.random.default_rng(0)
     net, widths = Net((12,)), [12, 24, 24, 4]
     for i, (fan_in, fan_out) in enumerate(itertools.pairwise(widths)):
@@ -245,7 +246,7 @@ def test_relu_mode_12_24_24_4_against_ibp():
         lo, hi = ball(x, 0.05, F64, "x")
         (i_lo,), (i_hi,) = ibp(module, [lo], [hi])
         ratios.append(_width((i_lo, i_hi)) / _width(crown(module, lo, hi, mode="relu")))
-    assert 5 < np.mean(ratios) < 15, ratios
+    assert 8 < np.mean(ratios) < 12, ratios  # 7.9 to 12.0 over these five inputs
 
 
 CASES = [
