@@ -226,6 +226,15 @@ def test_relu_mode_tightens_a_residual_pre_activation():
     assert 0.3 <= hi[()] < 0.3 + 1e-12 and -1e-12 < lo[()] <= 0
 
 
+def test_relu_mode_discharges_a_relu_without_lines():
+    """A pre-activation box with an infinite end (10·x overflows at x = −1e308)
+    has no triangle line: the coefficient is discharged against relu's box
+    [0, 10], never dropped."""
+    net = Net((1,)).linear([[10.0]], [0.0]).relu()
+    lo, hi = crown(net.module(), np.array([-1e308]), np.array([1.0]), mode="relu")
+    assert lo[0] <= 0 and hi[0] >= 10
+
+
 def test_relu_mode_12_24_24_4_against_ibp():
     """A 12-24-24-4 ReLU MLP at radius 0.05 (PyTorch's default initialisation,
     inputs uniform in [0, 1]): IBP is about 9 times as wide, as with auto_LiRPA's

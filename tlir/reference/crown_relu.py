@@ -217,33 +217,36 @@ def _batch_norm_eval(op, a, sweep):
 
 
 def relu_lines(lo: np.ndarray, hi: np.ndarray):
-    """Per cell of the pre-activation box: the lower slope (0 or 1, bias 0) and
-    the upper line (slope in [0, 1], bias rounded up from it), and which cells
-    cross 0 with finite ends (the others are exact: slope 1 or 0 both ways)."""
+    """Per cell of the pre-activation box: the lower slope (0 or 1, bias 0), the
+    upper line (slope in [0, 1], bias rounded up from it), the cells whose
+    lines hold (crossing 0 with finite ends) and the exact ones (slope 1 or 0
+    both ways). The other cells (an infinite or NaN end) have no line."""
     dtype = lo.dtype
     zero, one = dtype.type(0), dtype.type(1)
     active, inactive = lo >= 0, hi <= 0
-    crossing = ~active & ~inactive & np.isfinite(lo) & np.isfinite(hi)
-    exact = np.where(active, one, zero)
-    lower = np.where(crossing, np.where(hi > -lo, one, zero), exact)
+    exact = active | inactive
+    lines = ~exact & np.isfinite(lo) & np.isfinite(hi)
+    slopes = np.where(active, one, zero)
+    lower = np.where(lines, np.where(hi > -lo, one, zero), slopes)
     with np.errstate(all="ignore"):
         slope = np.clip(hi / (hi - lo), zero, one)
         bias = np.maximum(mul_up(slope, -lo), mul_up(hi, sub_up(one, slope)))
-    upper = np.where(crossing, slope, exact)
-    return lower, upper, np.where(crossing, bias, zero), crossing, active | inactive
+    upper = np.where(lines, slope, slopes)
+    return lower, upper, np.where(lines, bias, zero), lines, exact
 
 
 @RELU_RULES.register(T.ReluOp)
 def _relu(op, a, sweep):
     """Per cell, the line the coefficient's sign asks for (exact cells pass
-    with their slope, 0 or 1); a straddling coefficient is discharged."""
+    with their slope, 0 or 1); a coefficient that straddles 0, or a cell
+    without lines, is discharged against the ReLU's box."""
     lo, hi = sweep.box(op.operands[0])
-    lower, upper, bias, crossing, stable = relu_lines(lo, hi)
+    lower, upper, bias, lines, exact = relu_lines(lo, hi)
     a_lo, a_hi = a
     line_up = (a_lo >= 0) if sweep.upper else (a_hi <= 0)
     line_down = ((a_hi <= 0) if sweep.upper else (a_lo >= 0)) & ~line_up
-    take_up = line_up & crossing
-    take_down = (line_down & crossing) | stable
+    take_up = line_up & lines
+    take_down = (line_down & lines) | exact
     zero = a_lo.dtype.type(0)
     # slopes are >= 0: the product's ends are the coefficient's ends times the slope
     sweep.add(
@@ -254,7 +257,7 @@ def _relu(op, a, sweep):
     rows, cols = np.nonzero(take_up)
     t = bias[cols]
     parts = [(rows, mul_down(a_lo[rows, cols], t), mul_up(a_hi[rows, cols], t))]
-    rows, cols = np.nonzero(crossing & ~line_up & ~line_down)
+    rows, cols = np.nonzero(~take_up & ~take_down)
     y_lo, y_hi = sweep.box(op.results[0])
     d_lo, d_hi = interval_mul(a_lo[rows, cols], a_hi[rows, cols], y_lo[cols], y_hi[cols])
     parts.append((rows, d_lo, d_hi))
