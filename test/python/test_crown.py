@@ -460,3 +460,16 @@ def test_tool_errors_are_one_line(tmp_path):
         proc = run_tool(*args)
         assert proc.returncode == 1, (args, proc.stderr)
         assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_tool_says_why_an_output_is_unresolved(tmp_path):
+    """Float32 has no interval rule for tanh: no box, no sweep; the line names the op."""
+    net = Net((2,), "f32").then("tanh", (2,))
+    net.linear(np.ones((1, 2)), np.zeros(1))
+    model = tmp_path / "tanh.mlir"
+    model.write_text(net.text())
+    np.save(tmp_path / "x.npy", np.zeros(2, np.float32))
+    proc = run_tool(str(model), "--input", str(tmp_path / "x.npy"), "--crown", "0.1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("output0: unresolved: ")
+    assert "(tlir.tanh): no interval rule for tanh on Float32" in proc.stdout

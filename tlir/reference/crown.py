@@ -266,10 +266,10 @@ def single_input_output(target: func.FuncOp, where: str) -> None:
     ins = len(target.function_type.inputs.data)
     outs = len(target.function_type.outputs.data)
     if ins != 1 or outs != 1:
+        counts = f"{ins} input{'s' * (ins != 1)} and {outs} output{'s' * (outs != 1)}"
         raise TlirError(
-            where, f"CROWN needs a model with one input and one output, this one has {ins} "
-            f"inputs and {outs} outputs"
-        )  # fmt: skip
+            where, f"CROWN needs a model with one input and one output, this one has {counts}"
+        )
 
 
 def checked_objective(objective, out_size: int, dtype: np.dtype, where: str) -> np.ndarray:

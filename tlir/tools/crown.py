@@ -63,6 +63,18 @@ def _load_objective(path: str) -> np.ndarray:
     return value
 
 
+def _reason(module: ModuleOp, inputs: list[np.ndarray], eps: float) -> str:
+    """Why the output has no bound: its IBP box is unresolved (the sweep needed
+    a box it could not have, and so is the output's)."""
+    from tlir.interface import find_function
+    from tlir.reference.ibp import boxes
+    from tlir.verification import ball_boxes
+
+    lows, highs = ball_boxes(find_function(module), inputs, eps, "input")
+    cause = boxes(module, lows, highs).output_causes()[0]
+    return cause.message() if cause else "a box the sweep needs is unresolved"
+
+
 def run_crown(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> None:
     from tlir.crown import model_crown_ball
     from tlir.interface import find_function, numpy_dtype
@@ -79,7 +91,7 @@ def run_crown(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> N
     mode = args.crown_mode or "torchlean"
     lo, hi = model_crown_ball(main, module, inputs, args.crown, objective, mode, where)
     if lo is None:
-        sys.stdout.write("output0: unresolved: a box the sweep needs is unresolved\n")
+        sys.stdout.write(f"output0: unresolved: {_reason(module, inputs, args.crown)}\n")
         return
     if args.output:
         buffer = io.BytesIO()
