@@ -473,3 +473,57 @@ def test_tool_says_why_an_output_is_unresolved(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("output0: unresolved: ")
     assert "(tlir.tanh): no interval rule for tanh on Float32" in proc.stdout
+
+
+def test_matmul_by_a_constant_is_linear_with_zero_bias():
+    """TorchLean's unary matmul is its linear rule with a zero bias, whose
+    constant is still added: the same bits as `linear` with bias 0."""
+    w = np.random.default_rng(12).normal(size=(3, 4))
+    as_linear = Net((4,)).linear(w, np.zeros(3)).module()
+    net = Net((4,))
+    net.value, net.shape = net.emit("matmul", [net.const(w), ("%x", (4,))], (3,))
+    lo, hi = ball(np.linspace(-1, 1, 4), 0.1, F64, "x")
+    got, want = crown(net.module(), lo, hi), crown(as_linear, lo, hi)
+    assert all(g.tobytes() == v.tobytes() for g, v in zip(got, want, strict=True))
+
+
+CONV = (
+    "{{kernel = array<i64: {k}>, stride = array<i64: {s}>, padding = array<i64: {p}>, "
+    "padding_after = array<i64: {q}>, dilation = array<i64: {d}>, groups = {g} : i64, "
+    "channel_axis = 1 : i64, in_channels = 4 : i64, out_channels = 6 : i64}} "
+)
+
+
+@pytest.mark.parametrize("k,s,p,q,d,g", [("3, 2", "2, 1", "1, 0", "0, 2", "1, 2", 2),
+                                         ("2, 3", "1, 2", "0, 1", "1, 1", "2, 1", 1)])  # fmt: skip
+def test_conv_matrix_and_transposed_conv_are_the_conv(k, s, p, q, d, g):
+    """A conv's dense matrix (a leading batch, groups, strides, dilation,
+    uneven padding) is its evaluator's map; the transposed conv (relu mode's
+    products) multiplies by that matrix and by its magnitude."""
+    from tlir.reference.crown_maps import ConvTranspose, conv_matrix
+    from tlir.reference.ops import EVALUATORS
+    from tlir.shapes import ConvConfig
+    from tlir.shapes import conv as conv_shape
+
+    def ints(text):
+        return tuple(int(v) for v in text.split(", "))
+
+    cfg = ConvConfig(kernel=ints(k), stride=ints(s), padding=ints(p), padding_after=ints(q),
+                     dilation=ints(d), groups=g, channel_axis=1, in_channels=4,
+                     out_channels=6)  # fmt: skip
+    rng = np.random.default_rng(13)
+    w = rng.normal(size=(6, 4, *cfg.kernel))  # dense block-diagonal: off-block taps unread
+    net = Net((2, 4, 7, 6))
+    net.then("conv", conv_shape((2, 4, 7, 6), cfg), net.const(w), net.const(np.zeros(6)),
+             attrs=CONV.format(k=k, s=s, p=p, q=q, d=d, g=g))  # fmt: skip
+    function = list(net.module().body.block.ops)[0]
+    op = next(o for o in function.body.block.ops if o.name == "tlir.conv")
+    matrix = conv_matrix(op, w)
+    x = rng.normal(size=(2, 4, 7, 6))
+    want = EVALUATORS[type(op)](op, [x, w, np.zeros(6)]).reshape(-1)
+    assert np.allclose(matrix @ x.reshape(-1), want, rtol=1e-12, atol=1e-12)
+    left = rng.normal(size=(5, matrix.shape[0]))
+    transposed = ConvTranspose(op, w)
+    assert np.allclose(transposed.times(left), left @ matrix, rtol=1e-12, atol=1e-12)
+    assert np.allclose(transposed.times(left, magnitude=True), left @ np.abs(matrix),
+                       rtol=1e-12, atol=1e-12)  # fmt: skip

@@ -102,7 +102,8 @@ class ConvTranspose:
             ins = slice(g * in_per_group, (g + 1) * in_per_group)
             # one GEMM: (rows · output cells) × out channels by out channels × (in channels · taps)
             cells = np.moveaxis(a[:, outs], 1, -1).reshape(-1, out_per_group)
-            taps = weight[outs].reshape(out_per_group, in_per_group * volume)
+            # the weight is dense block-diagonal: the group's block
+            taps = weight[outs, ins].reshape(out_per_group, in_per_group * volume)
             cols = (cells @ taps).reshape((rows, *out_spatial, in_per_group, *cfg.kernel))
             for offset in itertools.product(*(range(k) for k in cfg.kernel)):
                 window = tuple(
