@@ -49,10 +49,6 @@ from tlir.reference.interval import (
 MODES = ("torchlean", "relu")
 
 
-class SweepFailed(Exception):
-    """A box the sweep needs is unresolved (TorchLean's failed state)."""
-
-
 @dataclass
 class Sweep:
     """Interval coefficients per value (rows × flat size) and the constant."""
@@ -75,7 +71,7 @@ class Sweep:
     def box(self, value: SSAValue) -> Box:
         found = self.boxes.get(value)
         if found is None:
-            raise SweepFailed()
+            raise maps.SweepFailed()
         return tuple(b.reshape(-1) for b in found)
 
     def discharge(self, coefficient: Box, value: SSAValue) -> None:
@@ -245,7 +241,7 @@ def torchlean_crown(target: func.FuncOp, boxes, objective: np.ndarray):
     sweep = Sweep(boxes, k_lo=np.zeros(rows, dtype), k_hi=np.zeros(rows, dtype))
     try:
         run_sweep(ops[:-1], y, objective, sweep)
-    except SweepFailed:
+    except maps.SweepFailed:
         if boxes.get(y) is None:
             return None, None
         return output_box_objective(objective, boxes[y], x_lo.size, x_lo, x_hi)

@@ -21,6 +21,10 @@ from tlir.reference import ops as F
 from tlir.reference.interval import Box
 
 
+class SweepFailed(Exception):
+    """A box a sweep needs is unresolved (TorchLean's failed state)."""
+
+
 def size(value: SSAValue) -> int:
     return int(np.prod(value.type.get_shape(), dtype=np.int64))
 
@@ -214,6 +218,7 @@ __all__ = [
     "PASS_THROUGH",
     "ConvTranspose",
     "LinearMap",
+    "SweepFailed",
     "avg_pool_incidence",
     "conv_bias",
     "conv_matrix",

@@ -49,10 +49,6 @@ from tlir.reference.interval import (
 from tlir.reference.sound_linalg import PointMatrix, interval_dot, interval_matmul, row_sums
 
 
-class SweepFailed(Exception):
-    """A box the sweep needs is unresolved."""
-
-
 @dataclass
 class DirectedSweep:
     """One direction's interval coefficients (rows × flat size) and the sound
@@ -76,7 +72,7 @@ class DirectedSweep:
     def box(self, value: SSAValue) -> Box:
         found = self.boxes.get(value)
         if found is None:
-            raise SweepFailed()
+            raise maps.SweepFailed()
         return found[0].reshape(-1), found[1].reshape(-1)
 
     def discharge(self, a: Box, value: SSAValue) -> None:
@@ -282,7 +278,7 @@ def sweep_bound(ops, start, objective, boxes, x, cache, upper: bool) -> np.ndarr
                 (RELU_RULES.lookup(op) or _discharge)(op, sweep.coeffs.pop(live[0]), sweep)
         if x in sweep.coeffs:
             sweep.discharge(sweep.coeffs[x], x)
-    except SweepFailed:
+    except maps.SweepFailed:
         return None
     fill = dtype.type(np.inf if upper else -np.inf)
     return np.where(np.isnan(sweep.k), fill, sweep.k)

@@ -41,14 +41,6 @@ def _widen(value: np.ndarray, magnitude: np.ndarray, n: int) -> Box:
         return sub_down(value, err), add_up(value, err)
 
 
-def sum_enclosure(terms: np.ndarray, axis: int = -1) -> Box:
-    """An interval holding the exact sum of `terms` along `axis`."""
-    with np.errstate(all="ignore"):
-        total = terms.sum(axis=axis)
-        magnitude = np.abs(terms).sum(axis=axis)
-    return _widen(total, magnitude, terms.shape[axis])
-
-
 def row_sums(rows: np.ndarray, terms: np.ndarray, count: int, dtype: np.dtype) -> Box:
     """Per row `r < count`, an interval holding the exact sum of the `terms`
     whose `rows` entry is `r` (summed in float64, then rounded outward)."""
@@ -128,4 +120,4 @@ def interval_dot(a: Box, b: Box) -> Box:
         return sub_down(c_lo[:, 0], err), add_up(c_hi[:, 0], err)
 
 
-__all__ = ["PointMatrix", "interval_dot", "interval_matmul", "row_sums", "sum_enclosure"]
+__all__ = ["PointMatrix", "interval_dot", "interval_matmul", "row_sums"]
