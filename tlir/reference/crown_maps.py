@@ -75,9 +75,9 @@ def conv_matrix(op: T.ConvOp, weight: np.ndarray) -> np.ndarray:
 
 class ConvTranspose:
     """A conv's dense matrix `M` (without bias) as products `left @ M` on rows
-    of output coefficients: the transposed conv, one BLAS product per group
-    (over the output channels) and a strided add per kernel offset, without
-    forming `M`."""
+    of output coefficients: the transposed conv, per group one stacked BLAS
+    product (taps by each row's output cells) and a strided add per kernel offset,
+    without forming `M`."""
 
     def __init__(self, op: T.ConvOp, weight: np.ndarray):
         cfg = op.config
@@ -100,22 +100,21 @@ class ConvTranspose:
         acc = np.zeros(padded_shape, left.dtype)
         in_per_group = cfg.in_channels // cfg.groups
         out_per_group = cfg.out_channels // cfg.groups
-        volume = int(np.prod(cfg.kernel, dtype=np.int64))
         for g in range(cfg.groups):
             outs = slice(g * out_per_group, (g + 1) * out_per_group)
             ins = slice(g * in_per_group, (g + 1) * in_per_group)
-            # one GEMM: (rows · output cells) × out channels by out channels × (in channels · taps)
-            cells = np.moveaxis(a[:, outs], 1, -1).reshape(-1, out_per_group)
-            # the weight is dense block-diagonal: the group's block
-            taps = weight[outs, ins].reshape(out_per_group, in_per_group * volume)
-            cols = (cells @ taps).reshape((rows, *out_spatial, in_per_group, *cfg.kernel))
+            # per row, taps (in channels · offsets × out channels) by the row's
+            # output cells (out channels × cells): the cells stay innermost
+            taps = np.moveaxis(weight[outs, ins], 0, -1).reshape(-1, out_per_group)
+            cells = a[:, outs].reshape(rows, out_per_group, -1)
+            cols = np.matmul(taps, cells).reshape((rows, in_per_group, *cfg.kernel, *out_spatial))
             for offset in itertools.product(*(range(k) for k in cfg.kernel)):
                 window = tuple(
                     slice(w * d, w * d + (o - 1) * s + 1, s) if o else slice(0, 0)
                     for w, d, s, o in zip(offset, cfg.dilation, cfg.stride, out_spatial,
                                           strict=True)
                 )  # fmt: skip
-                acc[(slice(None), ins, *window)] += np.moveaxis(cols[(..., *offset)], -1, 1)
+                acc[(slice(None), ins, *window)] += cols[(slice(None), slice(None), *offset)]
         inside = tuple(slice(b, b + n) for n, (b, _) in zip(self.in_shape[axis:], pad[1:],
                                                              strict=True))  # fmt: skip
         return acc[(slice(None), *inside)].reshape(left.shape[0], -1)
