@@ -391,6 +391,8 @@ def test_compiled_model_crown_is_the_reference(compiled_mlp, mode):
     assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
     ball_got = model.crown_ball([x], 0.1, np.array([[1.0, -1.0, 0.0]]), mode=mode)
     assert ball_got[0].shape == (1,)
+    with pytest.raises(TlirError, match="lower bound above its upper bound"):
+        model.crown([hi], [lo], mode=mode)
 
 
 def test_compiled_f32_model_rounds_a_float64_box_outward():
