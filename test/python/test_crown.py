@@ -13,9 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fuzz_graphs
 import numpy as np
 import pytest
 from crown_models import Net, random_cnn, random_mlp
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tlir
 from tlir.bounds import ball
@@ -529,3 +532,45 @@ def test_conv_matrix_and_transposed_conv_are_the_conv(k, s, p, q, d, g):
     assert np.allclose(transposed.times(left), left @ matrix, rtol=1e-12, atol=1e-12)
     assert np.allclose(transposed.times(left, magnitude=True), left @ np.abs(matrix),
                        rtol=1e-12, atol=1e-12)  # fmt: skip
+
+
+@fuzz_graphs.budget(ci=30)
+@given(data=st.data())
+def test_random_graphs_are_bounded_soundly(tmp_path_factory, data):
+    """Random graphs (one output kept) and boxes: both modes' bounds hold the
+    forward evaluator's outputs at sampled points and corners; relu mode's lie
+    inside IBP's."""
+    from tlir.torchlean import import_file
+
+    document = data.draw(fuzz_graphs.graphs(), label="graph")
+    document["output_ids"] = document["output_ids"][:1]
+    dtype = data.draw(st.sampled_from(["f32", "f64"]), label="dtype")
+    path = tmp_path_factory.mktemp("crown") / "model.json"
+    path.write_text(fuzz_graphs.dumps(document))
+    module = import_file(str(path), dtype)
+    np_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
+    shape = tuple(document["nodes"][0]["shape"])
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    centre = rng.normal(size=shape).astype(np_dtype)
+    radius = (np.abs(rng.normal(size=shape)) * 0.3).astype(np_dtype)
+    lo, hi = (centre - radius).astype(np_dtype), (centre + radius).astype(np_dtype)
+    found = {mode: crown(module, lo, hi, mode=mode) for mode in ("torchlean", "relu")}
+    (i_lo,), (i_hi,) = ibp(module, [lo], [hi])
+    r_lo, r_hi = found["relu"]
+    if i_lo is not None:
+        assert r_lo is not None
+        assert np.all((r_lo >= i_lo) | np.isnan(i_lo)) and np.all((r_hi <= i_hi) | np.isnan(i_hi))
+    points = [lo, hi] + [np.where(rng.random(shape) < 0.5, lo, hi) for _ in range(6)]
+    points += [np.clip((lo + rng.random(shape) * (hi - lo)).astype(np_dtype), lo, hi)
+               for _ in range(20)]  # fmt: skip
+    for point in points:
+        try:
+            (value,) = evaluate(module, [point])
+        except TlirError:
+            continue  # log of a non-positive value: no forward value to bound
+        for mode, (b_lo, b_hi) in found.items():
+            if b_lo is None:
+                continue
+            bad = np.isnan(b_lo) | np.isnan(b_hi) | np.isnan(value)
+            ok = bad | ((b_lo <= value) & (value <= b_hi))
+            assert np.all(ok), (mode, value[~ok], b_lo[~ok], b_hi[~ok])

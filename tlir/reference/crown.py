@@ -189,7 +189,7 @@ def run_sweep(ops: list[Operation], start: SSAValue, objective: np.ndarray, swee
             for r in live:
                 sweep.discharge(sweep.coeffs.pop(r), r)
         elif live:
-            rule = TORCHLEAN_RULES.lookup(op) or _discharge
+            rule = (TORCHLEAN_RULES.lookup(op) or _discharge) if maps.nonempty(op) else _discharge
             rule(op, sweep.coeffs.pop(live[0]), sweep)
 
 

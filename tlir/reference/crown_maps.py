@@ -29,6 +29,12 @@ def size(value: SSAValue) -> int:
     return int(np.prod(value.type.get_shape(), dtype=np.int64))
 
 
+def nonempty(op: Operation) -> bool:
+    """No operand and no result without elements: the rules' maps need cells
+    (an op with an empty one is discharged against its box)."""
+    return all(size(v) for v in (*op.operands, *op.results))
+
+
 def point(box: Box | None) -> np.ndarray | None:
     """The value of a box that is one point (a constant parameter, or one moved
     by exact index ops), else None: only such operands make an op linear."""
@@ -225,6 +231,7 @@ __all__ = [
     "kernel_volume",
     "linear_map",
     "linear_rows",
+    "nonempty",
     "point",
     "pull_back",
     "size",

@@ -275,7 +275,8 @@ def sweep_bound(ops, start, objective, boxes, x, cache, upper: bool) -> np.ndarr
                 for r in live:
                     sweep.discharge(sweep.coeffs.pop(r), r)
             elif live:
-                (RELU_RULES.lookup(op) or _discharge)(op, sweep.coeffs.pop(live[0]), sweep)
+                rule = (RELU_RULES.lookup(op) or _discharge) if maps.nonempty(op) else _discharge
+                rule(op, sweep.coeffs.pop(live[0]), sweep)
         if x in sweep.coeffs:
             sweep.discharge(sweep.coeffs[x], x)
     except maps.SweepFailed:
