@@ -539,7 +539,10 @@ def test_conv_matrix_and_transposed_conv_are_the_conv(k, s, p, q, d, g):
 def test_random_graphs_are_bounded_soundly(tmp_path_factory, data):
     """Random graphs (one output kept) and boxes: both modes' bounds hold the
     forward evaluator's outputs at sampled points and corners; relu mode's lie
-    inside IBP's."""
+    inside IBP's. CROWN bounds the exact-real graph: where terms cancel exactly
+    (x − (x + 1e-40) in f32 is −1e-40, the evaluator's 0) a bound can be
+    tighter than the evaluator's rounding, so points get a margin of 1000 ulps
+    of 1 + |value|."""
     from tlir.torchlean import import_file
 
     document = data.draw(fuzz_graphs.graphs(), label="graph")
@@ -572,5 +575,9 @@ def test_random_graphs_are_bounded_soundly(tmp_path_factory, data):
             if b_lo is None:
                 continue
             bad = np.isnan(b_lo) | np.isnan(b_hi) | np.isnan(value)
-            ok = bad | ((b_lo <= value) & (value <= b_hi))
+            inside = (b_lo <= value) & (value <= b_hi)
+            with np.errstate(all="ignore"):
+                margin = 1000 * np.finfo(np_dtype).eps * (1 + np.abs(value.astype(np.float64)))
+                near = (b_lo - margin <= value) & (value <= b_hi + margin)
+            ok = bad | inside | near
             assert np.all(ok), (mode, value[~ok], b_lo[~ok], b_hi[~ok])
