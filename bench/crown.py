@@ -4,9 +4,11 @@ model in the same run.
 
     python bench/crown.py [--lirpa DIR] [--repeat N]
 
-DIR holds auto_LiRPA's source tree (its `auto_LiRPA` package and the packages
-it imports; it is never a dependency of tlir). Widths are mean output-bound
-widths; a ratio above 1 means the other method is wider.
+The models are PyTorch modules (PyTorch is needed). DIR holds auto_LiRPA's
+source tree (its `auto_LiRPA` package; several directories separated by the
+path separator for the packages it imports); it is never a dependency of
+tlir. Widths are mean output-bound widths; a ratio above 1 means tlir's
+CROWN is wider.
 """
 
 from __future__ import annotations
