@@ -90,7 +90,12 @@ class PointMatrix:
 def interval_matmul(a: Box, matrix) -> Box:
     """An interval matrix holding every `A·M` with `A` in `a` (rows × m) and
     `M` a point matrix (a `PointMatrix`, or any operator with its `times` and
-    `terms`): `mid·M ± radius·|M|`, widened by the error bound."""
+    `terms`): `mid·M ± radius·|M|`, widened by the error bound. float32 goes
+    through float64 (its products are exact there, its sums' error bound 2²⁹
+    times smaller) and is rounded outward back."""
+    if a[0].dtype != np.float64:
+        lo, hi = interval_matmul((a[0].astype(np.float64), a[1].astype(np.float64)), matrix)
+        return outward(lo, a[0].dtype, lower=True), outward(hi, a[0].dtype, lower=False)
     a_lo, a_hi = a
     with np.errstate(all="ignore"):
         mid = a_lo * 0.5 + a_hi * 0.5
