@@ -581,3 +581,19 @@ def test_random_graphs_are_bounded_soundly(tmp_path_factory, data):
                 near = (b_lo - margin <= value) & (value <= b_hi + margin)
             ok = bad | inside | near
             assert np.all(ok), (mode, value[~ok], b_lo[~ok], b_hi[~ok])
+
+
+def test_large_matrices_are_refused_in_one_line(monkeypatch):
+    """Coefficient matrices and dense op matrices obey the tensor limit."""
+    mlp = random_mlp([6, 16, 3])
+    rng = np.random.default_rng(14)
+    cnn = Net((1, 8, 8)).conv(rng.normal(size=(4, 1, 3, 3)), np.zeros(4), stride=2, padding=1)
+    cnn.then("sum", ())  # the sweep reaches the conv
+    monkeypatch.setenv("TLIR_MAX_TENSOR_BYTES", "1500")
+    module = mlp.module()  # its constants fit
+    crown(module, np.zeros(6), np.ones(6))  # 3 rows × 16 cells fit too
+    with pytest.raises(TlirError, match="CROWN coefficient matrix of 16 rows × 16 cells"):
+        crown(module, np.zeros(6), np.ones(6), mode="relu")  # a row per ReLU operand cell
+    monkeypatch.setenv("TLIR_MAX_TENSOR_BYTES", "20000")
+    with pytest.raises(TlirError, match=r"the dense 64 × 64 matrix of tlir.conv takes"):
+        crown(cnn.module(), np.zeros(cnn.input_shape), np.ones(cnn.input_shape))

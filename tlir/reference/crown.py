@@ -289,6 +289,27 @@ def checked_objective(objective, out_size: int, dtype: np.dtype, where: str) -> 
     return np.ascontiguousarray(narrow)
 
 
+def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: str,
+                            where: str) -> None:  # fmt: skip
+    """A sweep's coefficient matrix (a row per objective row, or per ReLU operand
+    cell when relu mode tightens it, a column per cell of a value) must fit the
+    tensor limit, as any tensor of a model must."""
+    from tlir.limits import check_total_bytes
+
+    ops = list(target.body.block.ops)
+    varying = set(target.body.block.args)  # a constant's coefficient has a varying twin
+    for op in ops:
+        if any(v in varying for v in op.operands):
+            varying.update(op.results)
+    widest = max((maps.size(v) for v in varying), default=0)
+    rows = objective.shape[0]
+    if mode == "relu":
+        relus = [maps.size(op.operands[0]) for op in ops if isinstance(op, T.ReluOp)]
+        rows = max([rows, *relus])
+    what = f"a CROWN coefficient matrix of {rows} rows × {widest} cells"
+    check_total_bytes(rows * widest * objective.itemsize, what, where)
+
+
 def crown(
     module, lower, upper, objective=None, mode: str = "torchlean", function: str = "main",
     where: str = "input",
@@ -304,6 +325,7 @@ def crown(
     dtype = numpy_dtype(out_type)
     out_shape = tuple(out_type.get_shape())
     c = checked_objective(objective, int(np.prod(out_shape, dtype=np.int64)), dtype, where)
+    check_coefficient_bytes(target, c, mode, where)
     found = ibp_boxes(module, [lower], [upper], function, where).boxes
     with np.errstate(all="ignore"):  # NaN and infinite ends flow as the rules say
         if mode == "torchlean":

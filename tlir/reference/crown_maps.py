@@ -64,6 +64,16 @@ def linear_rows(op: T.LinearOp, boxes: list[Box | None]) -> tuple[np.ndarray, np
     return weight, bias
 
 
+def check_dense(op: Operation, rows: int, columns: int, dtype) -> None:
+    """A dense matrix of an op must fit the tensor limit."""
+    from tlir.diagnostics import describe_location
+    from tlir.limits import check_total_bytes
+
+    what = f"the dense {rows} × {columns} matrix of {op.name}"
+    where = describe_location(op.location, op.name)
+    check_total_bytes(rows * columns * np.dtype(dtype).itemsize, what, where)
+
+
 def conv_matrix(op: T.ConvOp, weight: np.ndarray) -> np.ndarray:
     """The dense matrix of a conv without bias: the conv's own fold on a batch
     of one-hot inputs (each column is one input cell's taps, exact)."""
@@ -71,6 +81,7 @@ def conv_matrix(op: T.ConvOp, weight: np.ndarray) -> np.ndarray:
     in_shape = tuple(op.input.type.get_shape())
     out_shape = tuple(op.results[0].type.get_shape())
     n = int(np.prod(in_shape, dtype=np.int64))
+    check_dense(op, int(np.prod(out_shape, dtype=np.int64)), n, weight.dtype)
     basis = np.eye(n, dtype=weight.dtype).reshape((n, *in_shape))
     batched = dataclasses.replace(cfg, channel_axis=cfg.channel_axis + 1)
     padded = np.pad(basis, F.conv_padding(batched))
@@ -131,6 +142,7 @@ def _matmul_matrix(op: T.MatmulOp, operand: int, fixed: np.ndarray) -> np.ndarra
     one-hot values of that operand (products with 1 and sums with 0: exact)."""
     shape = tuple(op.operands[operand].type.get_shape())
     n = int(np.prod(shape, dtype=np.int64))
+    check_dense(op, size(op.results[0]), n, fixed.dtype)
     columns = []
     for j in range(n):
         basis = np.zeros(n, fixed.dtype)
@@ -174,6 +186,7 @@ def avg_pool_incidence(op: T.AvgPoolOp, dtype) -> np.ndarray:
     in_shape = tuple(op.input.type.get_shape())
     out_shape = tuple(op.results[0].type.get_shape())
     n = int(np.prod(in_shape, dtype=np.int64))
+    check_dense(op, int(np.prod(out_shape, dtype=np.int64)), n, dtype)
     basis = np.eye(n, dtype=dtype).reshape((n, *in_shape))
     acc = np.zeros((n, *out_shape), dtype)
     for values, _valid in F.window_cells(basis, op, (n, *out_shape)):
