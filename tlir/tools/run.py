@@ -5,6 +5,7 @@
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
            [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
            [--ibp EPS [--certificate C.json | --check-certificate C.json]]
+           [--crown EPS [--crown-mode torchlean|relu] [--objective C.npy]]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
 `--output`, each output's shape and first values are printed. `--reference`
@@ -27,7 +28,9 @@ and writes `input_grad0`, … and `param_grad:NAME` per parameter (e.g.
 Bounds: `--ibp EPS` prints (or writes) interval bounds of every output over
 TorchLean's ℓ∞ box of radius EPS around the inputs; `--certificate C.json`
 writes TorchLean's IBP output certificate, `--check-certificate C.json` checks
-one (see `tlir.tools.bounds`).
+one (see `tlir.tools.bounds`). `--crown EPS` prints (or writes, as `lower` and
+`upper`) CROWN bounds of a one-input, one-output model's output, or of `C·y`
+with `--objective C.npy` (see `tlir.tools.crown`).
 """
 
 from __future__ import annotations
@@ -131,6 +134,9 @@ def _parser() -> argparse.ArgumentParser:
     from tlir.tools.bounds import add_arguments
 
     add_arguments(parser)
+    from tlir.tools.crown import add_arguments as add_crown_arguments
+
+    add_crown_arguments(parser)
     return parser
 
 
@@ -322,6 +328,12 @@ def run(argv: Sequence[str] | None = None) -> None:
     main = find_function(module)
     check_input_count(main, len(args.input), args.model)
     where = args.input[0] if len(args.input) == 1 else args.model
+    from tlir.tools.crown import check_arguments, run_crown
+
+    check_arguments(args)
+    if args.crown is not None:
+        run_crown(args, module, load_inputs(args.input), where)
+        return
     if args.ibp is not None:
         # the centre is rounded to the carrier (a float64 input of an f32 model too)
         from tlir.tools.bounds import run_bounds

@@ -1,0 +1,170 @@
+"""CROWN (mode="relu", and "torchlean" as `tl`) on an MLP and a CNN, timed,
+against IBP and, when its source is at hand, auto_LiRPA's CROWN on the same
+model in the same run.
+
+    python bench/crown.py [--lirpa DIR] [--repeat N]
+
+The models are PyTorch modules (PyTorch is needed). DIR holds auto_LiRPA's
+source tree (its `auto_LiRPA` package; several directories separated by the
+path separator for the packages it imports); it is never a dependency of
+tlir. Widths are mean output-bound widths; a ratio above 1 means tlir's
+CROWN is wider.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+import tlir
+from tlir.bounds import ball
+from tlir.reference.crown import crown
+from tlir.reference.ibp import ibp
+
+
+def number(v: float) -> str:
+    text = repr(float(v))
+    return text.replace("e", ".0e") if "e" in text and "." not in text else text
+
+
+def nested(a: np.ndarray) -> str:
+    return number(a[()]) if a.ndim == 0 else "[" + ", ".join(nested(x) for x in a) + "]"
+
+
+def ty(shape) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + "f64>"
+
+
+def to_tlir(layers, input_shape) -> str:
+    """A torch Sequential of Linear / Conv2d / ReLU / Flatten as a tlir function
+    on one unbatched input (channels first)."""
+    import torch
+
+    lines, value, shape, count = [], "%x", tuple(input_shape), 0
+
+    def emit(text: str) -> str:
+        nonlocal count
+        count += 1
+        lines.append(f"%v{count} = {text}")
+        return f"%v{count}"
+
+    def const(a: np.ndarray) -> str:
+        return emit(f"tlir.const {{value = dense<{nested(a)}> : {ty(a.shape)}}} : {ty(a.shape)}")
+
+    for layer in layers:
+        if isinstance(layer, torch.nn.Linear):
+            w, b = layer.weight.detach().double().numpy(), layer.bias.detach().double().numpy()
+            out = shape[:-1] + (w.shape[0],)
+            value = emit(
+                f"tlir.linear {value}, {const(w)}, {const(b)} : ({ty(shape)}, {ty(w.shape)}, "
+                f"{ty(b.shape)}) -> {ty(out)}"
+            )
+        elif isinstance(layer, torch.nn.Conv2d):
+            w, b = layer.weight.detach().double().numpy(), layer.bias.detach().double().numpy()
+            (k, _), (s, _), (p, _) = layer.kernel_size, layer.stride, layer.padding
+            out = (w.shape[0], (shape[1] + 2 * p - k) // s + 1, (shape[2] + 2 * p - k) // s + 1)
+            attrs = (
+                f"kernel = array<i64: {k}, {k}>, stride = array<i64: {s}, {s}>, "
+                f"padding = array<i64: {p}, {p}>, padding_after = array<i64: {p}, {p}>, "
+                f"dilation = array<i64: 1, 1>, groups = 1 : i64, channel_axis = 0 : i64, "
+                f"in_channels = {shape[0]} : i64, out_channels = {w.shape[0]} : i64"
+            )
+            value = emit(
+                f"tlir.conv {value}, {const(w)}, {const(b)} {{{attrs}}} : ({ty(shape)}, "
+                f"{ty(w.shape)}, {ty(b.shape)}) -> {ty(out)}"
+            )
+        else:
+            kind = "relu" if isinstance(layer, torch.nn.ReLU) else "flatten"
+            out = shape if kind == "relu" else (int(np.prod(shape)),)
+            value = emit(f"tlir.{kind} {value} : ({ty(shape)}) -> {ty(out)}")
+        shape = out
+    body = "\n  ".join(lines)
+    return (
+        f"func.func @main(%x: {ty(input_shape)}) -> {ty(shape)} {{\n  {body}\n"
+        f"  func.return {value} : {ty(shape)}\n}}\n"
+    )
+
+
+def models():
+    import torch
+
+    torch.manual_seed(0)
+    nn = torch.nn
+    mlp = nn.Sequential(nn.Linear(12, 24), nn.ReLU(), nn.Linear(24, 24), nn.ReLU(),
+                        nn.Linear(24, 4))  # fmt: skip
+    cnn = nn.Sequential(
+        nn.Conv2d(1, 8, 3, stride=2, padding=1), nn.ReLU(),
+        nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(),
+        nn.Flatten(0), nn.Linear(16 * 7 * 7, 10),
+    )  # fmt: skip
+    return [("mlp 12-24-24-4", mlp.double(), (12,), 0.05),
+            ("cnn 1x28x28 -> 10", cnn.double(), (1, 28, 28), 0.01)]  # fmt: skip
+
+
+def timed(function, repeat: int):
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def lirpa_crown(net, x: np.ndarray, eps: float, repeat: int):
+    """auto_LiRPA's IBP and CROWN on a batch of one (None if it cannot be imported)."""
+    try:
+        import torch
+        from auto_LiRPA import BoundedModule, BoundedTensor, PerturbationLpNorm
+    except ImportError:
+        return None
+    batched = torch.nn.Sequential(*[torch.nn.Flatten(1) if isinstance(m, torch.nn.Flatten)
+                                    else m for m in net])  # fmt: skip
+    xt = torch.tensor(x[np.newaxis])
+    module = BoundedModule(batched, torch.zeros_like(xt), verbose=0)
+    bounded = BoundedTensor(xt, PerturbationLpNorm(norm=float("inf"), eps=eps))
+    out = {}
+    for method in ("IBP", "CROWN"):
+        seconds, (lb, ub) = timed(lambda m=method: module.compute_bounds(x=(bounded,), method=m),
+                                  repeat)  # fmt: skip
+        out[method] = (seconds, (ub - lb).detach().numpy().reshape(-1))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="CROWN against IBP and auto_LiRPA")
+    parser.add_argument("--lirpa", help="directory holding auto_LiRPA's source")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.lirpa:
+        sys.path[:0] = args.lirpa.split(os.pathsep)
+    for name, net, shape, eps in models():
+        module = tlir.parse_module(to_tlir(list(net), shape))
+        x = np.random.default_rng(0).uniform(0, 1, shape)
+        lo, hi = ball(x, eps, np.dtype(np.float64), "x")
+        t_ibp, (il, ih) = timed(lambda m=module, lo=lo, hi=hi: ibp(m, [lo], [hi]), args.repeat)
+        t_crown, (cl, ch) = timed(
+            lambda m=module, lo=lo, hi=hi: crown(m, lo, hi, mode="relu"), args.repeat
+        )
+        t_tl, (tl, th) = timed(lambda m=module, lo=lo, hi=hi: crown(m, lo, hi), args.repeat)
+        ibp_width, crown_width = np.mean(ih[0] - il[0]), np.mean(ch - cl)
+        print(f"{name}, eps {eps}")
+        print(f"  tlir IBP            {t_ibp * 1e3:8.1f} ms  width {ibp_width:.6g}")
+        print(f"  tlir CROWN (tl)     {t_tl * 1e3:8.1f} ms  width {np.mean(th - tl):.6g}")
+        print(f"  tlir CROWN (relu)   {t_crown * 1e3:8.1f} ms  width {crown_width:.6g}  "
+              f"IBP/CROWN {ibp_width / crown_width:.3f}")  # fmt: skip
+        lirpa = lirpa_crown(net, x, eps, args.repeat)
+        if lirpa is None:
+            print("  auto_LiRPA: not importable (pass --lirpa DIR)")
+            continue
+        for method, (seconds, width) in lirpa.items():
+            print(f"  auto_LiRPA {method:<8} {seconds * 1e3:8.1f} ms  width {np.mean(width):.6g}")
+        ratio = crown_width / np.mean(lirpa["CROWN"][1])
+        print(f"  tlir CROWN width / auto_LiRPA CROWN width {ratio:.9f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""The linear pieces of a tlir function that CROWN pushes coefficients through
+(docs/verification.md#crown): dense matrices of linear ops, index maps of
+structural ops, and the point values of parameters.
+
+Coefficients are row-major flat: an objective on a value of shape `s` is a
+matrix of `rows × |s|`. A linear op `y = M·x + c` on its varying operand `x`
+gives the dense `M` (`|y| × |x|`) and `c` (`|y|`); a structural op gives, per
+operand, the output positions it feeds and the operand positions they read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+
+from tlir.dialects import tlir as T
+from tlir.reference import ops as F
+from tlir.reference.interval import Box
+
+
+class SweepFailed(Exception):
+    """A box a sweep needs is unresolved (TorchLean's failed state)."""
+
+
+def size(value: SSAValue) -> int:
+    return int(np.prod(value.type.get_shape(), dtype=np.int64))
+
+
+def nonempty(op: Operation) -> bool:
+    """No operand and no result without elements: the rules' maps need cells
+    (an op with an empty one is discharged against its box)."""
+    return all(size(v) for v in (*op.operands, *op.results))
+
+
+def point(box: Box | None) -> np.ndarray | None:
+    """The value of a box that is one point (a constant parameter, or one moved
+    by exact index ops), else None: only such operands make an op linear."""
+    if box is None:
+        return None
+    lo, hi = box
+    if not np.array_equal(lo, hi) or not np.all(np.isfinite(lo)):
+        return None
+    return lo
+
+
+@dataclasses.dataclass(frozen=True)
+class LinearMap:
+    """`y = M·x + c` on operand `operand` (flat), `M` dense `|y| × |x|`."""
+
+    operand: int
+    matrix: np.ndarray
+    bias: np.ndarray
+
+
+def linear_rows(op: T.LinearOp, boxes: list[Box | None]) -> tuple[np.ndarray, np.ndarray] | None:
+    """`linear`'s weight and bias when both are points: the op is then the
+    vector map `W·x + b` on every leading row of its input."""
+    weight, bias = point(boxes[1]), point(boxes[2])
+    if weight is None or bias is None:
+        return None
+    return weight, bias
+
+
+def check_dense(op: Operation, rows: int, columns: int, dtype) -> None:
+    """A dense matrix of an op must fit the tensor limit."""
+    from tlir.diagnostics import describe_location
+    from tlir.limits import check_total_bytes
+
+    what = f"the dense {rows} × {columns} matrix of {op.name}"
+    where = describe_location(op.location, op.name)
+    check_total_bytes(rows * columns * np.dtype(dtype).itemsize, what, where)
+
+
+def conv_matrix(op: T.ConvOp, weight: np.ndarray) -> np.ndarray:
+    """The dense matrix of a conv without bias: the conv's own fold on a batch
+    of one-hot inputs (each column is one input cell's taps, exact)."""
+    cfg = op.config
+    in_shape = tuple(op.input.type.get_shape())
+    out_shape = tuple(op.results[0].type.get_shape())
+    n = int(np.prod(in_shape, dtype=np.int64))
+    check_dense(op, int(np.prod(out_shape, dtype=np.int64)), n, weight.dtype)
+    basis = np.eye(n, dtype=weight.dtype).reshape((n, *in_shape))
+    batched = dataclasses.replace(cfg, channel_axis=cfg.channel_axis + 1)
+    padded = np.pad(basis, F.conv_padding(batched))
+    zeros = np.zeros(cfg.out_channels, weight.dtype)
+    columns = F.conv_fold(batched, padded, weight, zeros, np.zeros((n, *out_shape), weight.dtype))
+    return np.ascontiguousarray(columns.reshape(n, -1).T)
+
+
+class ConvTranspose:
+    """A conv's dense matrix `M` (without bias) as products `left @ M` on rows
+    of output coefficients: the transposed conv, per group one stacked BLAS
+    product (taps by each row's output cells) and a strided add per kernel offset,
+    without forming `M`."""
+
+    def __init__(self, op: T.ConvOp, weight: np.ndarray):
+        cfg = op.config
+        self.cfg = cfg
+        self.weight, self.magnitude_weight = weight, np.abs(weight)
+        self.in_shape = tuple(op.input.type.get_shape())
+        self.out_shape = tuple(op.results[0].type.get_shape())
+        out_per_group = cfg.out_channels // cfg.groups
+        self.terms = out_per_group * int(np.prod(cfg.kernel, dtype=np.int64))
+
+    def times(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        cfg, axis = self.cfg, self.cfg.channel_axis
+        weight = self.magnitude_weight if magnitude else self.weight
+        rows = left.shape[0] * int(np.prod(self.out_shape[:axis], dtype=np.int64))
+        a = left.reshape((rows, *self.out_shape[axis:]))
+        out_spatial = self.out_shape[axis + 1 :]
+        pad = F.conv_padding(dataclasses.replace(cfg, channel_axis=1))
+        padded_shape = tuple(n + b + e for n, (b, e) in zip(
+            (rows, *self.in_shape[axis:]), pad, strict=True))  # fmt: skip
+        acc = np.zeros(padded_shape, left.dtype)
+        in_per_group = cfg.in_channels // cfg.groups
+        out_per_group = cfg.out_channels // cfg.groups
+        for g in range(cfg.groups):
+            outs = slice(g * out_per_group, (g + 1) * out_per_group)
+            ins = slice(g * in_per_group, (g + 1) * in_per_group)
+            # per row, taps (in channels · offsets × out channels) by the row's
+            # output cells (out channels × cells): the cells stay innermost
+            taps = np.moveaxis(weight[outs, ins], 0, -1).reshape(-1, out_per_group)
+            cells = a[:, outs].reshape(rows, out_per_group, -1)
+            cols = np.matmul(taps, cells).reshape((rows, in_per_group, *cfg.kernel, *out_spatial))
+            for offset in itertools.product(*(range(k) for k in cfg.kernel)):
+                window = tuple(
+                    slice(w * d, w * d + (o - 1) * s + 1, s) if o else slice(0, 0)
+                    for w, d, s, o in zip(offset, cfg.dilation, cfg.stride, out_spatial,
+                                          strict=True)
+                )  # fmt: skip
+                acc[(slice(None), ins, *window)] += cols[(slice(None), slice(None), *offset)]
+        inside = tuple(slice(b, b + n) for n, (b, _) in zip(self.in_shape[axis:], pad[1:],
+                                                             strict=True))  # fmt: skip
+        return acc[(slice(None), *inside)].reshape(left.shape[0], -1)
+
+
+def _matmul_matrix(op: T.MatmulOp, operand: int, fixed: np.ndarray) -> np.ndarray:
+    """The dense matrix of a matmul in its varying operand: the evaluator on
+    one-hot values of that operand (products with 1 and sums with 0: exact)."""
+    shape = tuple(op.operands[operand].type.get_shape())
+    n = int(np.prod(shape, dtype=np.int64))
+    check_dense(op, size(op.results[0]), n, fixed.dtype)
+    columns = []
+    for j in range(n):
+        basis = np.zeros(n, fixed.dtype)
+        basis[j] = 1
+        args = [basis.reshape(shape), fixed] if operand == 0 else [fixed, basis.reshape(shape)]
+        columns.append(F.EVALUATORS[T.MatmulOp](op, args).reshape(-1))
+    return np.stack(columns, axis=1) if columns else np.zeros((size(op.results[0]), 0))
+
+
+def linear_map(op: Operation, boxes: list[Box | None]) -> LinearMap | None:
+    """`matmul` with one point operand, or `conv` with point weight and bias,
+    as a dense linear map; None for any other op or operands."""
+    out = size(op.results[0])
+    if isinstance(op, T.MatmulOp):
+        fixed = [point(b) for b in boxes]
+        if (fixed[0] is None) == (fixed[1] is None):
+            return None
+        operand = 0 if fixed[0] is None else 1
+        known = fixed[1 - operand]
+        matrix = _matmul_matrix(op, operand, known)
+        return LinearMap(operand, matrix, np.zeros(out, known.dtype))
+    if isinstance(op, T.ConvOp):
+        weight, bias = point(boxes[1]), point(boxes[2])
+        if weight is None or bias is None:
+            return None
+        return LinearMap(0, conv_matrix(op, weight), conv_bias(op, bias))
+    return None
+
+
+def conv_bias(op: T.ConvOp, bias: np.ndarray) -> np.ndarray:
+    """A conv's bias broadcast to its flat output."""
+    shape = op.results[0].type.get_shape()
+    axis = op.config.channel_axis
+    spread = (slice(None),) + (np.newaxis,) * (len(shape) - axis - 1)
+    return np.broadcast_to(bias[spread], shape).reshape(-1)
+
+
+def avg_pool_incidence(op: T.AvgPoolOp, dtype) -> np.ndarray:
+    """`|y| × |x|`: 1 where an output's window reads an input cell (padding
+    cells read nothing); avg_pool is this matrix divided by the kernel volume."""
+    in_shape = tuple(op.input.type.get_shape())
+    out_shape = tuple(op.results[0].type.get_shape())
+    n = int(np.prod(in_shape, dtype=np.int64))
+    check_dense(op, int(np.prod(out_shape, dtype=np.int64)), n, dtype)
+    basis = np.eye(n, dtype=dtype).reshape((n, *in_shape))
+    acc = np.zeros((n, *out_shape), dtype)
+    for values, _valid in F.window_cells(basis, op, (n, *out_shape)):
+        acc = acc + values
+    return np.ascontiguousarray(acc.reshape(n, -1).T)
+
+
+def kernel_volume(op: T.AvgPoolOp) -> int:
+    return int(np.prod(T._ints(op.kernel), dtype=np.int64))
+
+
+PASS_THROUGH = (T.DetachOp, T.ReshapeOp, T.FlattenOp)
+"""Ops whose flat output is their operand's flat value."""
+
+INDEX_MAPS = (T.ConcatOp, T.TransposeOp, T.PermuteOp)
+"""Ops that move each operand cell to one output cell."""
+
+
+def index_map(op: Operation) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per operand, (output positions, operand positions): the op's evaluator
+    on consecutive integers, operand after operand (exact in float64)."""
+    offsets, args = [], []
+    start = 0
+    for operand in op.operands:
+        shape = tuple(operand.type.get_shape())
+        n = int(np.prod(shape, dtype=np.int64))
+        offsets.append(start)
+        args.append(np.arange(start, start + n, dtype=np.float64).reshape(shape))
+        start += n
+    moved = F.EVALUATORS.lookup(op)(op, args).reshape(-1).astype(np.int64)
+    maps = []
+    for k, operand in enumerate(op.operands):
+        mine = np.flatnonzero((moved >= offsets[k]) & (moved < offsets[k] + size(operand)))
+        maps.append((mine, moved[mine] - offsets[k]))
+    return maps
+
+
+def pull_back(coefficient: np.ndarray, out_positions, in_positions, n: int) -> np.ndarray:
+    """An output coefficient moved to the operand's cells (each read once)."""
+    pulled = np.zeros((coefficient.shape[0], n), coefficient.dtype)
+    pulled[:, in_positions] = coefficient[:, out_positions]
+    return pulled
+
+
+__all__ = [
+    "INDEX_MAPS",
+    "PASS_THROUGH",
+    "ConvTranspose",
+    "LinearMap",
+    "SweepFailed",
+    "avg_pool_incidence",
+    "conv_bias",
+    "conv_matrix",
+    "index_map",
+    "kernel_volume",
+    "linear_map",
+    "linear_rows",
+    "nonempty",
+    "point",
+    "pull_back",
+    "size",
+]
