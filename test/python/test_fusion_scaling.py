@@ -1,0 +1,146 @@
+"""Kernel formation and fusion take time linear in the length of an elementwise
+chain, measured by counting work (not by timing): doubling the chain at most
+about doubles the IR operations built and moved by `tlir-fuse-elementwise`, and
+the Python calls of the whole xDSL side of a compile of one long kernel. A
+chain longer than `MAX_KERNEL_OPS` becomes several kernels, whose results are
+still the reference's bits."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, Operation
+
+import tlir
+from tlir.passes.tlir_form_kernels import MAX_KERNEL_OPS, TlirFormKernels, is_kernel
+from tlir.reference import evaluate
+from tlir.universe import context
+
+TYPE = "tensor<4x4xf64>"
+UNARY = ("relu", "tanh", "abs", "sigmoid", "sqrt", "exp")
+
+
+def chain(length: int, binary: bool = False) -> str:
+    """@main: `length` elementwise ops in a row; with `binary`, every third
+    one also reads the input (the fused kernel's inputs grow with the chain)."""
+    lines = [f"func.func @main(%x: {TYPE}) -> {TYPE} {{"]
+    previous = "%x"
+    for i in range(length):
+        if binary and i % 3 == 2:
+            op = f"tlir.add {previous}, %x : ({TYPE}, {TYPE}) -> {TYPE}"
+        else:
+            op = f"tlir.{UNARY[i % len(UNARY)]} {previous} : ({TYPE}) -> {TYPE}"
+        lines.append(f"  %v{i} = {op}")
+        previous = f"%v{i}"
+    lines.append(f"  func.return {previous} : {TYPE}\n}}")
+    return "\n".join(lines)
+
+
+def one_kernel(length: int, binary: bool = False) -> func.FuncOp:
+    """The chain's single kernel (no cap on its length), in linalg on tensors."""
+    from tlir.compiler import lower_to_linalg
+
+    module = tlir.parse_module(chain(length, binary))
+    TlirFormKernels(max_ops=length + 1).apply(context(), module)
+    (kernel,) = [op for op in module.ops if isinstance(op, func.FuncOp) and is_kernel(op)]
+    lowered = lower_to_linalg(module)
+    return next(op for op in lowered.ops if op.sym_name.data == kernel.sym_name.data)
+
+
+def ir_work(monkeypatch: pytest.MonkeyPatch, run: Callable[[], object]) -> int:
+    """Operations created plus operations attached to a block while `run` runs."""
+    count = [0]
+    init, attach = Operation.__init__, Block._attach_op
+
+    def counting_init(self, *args, **kwargs):
+        count[0] += 1
+        init(self, *args, **kwargs)
+
+    def counting_attach(self, op):
+        count[0] += 1
+        attach(self, op)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Operation, "__init__", counting_init)
+        patch.setattr(Block, "_attach_op", counting_attach)
+        run()
+    return count[0]
+
+
+def python_calls(run: Callable[[], object]) -> int:
+    """Python function calls made while `run` runs (this thread)."""
+    count = [0]
+
+    def profile(frame, event, arg):
+        if event == "call":
+            count[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count[0]
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["unary", "reads-input"])
+def test_fusing_a_chain_twice_as_long_is_about_twice_the_work(monkeypatch, binary):
+    from tlir.passes.tlir_fuse_elementwise import TlirFuseElementwise
+
+    work = {}
+    for length in (150, 300):
+        kernel = one_kernel(length, binary)
+        fuse = functools.partial(TlirFuseElementwise().apply, context(), kernel.parent_op())
+        work[length] = ir_work(monkeypatch, fuse)
+        generics = [op for op in kernel.walk() if isinstance(op, GenericOp)]
+        assert len(generics) == 1  # the whole chain is one loop nest
+    assert work[300] / work[150] < 2.5, work
+
+
+def test_the_compile_of_one_long_kernel_is_linear_in_its_length():
+    """Kernel formation, deduplication, the lowering to loops and the LLVM IR
+    text of one chain kernel: Python calls for 200 and 400 ops."""
+    from tlir.backend import kernel_to_loops
+    from tlir.backend.xdsl import kernel_llvm_ir
+    from tlir.passes.tlir_dedup_kernels import dedup_kernels
+
+    def compile_front(length: int) -> Callable[[], object]:
+        module = tlir.parse_module(chain(length))
+
+        def run() -> None:
+            TlirFormKernels(max_ops=length + 1).apply(context(), module)
+            dedup_kernels(module)
+            (kernel,) = [op for op in module.ops if isinstance(op, func.FuncOp) and is_kernel(op)]
+            kernel_llvm_ir(kernel_to_loops(kernel))
+
+        return run
+
+    compile_front(20)()  # first-use imports and caches out of the count
+    calls = {length: python_calls(compile_front(length)) for length in (200, 400)}
+    assert calls[400] / calls[200] < 2.5, calls
+
+
+def test_a_chain_longer_than_the_cap_is_several_kernels_with_the_same_bits():
+    length = 2 * MAX_KERNEL_OPS + 10
+    module = tlir.parse_module(chain(length, binary=True))
+    formed = module.clone()
+    TlirFormKernels().apply(context(), formed)
+    sizes = [
+        len(list(op.body.block.ops)) - 1
+        for op in formed.ops
+        if isinstance(op, func.FuncOp) and is_kernel(op)
+    ]
+    assert sizes == [10, MAX_KERNEL_OPS, MAX_KERNEL_OPS]
+    x = np.random.default_rng(3).normal(size=(4, 4))
+    x[0, :3] = [-0.0, np.inf, np.nan]
+    (want,) = evaluate(module, [x])
+    (got,) = tlir.compile(module, cache=False)(x)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got.view(np.uint64)[~nan], want.view(np.uint64)[~nan])
