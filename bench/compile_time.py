@@ -1,8 +1,12 @@
 """Compile time per stage, cold and warm, against a calibration measured in the
 same run (and against `torch.compile` where PyTorch is installed).
 
-  python bench/compile_time.py [--sizes 300 3000] [--graphs mlp transformer]
+  python bench/compile_time.py [--sizes 300 3000] [--graphs mlp transformer chain]
                                [--backends xdsl mlir] [-O 2]
+
+Graphs: `mlp` (linear and relu), `transformer` (pre-norm MLP blocks), `chain`
+(4x4 unary elementwise ops in a row: kernel formation and fusion at length);
+without `--sizes`, 300 and 3,000 nodes, and 1,000 and 10,000 for `chain`.
 
 Each compile runs in a fresh process: **cold** with an empty compile cache,
 **warm** with the cache the cold run filled (a new process hitting the
@@ -105,13 +109,15 @@ def torch_compile_seconds(graph: dict) -> float | None:
     return time.perf_counter() - start
 
 
+DEFAULT_SIZES = {"chain": (1000, 10000)}
+
 STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[300, 3000])
-    parser.add_argument("--graphs", nargs="+", default=["mlp", "transformer"])
+    parser.add_argument("--sizes", type=int, nargs="+")
+    parser.add_argument("--graphs", nargs="+", default=["mlp", "transformer", "chain"])
     parser.add_argument("--backends", nargs="+", default=["xdsl", "mlir"])
     parser.add_argument("-O", "--opt-level", type=int, default=2)
     parser.add_argument("--torch", action="store_true", help="also time torch.compile")
@@ -121,13 +127,17 @@ def main() -> None:
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
     calibrations: list[float] = []
     rows: list[tuple[str, float, str]] = []  # (before the ratio, seconds, after it)
-    makers = {"mlp": graphs.mlp_chain, "transformer": graphs.transformer_chain}
+    makers = {
+        "mlp": graphs.mlp_chain,
+        "transformer": graphs.transformer_chain,
+        "chain": graphs.elementwise_chain,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.graphs:
             for backend in backends:
                 calibrations.append(calibration())
                 base = None
-                for size in args.sizes:
+                for size in args.sizes or DEFAULT_SIZES.get(name, (300, 3000)):
                     graph = makers[name](size)
                     count = len(graph["nodes"])
                     path = Path(tmp) / f"{name}{size}.json"
@@ -145,7 +155,7 @@ def main() -> None:
                         head = f"{name:12} {count:6d} {backend:7} {run:5} {total:8.2f} "
                         rows.append((head, total, f"x{stages} {growth:>7}"))
             if args.torch:
-                graph = makers[name](min(args.sizes))
+                graph = makers[name](min(args.sizes or DEFAULT_SIZES.get(name, (300, 3000))))
                 seconds = torch_compile_seconds(graph)
                 if seconds is not None:
                     head = f"{name:12} {len(graph['nodes']):6d} torch.compile (first call) "
