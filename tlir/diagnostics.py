@@ -8,6 +8,7 @@ at the op's source line, as mlir-opt does.
 from __future__ import annotations
 
 import bisect
+import collections
 import re
 
 from xdsl.dialects.builtin import (
@@ -65,6 +66,18 @@ class LocatingParser(Parser):
         line_start = source.get_start_of_line(span.start)
         line = bisect.bisect_left(self._newlines[1], line_start) + 1
         return line, span.start - line_start + 1
+
+    def parse_optional_region(self, arguments=None):
+        # xDSL opens a region's scope by copying every name defined so far
+        # (`ssa_values.copy()`): a function of n generics copied O(n) names n
+        # times. A chained scope makes that copy hold only the region's own
+        # names; lookups and redefinition checks see the enclosing ones as before.
+        enclosing = self.ssa_values
+        self.ssa_values = collections.ChainMap({}, enclosing)
+        try:
+            return super().parse_optional_region(arguments)
+        finally:
+            self.ssa_values = enclosing
 
     # A type of more bytes than a model may hold is refused where it is written:
     # a splat such as `dense<0.0> : tensor<4294967296xf32>` would otherwise be

@@ -164,3 +164,32 @@ def test_parsed_ops_are_located_without_counting_lines_from_the_start(monkeypatc
     # the function's first line is line 1; op i is on line i + 2, indented by 2
     assert located == [(i + 2, 3) for i in range(301)]
     assert main.location.line.data == 1
+
+
+def test_parsing_regions_copies_names_in_linear_total():
+    """Each region opens a scope for names; opening it copies no more than the
+    names of the region's own scope (xDSL copied every name defined so far, at
+    every region: quadratic in a function of n generics)."""
+    from tlir.compiler import lower_to_linalg, to_text
+
+    def copied(length: int) -> int:
+        text = to_text(lower_to_linalg(tlir.parse_module(chain(length))))
+        total = [0]
+
+        def profile(frame, event, arg):
+            owner = getattr(arg, "__self__", None)
+            copy = event == "c_call" and getattr(arg, "__name__", "") == "copy"
+            if copy and isinstance(owner, dict):
+                total[0] += len(owner)
+
+        sys.setprofile(profile)
+        try:
+            module = tlir.parse_module(text)
+        finally:
+            sys.setprofile(None)
+        generics = [op for op in module.walk() if isinstance(op, GenericOp)]
+        assert len(generics) == length
+        return total[0] + length  # a region costs at least one unit
+
+    counts = {length: copied(length) for length in (200, 400)}
+    assert counts[400] / counts[200] < 2.5, counts
