@@ -8,7 +8,6 @@ kernels, whose results are still the reference's bits."""
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable
 
@@ -92,15 +91,17 @@ def python_calls(run: Callable[[], object]) -> int:
 
 @pytest.mark.parametrize("binary", [False, True], ids=["unary", "reads-input"])
 def test_fusing_a_chain_twice_as_long_is_about_twice_the_work(monkeypatch, binary):
-    from tlir.passes.tlir_fuse_elementwise import TlirFuseElementwise
+    from tlir.passes.tlir_fuse_elementwise import fuse_function
 
     work = {}
     for length in (150, 300):
         kernel = one_kernel(length, binary)
-        fuse = functools.partial(TlirFuseElementwise().apply, context(), kernel.parent_op())
-        work[length] = ir_work(monkeypatch, fuse)
+        counts = []
+        work[length] = ir_work(monkeypatch, lambda k=kernel, c=counts: c.append(fuse_function(k)))
         generics = [op for op in kernel.walk() if isinstance(op, GenericOp)]
         assert len(generics) == 1  # the whole chain is one loop nest
+        # each op fused once, into its reader, without walking the function again
+        assert (counts[0].fusions, counts[0].restarts) == (length - 1, 0)
     assert work[300] / work[150] < 2.5, work
 
 
