@@ -89,13 +89,15 @@ def python_calls(run: Callable[[], object]) -> int:
     return count[0]
 
 
-@pytest.mark.parametrize("binary", [False, True], ids=["unary", "reads-input"])
-def test_fusing_a_chain_twice_as_long_is_about_twice_the_work(monkeypatch, binary):
+def test_fusing_a_chain_twice_as_long_is_about_twice_the_work(monkeypatch):
+    """Ops built and moved (the fused generic's operands are not counted: each
+    fusion rebuilds the op with all its inputs, so a chain that reads other
+    buffers as it goes costs O(inputs) a fusion; `MAX_KERNEL_OPS` bounds that)."""
     from tlir.passes.tlir_fuse_elementwise import fuse_function
 
     work = {}
     for length in (150, 300):
-        kernel = one_kernel(length, binary)
+        kernel = one_kernel(length)
         counts = []
         work[length] = ir_work(monkeypatch, lambda k=kernel, c=counts: c.append(fuse_function(k)))
         generics = [op for op in kernel.walk() if isinstance(op, GenericOp)]
@@ -194,3 +196,18 @@ def test_parsing_regions_copies_names_in_linear_total():
 
     counts = {length: copied(length) for length in (200, 400)}
     assert counts[400] / counts[200] < 2.5, counts
+
+
+def test_compiling_a_chain_that_reads_the_input_is_linear_in_its_length(monkeypatch):
+    """A whole compile (this thread's Python calls: kernel formation, dedup,
+    lowering, plan) of chains of 600 and 1,200 ops, a third of them reading
+    the input: kernels of at most `MAX_KERNEL_OPS` ops, equal ones lowered once."""
+    monkeypatch.setenv("TLIR_COMPILE_PROCESSES", "1")
+    tlir.compile(tlir.parse_module(chain(20, binary=True)), cache=False)  # imports, caches
+
+    def compile_chain(length: int) -> int:
+        module = tlir.parse_module(chain(length, binary=True))
+        return python_calls(lambda: tlir.compile(module, cache=False))
+
+    calls = {length: compile_chain(length) for length in (600, 1200)}
+    assert calls[1200] / calls[600] < 2.5, calls
