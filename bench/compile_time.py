@@ -1,8 +1,16 @@
 """Compile time per stage, cold and warm, against a calibration measured in the
 same run (and against `torch.compile` where PyTorch is installed).
 
-  python bench/compile_time.py [--sizes 300 3000] [--graphs mlp transformer]
+  python bench/compile_time.py [--sizes 300 3000] [--graphs mlp transformer chain]
                                [--backends xdsl mlir] [-O 2]
+
+Graphs: `mlp` (linear and relu), `transformer` (pre-norm MLP blocks), `chain`
+(4x4 unary elementwise ops in a row: kernel formation and fusion at length);
+without `--sizes`, 300 and 3,000 nodes, and 1,000 and 10,000 for `chain`. Two
+of one size: `mlp1024` (the MLP 1024-256-256-10 of bench/run_time.py) and
+`block` (examples/transformer_block.json). `--repeat N` runs each compile N
+times and shows the medians (on a shared machine, say what load it had).
+`ratio-imp` is the compile without the import, over the calibration.
 
 Each compile runs in a fresh process: **cold** with an empty compile cache,
 **warm** with the cache the cold run filled (a new process hitting the
@@ -24,6 +32,7 @@ import argparse
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,51 +114,84 @@ def torch_compile_seconds(graph: dict) -> float | None:
     return time.perf_counter() - start
 
 
+DEFAULT_SIZES = {"chain": (1000, 10000)}
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def mlp_1024() -> dict:
+    """The MLP 1024-256-256-10 (batch 128) of bench/run_time.py."""
+    b = graphs.Builder([128, 1024], seed=3)
+    return b.graph(b.mlp(0, 128, [1024, 256, 256, 10]))
+
+
+FIXED = {
+    "mlp1024": mlp_1024,
+    "block": lambda: json.loads((EXAMPLES / "transformer_block.json").read_text()),
+}
+"""Graphs of one size (`--sizes` does not apply)."""
+
+
+def _median(runs: list[dict], key: str) -> float:
+    return statistics.median(r.get(key, 0.0) for r in runs)
+
+
 STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[300, 3000])
-    parser.add_argument("--graphs", nargs="+", default=["mlp", "transformer"])
+    parser.add_argument("--sizes", type=int, nargs="+")
+    parser.add_argument("--graphs", nargs="+", default=["mlp", "transformer", "chain"])
     parser.add_argument("--backends", nargs="+", default=["xdsl", "mlir"])
     parser.add_argument("-O", "--opt-level", type=int, default=2)
     parser.add_argument("--torch", action="store_true", help="also time torch.compile")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians shown")
     args = parser.parse_args()
     from tlir.backend import mlir
 
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
     calibrations: list[float] = []
-    rows: list[tuple[str, float, str]] = []  # (before the ratio, seconds, after it)
-    makers = {"mlp": graphs.mlp_chain, "transformer": graphs.transformer_chain}
+    rows: list[tuple[str, float, float, str]] = []  # (before the ratio, seconds, import, after)
+    makers = {
+        "mlp": graphs.mlp_chain,
+        "transformer": graphs.transformer_chain,
+        "chain": graphs.elementwise_chain,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.graphs:
+            sizes = (0,) if name in FIXED else args.sizes or DEFAULT_SIZES.get(name, (300, 3000))
             for backend in backends:
                 calibrations.append(calibration())
                 base = None
-                for size in args.sizes:
-                    graph = makers[name](size)
+                for size in sizes:
+                    graph = FIXED[name]() if name in FIXED else makers[name](size)
                     count = len(graph["nodes"])
                     path = Path(tmp) / f"{name}{size}.json"
                     path.write_text(json.dumps(graph))
-                    cache = Path(tmp) / f"cache-{name}-{size}-{backend}"
-                    for run in ("cold", "warm"):
-                        stats = child_compile(str(path), backend, args.opt_level, str(cache))
+                    runs: dict[str, list[dict]] = {"cold": [], "warm": []}
+                    for repeat in range(args.repeat):
+                        cache = Path(tmp) / f"cache-{name}-{size}-{backend}-{repeat}"
+                        for run in runs:
+                            stats = child_compile(str(path), backend, args.opt_level, str(cache))
+                            runs[run].append(stats)
+                    for run, measured in runs.items():
+                        stats = {k: _median(measured, k) for k in ("total", *STAGES)}
                         total = stats["total"]
                         growth = ""
-                        if run == "cold":
+                        if run == "cold" and name not in FIXED:
                             per_node = total / count
                             base = base or per_node
                             growth = f"{per_node / base:7.2f}"
-                        stages = "".join(f" {stats.get(s, 0.0):8.2f}" for s in STAGES)
+                        stages = "".join(f" {stats[s]:8.2f}" for s in STAGES)
                         head = f"{name:12} {count:6d} {backend:7} {run:5} {total:8.2f} "
-                        rows.append((head, total, f"x{stages} {growth:>7}"))
-            if args.torch:
-                graph = makers[name](min(args.sizes))
+                        rows.append((head, total, stats["import"], f"x{stages} {growth:>7}"))
+            if args.torch and name not in FIXED:
+                graph = makers[name](min(sizes))
                 seconds = torch_compile_seconds(graph)
                 if seconds is not None:
                     head = f"{name:12} {len(graph['nodes']):6d} torch.compile (first call) "
-                    rows.append((head + f"{seconds:8.2f} s  ", seconds, "x"))
+                    rows.append((head + f"{seconds:8.2f} s  ", seconds, 0.0, "x"))
     calibrations.append(calibration())
     calib = min(calibrations)
     print(
@@ -157,9 +199,9 @@ def main() -> None:
         f"(fastest of {', '.join(f'{c:.3f}' for c in calibrations)})"
     )
     header = f"{'graph':12} {'nodes':>6} {'backend':7} {'run':5} {'seconds':>8} {'ratio':>7}"
-    print(header + "".join(f" {s:>8}" for s in STAGES) + f" {'growth':>7}")
-    for head, seconds, tail in rows:
-        print(f"{head}{seconds / calib:6.1f}{tail}")
+    print(header + "".join(f" {s:>8}" for s in STAGES) + f" {'growth':>7} {'ratio-imp':>9}")
+    for head, seconds, imported, tail in rows:
+        print(f"{head}{seconds / calib:6.1f}{tail} {(seconds - imported) / calib:8.2f}x")
 
 
 if __name__ == "__main__":

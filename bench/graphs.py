@@ -74,3 +74,16 @@ def transformer_chain(nodes: int, seq: int = 8, embed: int = 16) -> dict:
         h = b.add("softmax", [h], shape, axis=2)
         x = b.add("add", [x, h], shape)
     return b.graph(x)
+
+
+ELEMENTWISE_KINDS = ("relu", "tanh", "abs", "sigmoid", "sqrt", "exp", "sin", "cos")
+
+
+def elementwise_chain(nodes: int, shape: tuple[int, ...] = (4, 4)) -> dict:
+    """Unary elementwise ops in a row (one fused kernel, or several of
+    `MAX_KERNEL_OPS` ops), until `nodes` nodes."""
+    b = Builder(list(shape))
+    x = 0
+    while len(b.nodes) < nodes:
+        x = b.add(ELEMENTWISE_KINDS[len(b.nodes) % len(ELEMENTWISE_KINDS)], [x], list(shape))
+    return b.graph(x)

@@ -109,6 +109,13 @@ _register_kinds()
 
 ANCHORS = (KernelKind.CONTRACTION, KernelKind.REDUCTION)
 
+MAX_KERNEL_OPS = 256
+"""The most ops one fused kernel holds. A longer elementwise chain becomes
+kernels of this many ops, each reading its predecessor's result: LLVM's time
+grows with a kernel's length, whereas identical kernels of a repeating chain
+are lowered and compiled once (tlir-dedup-kernels), and a kernel boundary
+costs one store and load per element every MAX_KERNEL_OPS ops."""
+
 
 def kernel_kind(op: Operation) -> KernelKind | None:
     return KERNEL_KINDS.lookup(op)
@@ -161,13 +168,13 @@ def _same_shape_epilogue(anchor: Operation, group: Group) -> bool:
     return True
 
 
-def _fusion_target(op: Operation, group_of: dict[int, Group]) -> Group | None:
+def _fusion_target(op: Operation, group_of: dict[int, Group], max_ops: int) -> Group | None:
     """The group `op` joins, or None (a kernel of its own)."""
     users = _users(op)
     if not users or any(id(u) not in group_of for u in users):
         return None  # returned, viewed, or read by no one
     target = group_of[id(users[0])]
-    if any(group_of[id(u)] is not target for u in users):
+    if any(group_of[id(u)] is not target for u in users) or len(target.ops) >= max_ops:
         return None
     kind = kernel_kind(op)
     if kind is KernelKind.ELEMENTWISE:
@@ -185,8 +192,9 @@ def _fusion_target(op: Operation, group_of: dict[int, Group]) -> Group | None:
     return None
 
 
-def group_ops(block: Block, fuse: bool) -> list[Group]:
-    """The kernels of a block, in the order of their last op."""
+def group_ops(block: Block, fuse: bool, max_ops: int = MAX_KERNEL_OPS) -> list[Group]:
+    """The kernels of a block, in the order of their last op; a kernel that
+    holds `max_ops` ops takes no more."""
     group_of: dict[int, Group] = {}
     groups: list[Group] = []
     for op in reversed(list(block.ops)):
@@ -198,7 +206,7 @@ def group_ops(block: Block, fuse: bool) -> list[Group]:
                 describe_location(op.location, "module"),
                 f"{op.name}: inline custom calls first (tlir-inline-custom)",
             )
-        target = _fusion_target(op, group_of) if fuse else None
+        target = _fusion_target(op, group_of, max_ops) if fuse else None
         if target is None:
             target = Group([], anchor=op if kind in ANCHORS else None)
             groups.append(target)
@@ -248,12 +256,14 @@ def outline(group: Group, block: Block, name: str, position: dict[int, int]) -> 
     return kernel
 
 
-def form_kernels(module: ModuleOp, function: func.FuncOp, fuse: bool) -> list[func.FuncOp]:
+def form_kernels(
+    module: ModuleOp, function: func.FuncOp, fuse: bool, max_ops: int = MAX_KERNEL_OPS
+) -> list[func.FuncOp]:
     block = function.body.block
     taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
     position = {id(op): index for index, op in enumerate(block.ops)}
     kernels = []
-    for index, group in enumerate(group_ops(block, fuse)):
+    for index, group in enumerate(group_ops(block, fuse, max_ops)):
         name = f"{function.sym_name.data}_k{index}"
         while name in taken:
             name += "_"
@@ -270,6 +280,7 @@ class TlirFormKernels(ModulePass):
     name = "tlir-form-kernels"
 
     fuse: bool = True
+    max_ops: int = MAX_KERNEL_OPS
     numerics: str = "exact"
     """`fma`: the kernels are marked `tlir.numerics = "fma"`."""
 
@@ -282,7 +293,7 @@ class TlirFormKernels(ModulePass):
             for f in op.ops
             if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1 and not is_kernel(f)
         ]
-        kernels = [k for f in functions for k in form_kernels(op, f, self.fuse)]
+        kernels = [k for f in functions for k in form_kernels(op, f, self.fuse, self.max_ops)]
         for kernel in kernels:
             if self.numerics != "exact":
                 kernel.attributes[NUMERICS_ATTR] = StringAttr(self.numerics)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math
-from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, ModuleOp, UnknownLoc
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
@@ -38,8 +38,8 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
 
-def _maps(op: GenericOp) -> list[AffineMap]:
-    return [m.data for m in op.indexing_maps]
+def _output_map(op: GenericOp) -> AffineMap:
+    return op.indexing_maps.data[-1].data
 
 
 def _all_parallel(op: GenericOp) -> bool:
@@ -50,52 +50,31 @@ LIBRARY_CALLS = (math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp)
 """Scalar ops that become C library calls: too costly to recompute per consumer."""
 
 
-def _expensive(op: GenericOp) -> bool:
-    return any(isinstance(inner, LIBRARY_CALLS) for inner in op.body.walk())
-
-
 def _fusable_producer(producer: Operation) -> bool:
     if not isinstance(producer, GenericOp) or len(producer.outputs) != 1:
         return False
     if not _all_parallel(producer):
         return False
     out_arg = producer.body.block.args[len(producer.inputs)]
-    if out_arg.uses.get_length():
+    if out_arg.uses:
         return False  # reads its initial value: not elementwise
-    return _maps(producer)[-1].inverse_permutation() is not None
+    return _output_map(producer).inverse_permutation() is not None
 
 
 def _index_map(producer: GenericOp, consumer_map: AffineMap) -> AffineMap:
     """Producer dimensions as functions of consumer dimensions."""
-    inverse = _maps(producer)[-1].inverse_permutation()
+    inverse = _output_map(producer).inverse_permutation()
     assert inverse is not None
     return inverse.compose(consumer_map)
-
-
-def _indices_expressible(producer: GenericOp, index_map: AffineMap) -> bool:
-    for op in producer.body.walk():
-        if isinstance(op, IndexOp):
-            expr = index_map.results[op.dim.value.data]
-            if not isinstance(expr, AffineDimExpr | AffineConstantExpr):
-                return False
-    return True
-
-
-def _fused_maps(consumer: GenericOp, position: int, producer: GenericOp) -> list[AffineMap]:
-    consumer_maps = _maps(consumer)
-    index_map = _index_map(producer, consumer_maps[position])
-    producer_maps = [m.compose(index_map) for m in _maps(producer)[: len(producer.inputs)]]
-    maps = consumer_maps[: len(consumer.inputs)]
-    maps[position : position + 1] = producer_maps
-    return maps + consumer_maps[len(consumer.inputs) :]
 
 
 def _order_preserving(producer: GenericOp) -> bool:
     """Every input is read at the point written, or at a projection of it that
     keeps the order of the indices (a broadcast such as a row's mean `m[i]` in
     `x[i, j] - m[i]`): no transpose."""
-    written = [e.position for e in _maps(producer)[-1].results if isinstance(e, AffineDimExpr)]
-    for amap in _maps(producer)[:-1]:
+    maps = [m.data for m in producer.indexing_maps]
+    written = [e.position for e in maps[-1].results if isinstance(e, AffineDimExpr)]
+    for amap in maps[:-1]:
         if not all(isinstance(e, AffineDimExpr) for e in amap.results):
             return False
         positions = [written.index(e.position) for e in amap.results]
@@ -121,92 +100,329 @@ def _bounds_known(maps: list[AffineMap]) -> bool:
     return named == set(range(maps[0].num_dims))
 
 
-def fuse(consumer: GenericOp, position: int, producer: GenericOp) -> GenericOp:
-    """The consumer with its input `position` (the producer's result) computed inline."""
-    index_map = _index_map(producer, _maps(consumer)[position])
-    maps = _fused_maps(consumer, position, producer)
-    inputs = list(consumer.inputs)
-    inputs[position : position + 1] = list(producer.inputs)
-    outputs = list(consumer.outputs)
+def _fresh(op: IndexOp) -> bool:
+    """As an index op made by a fusion is: unnamed, no location, no attributes."""
+    return op.results[0].name_hint is None and op.location == UnknownLoc() and not op.attributes
 
-    old_args = list(consumer.body.block.args)
-    producer_args = producer.body.block.args[: len(producer.inputs)]
-    arg_types = [a.type for a in old_args[:position]]
-    arg_types += [a.type for a in producer_args]
-    arg_types += [a.type for a in old_args[position + 1 :]]
-    block = Block(arg_types=arg_types)
-    new_args = list(block.args)
-    count = len(producer_args)
-    mapping: dict[SSAValue, SSAValue] = dict(
-        zip(producer_args, new_args[position : position + count], strict=True)
-    )
-    for op in producer.body.block.ops:
-        if isinstance(op, YieldOp):
-            fused_value = mapping[op.operands[0]]
-            break
-        if isinstance(op, IndexOp):
-            expr = index_map.results[op.dim.value.data]
-            new = (
-                IndexOp(expr.position)
-                if isinstance(expr, AffineDimExpr)
-                else arith.ConstantOp(IntegerAttr(expr.value, IndexType()))
+
+@dataclass(eq=False)
+class _Body:
+    """What fusion asks of a generic's body (its size, whether it calls the C
+    library, its `linalg.index` ops), kept as bodies merge so that no fusion
+    walks a body it does not copy."""
+
+    size: int
+    expensive: bool
+    index_ops: dict[IndexOp, None]  # in no particular order
+    stale: list[IndexOp]  # the index ops that are not `_fresh`
+    dims: set[int]  # the dimensions the index ops name
+
+    @staticmethod
+    def scan(op: GenericOp) -> _Body:
+        ops = list(op.body.walk())
+        index_ops = [o for o in ops if isinstance(o, IndexOp)]
+        return _Body(
+            size=len(ops),
+            expensive=any(isinstance(o, LIBRARY_CALLS) for o in ops),
+            index_ops=dict.fromkeys(index_ops),
+            stale=[o for o in index_ops if not _fresh(o)],
+            dims={o.dim.value.data for o in index_ops},
+        )
+
+    def merge(self, other: _Body) -> _Body:
+        """The body of both (the producer's yield dropped), the larger table kept."""
+        big, small = (self, other) if len(self.index_ops) >= len(other.index_ops) else (other, self)
+        big.size = self.size + other.size - 1
+        big.expensive = self.expensive or other.expensive
+        big.index_ops.update(small.index_ops)
+        big.stale.extend(small.stale)
+        big.dims |= small.dims
+        return big
+
+
+def _new_index(expr: AffineDimExpr | AffineConstantExpr) -> Operation:
+    if isinstance(expr, AffineDimExpr):
+        return IndexOp(expr.position)
+    return arith.ConstantOp(IntegerAttr(expr.value, IndexType()))
+
+
+def _replace_index(body: _Body, op: IndexOp, expr: AffineDimExpr | AffineConstantExpr) -> None:
+    new = _new_index(expr)
+    block = op.parent_block()
+    assert block is not None
+    block.insert_op_before(new, op)
+    op.results[0].replace_all_uses_with(new.results[0])
+    new.results[0].name_hint = None  # a fresh value, as a copy's would be
+    op.detach()
+    op.erase()
+    del body.index_ops[op]
+    if isinstance(new, IndexOp):
+        body.index_ops[new] = None
+
+
+def _reindex(body: _Body, index_map: AffineMap) -> None:
+    """The producer's index ops, in place, as the consumer's dimensions name
+    them: each becomes a fresh op, as in a copy of the body, unless it is one
+    already and names the same dimension (in a chain of plain elementwise ops:
+    none to look at)."""
+    results = index_map.results
+
+    def unchanged(dim: int) -> bool:
+        return isinstance(results[dim], AffineDimExpr) and results[dim].position == dim
+
+    if not all(unchanged(d) for d in body.dims):
+        for op in list(body.index_ops):
+            dim = op.dim.value.data
+            if not (unchanged(dim) and _fresh(op)):
+                _replace_index(body, op, results[dim])
+        body.dims = {op.dim.value.data for op in body.index_ops}
+    else:
+        for op in body.stale:
+            if op in body.index_ops:
+                _replace_index(body, op, results[op.dim.value.data])
+    body.stale = []
+
+
+@dataclass
+class FusionCounts:
+    """Work done by one run of the pass (for tests: each grows linearly with
+    the length of an elementwise chain)."""
+
+    candidates: int = 0  # (consumer, input) pairs examined
+    fusions: int = 0
+    ops_moved: int = 0  # body ops moved or copied from one block to another
+    restarts: int = 0
+
+
+class _Fuser:
+    """Fuses the generics of one function.
+
+    The result is the one of the simplest procedure (walk the function, fuse the
+    first fusable (consumer, input) pair, start again until none is left), in
+    one pass: a pair found not fusable stays so when later fusions happen, with
+    one exception (a producer erased that wrote into another generic's result,
+    which that result's readers may then fuse), after which the walk starts
+    again. A fused generic is examined again from the input where its producer
+    was, and it reuses the larger of the two bodies, so that a chain's body is
+    never copied: moving the smaller one makes a chain of n ops O(n)."""
+
+    def __init__(self) -> None:
+        self.bodies: dict[GenericOp, _Body] = {}
+        self.counts = FusionCounts()
+        self.restart = False
+
+    def body(self, op: GenericOp) -> _Body:
+        body = self.bodies.get(op)
+        if body is None:
+            body = self.bodies[op] = _Body.scan(op)
+        return body
+
+    def sweep(self, function: func.FuncOp) -> bool:
+        """One walk of the function; True if it must start again."""
+        for consumer in [op for op in function.walk() if isinstance(op, GenericOp)]:
+            position, inputs = 0, consumer.inputs
+            while position < len(inputs):
+                fused = self.try_fuse(consumer, position, inputs[position])
+                if fused is None:
+                    position += 1
+                    continue
+                consumer, inputs = fused, fused.inputs
+                if self.restart:
+                    self.restart = False
+                    self.counts.restarts += 1
+                    return True
+        return False
+
+    def try_fuse(self, consumer: GenericOp, position: int, value: SSAValue) -> GenericOp | None:
+        self.counts.candidates += 1
+        producer = value.owner
+        if not _fusable_producer(producer):
+            return None
+        assert isinstance(producer, GenericOp)
+        users = [use.operation for use in value.uses]
+        if any(not isinstance(u, GenericOp) or value in u.outputs for u in users):
+            return None
+        if len(users) > 1 and self.body(producer).expensive:
+            return None
+        index_map = _index_map(producer, consumer.indexing_maps.data[position].data)
+        if not all(
+            isinstance(index_map.results[d], AffineDimExpr | AffineConstantExpr)
+            for d in self.body(producer).dims
+        ):
+            return None
+        maps = _fused_map_attrs(consumer, position, producer, index_map)
+        if not _bounds_known([m.data for m in maps]):
+            return None
+        if not _keeps_access_order(consumer, producer):
+            return None
+        return self.fuse(consumer, position, producer, index_map, maps, last_use=len(users) == 1)
+
+    def fuse(
+        self,
+        consumer: GenericOp,
+        position: int,
+        producer: GenericOp,
+        index_map: AffineMap,
+        maps: list[AffineMapAttr],
+        last_use: bool,
+    ) -> GenericOp:
+        """The consumer with its input `position` (the producer's result)
+        computed inline: the producer's scalar body (index ops renamed through
+        `index_map`) in place of the consumer's block argument."""
+        self.counts.fusions += 1
+        consumer_body = self.bodies.pop(consumer, None) or _Body.scan(consumer)
+        if last_use and self.body(producer).size >= consumer_body.size:
+            block, producer_body = self._into_producer_block(
+                consumer, position, producer, index_map
             )
-            block.add_op(new)
-            mapping[op.results[0]] = new.results[0]
-            continue
-        block.add_op(op.clone(value_mapper=mapping))
-    rest = new_args[:position] + [fused_value] + new_args[position + count :]
-    for old, new in zip(old_args, rest, strict=True):
-        old.replace_all_uses_with(new)
-    for op in list(consumer.body.block.ops):
-        op.detach()
-        block.add_op(op)
-    fused = GenericOp(
-        inputs,
-        outputs,
-        Region(block),
-        [AffineMapAttr(m) for m in maps],
-        consumer.iterator_types,
-        [r.type for r in consumer.results],
-    )
-    fused.location = consumer.location
-    return fused
+        else:
+            block, producer_body = self._into_consumer_block(
+                consumer, position, producer, index_map, move=last_use
+            )
+        inputs = list(consumer.inputs)
+        inputs[position : position + 1] = list(producer.inputs)
+        fused = GenericOp(
+            inputs,
+            list(consumer.outputs),
+            Region(block),
+            maps,
+            consumer.iterator_types,
+            [r.type for r in consumer.results],
+        )
+        fused.location = consumer.location
+        self.bodies[fused] = producer_body.merge(consumer_body)
+        parent = consumer.parent_block()
+        assert parent is not None
+        parent.insert_op_before(fused, consumer)
+        for old, new in zip(consumer.results, fused.results, strict=True):
+            old.replace_all_uses_with(new)
+        consumer.detach()
+        consumer.erase()
+        if last_use:
+            # its destination loses a reader: a generic that wrote it may now fuse
+            self.restart = any(isinstance(v.owner, GenericOp) for v in producer.outputs)
+            self.bodies.pop(producer, None)
+            producer.detach()
+            producer.erase()
+        return fused
 
+    def _into_producer_block(
+        self, consumer: GenericOp, position: int, producer: GenericOp, index_map: AffineMap
+    ) -> tuple[Block, _Body]:
+        """The producer's block, read once: the consumer's arguments around
+        the producer's, the consumer's ops after the producer's."""
+        body = self.bodies.pop(producer, None) or _Body.scan(producer)
+        _reindex(body, index_map)
+        block = producer.body.detach_block(producer.body.block)
+        count = len(producer.inputs)
+        for arg in block.args[:count]:
+            arg.name_hint = None  # a fresh argument, as a copy's would be
+        yield_op = block.last_op
+        assert isinstance(yield_op, YieldOp)
+        fused_value = yield_op.operands[0]
+        yield_op.detach()
+        yield_op.erase()
+        for arg in block.args[count:]:
+            block.erase_arg(arg)
+        old_args = consumer.body.block.args
+        for index, old in enumerate(old_args[:position]):
+            old.replace_all_uses_with(block.insert_arg(old.type, index))
+        _take_value(old_args[position], fused_value, body)
+        for old in old_args[position + 1 :]:
+            old.replace_all_uses_with(block.insert_arg(old.type, len(block.args)))
+        ops = list(consumer.body.block.ops)
+        for op in ops:
+            op.detach()
+            block.add_op(op)
+        self.counts.ops_moved += len(ops)
+        return block, body
 
-def _try_fuse_one(function: func.FuncOp) -> bool:
-    for consumer in function.walk():
-        if not isinstance(consumer, GenericOp):
-            continue
-        for position, value in enumerate(consumer.inputs):
-            producer = value.owner
-            if not _fusable_producer(producer):
-                continue
-            assert isinstance(producer, GenericOp)
-            users = [use.operation for use in value.uses]
-            if any(not isinstance(u, GenericOp) or value in u.outputs for u in users):
-                continue
-            if len(users) > 1 and _expensive(producer):
-                continue
-            index_map = _index_map(producer, _maps(consumer)[position])
-            if not _indices_expressible(producer, index_map):
-                continue
-            if not _bounds_known(_fused_maps(consumer, position, producer)):
-                continue
-            if not _keeps_access_order(consumer, producer):
-                continue
-            fused = fuse(consumer, position, producer)
-            block = consumer.parent_block()
-            assert block is not None
-            block.insert_op_before(fused, consumer)
-            for old, new in zip(consumer.results, fused.results, strict=True):
+    def _into_consumer_block(
+        self,
+        consumer: GenericOp,
+        position: int,
+        producer: GenericOp,
+        index_map: AffineMap,
+        move: bool,
+    ) -> tuple[Block, _Body]:
+        """The consumer's block, the producer's ops moved (its last use) or
+        copied to its start and its arguments in place of the consumer's one."""
+        block = consumer.body.detach_block(consumer.body.block)
+        source = producer.body.block
+        count = len(producer.inputs)
+        args = [
+            block.insert_arg(arg.type, position + 1 + k)
+            for k, arg in enumerate(source.args[:count])
+        ]
+        first = block.first_op
+        assert first is not None
+        if move:
+            body = self.bodies.pop(producer, None) or _Body.scan(producer)
+            _reindex(body, index_map)
+            for old, new in zip(source.args[:count], args, strict=True):
                 old.replace_all_uses_with(new)
-            consumer.detach()
-            consumer.erase()
-            if not producer.results[0].uses.get_length():
-                producer.detach()
-                producer.erase()
-            return True
-    return False
+                new.name_hint = None
+            yield_op = source.last_op
+            assert isinstance(yield_op, YieldOp)
+            fused_value = yield_op.operands[0]
+            ops = list(source.ops)[:-1]
+            for op in ops:
+                op.detach()
+                block.insert_op_before(op, first)
+        else:
+            mapping: dict[SSAValue, SSAValue] = dict(zip(source.args[:count], args, strict=True))
+            ops, index_ops = [], []
+            for op in source.ops:
+                if isinstance(op, YieldOp):
+                    fused_value = mapping[op.operands[0]]
+                    break
+                if isinstance(op, IndexOp):
+                    new = _new_index(index_map.results[op.dim.value.data])
+                    mapping[op.results[0]] = new.results[0]
+                    if isinstance(new, IndexOp):
+                        index_ops.append(new)
+                else:
+                    new = op.clone(value_mapper=mapping)
+                block.insert_op_before(new, first)
+                ops.append(new)
+            dims = {op.dim.value.data for op in index_ops}
+            expensive = self.body(producer).expensive
+            body = _Body(len(ops) + 1, expensive, dict.fromkeys(index_ops), [], dims)
+        self.counts.ops_moved += len(ops)
+        old = block.args[position]
+        _take_value(old, fused_value, body)
+        block.erase_arg(old)
+        return block, body
+
+
+def _take_value(arg: SSAValue, value: SSAValue, body: _Body) -> None:
+    """The consumer's argument replaced by the producer's value, which takes its
+    name if it has none (an index op's value too: no longer `_fresh`)."""
+    arg.replace_all_uses_with(value)
+    if isinstance(value.owner, IndexOp):
+        body.stale.append(value.owner)
+
+
+def _fused_map_attrs(
+    consumer: GenericOp, position: int, producer: GenericOp, index_map: AffineMap
+) -> list[AffineMapAttr]:
+    """The consumer's maps, the producer's composed with `index_map` in place
+    of the one at `position` (the producer's own where that is the identity)."""
+    consumer_maps = list(consumer.indexing_maps.data)
+    producer_maps = producer.indexing_maps.data[: len(producer.inputs)]
+    if index_map != AffineMap.identity(index_map.num_dims):
+        producer_maps = [AffineMapAttr(m.data.compose(index_map)) for m in producer_maps]
+    consumer_maps[position : position + 1] = producer_maps
+    return consumer_maps
+
+
+def fuse_function(function: func.FuncOp) -> FusionCounts:
+    """Fuse the generics of a one-block function; what it took."""
+    fuser = _Fuser()
+    while fuser.sweep(function):
+        pass
+    region_dce(function.body)  # the destinations of fused producers
+    return fuser.counts
 
 
 @dataclass(frozen=True)
@@ -219,6 +435,4 @@ class TlirFuseElementwise(ModulePass):
         for function in [
             f for f in op.ops if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1
         ]:
-            while _try_fuse_one(function):
-                pass
-            region_dce(function.body)  # the destinations of fused producers
+            fuse_function(function)
