@@ -69,6 +69,14 @@ class GraphBuilder:
         carrier = to_carrier(values, self.dtype)
         return self._constant(numpy_to_dense(carrier, self.tensor_type(carrier.shape)), field)
 
+    def splat(self, value: float, shape: Shape, field: str) -> SSAValue:
+        """`constant` of a tensor whose entries are all `value`, stored once (a
+        splat): its size in the IR does not grow with `shape` (the PyTorch and
+        ONNX front ends' scalars)."""
+        one = numpy_to_dense(to_carrier(np.array([value]), self.dtype))
+        typ = self.tensor_type(shape)
+        return self._constant(DenseIntOrFPElementsAttr(typ, one.data), field)
+
     def _constant(self, dense: DenseIntOrFPElementsAttr, field: str) -> SSAValue:
         op = T.ConstOp.create(properties={"value": dense}, result_types=[dense.type])
         assert self.node is not None
