@@ -394,7 +394,12 @@ def _progress(total: int, enabled: bool):
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(
+    class Bar(tqdm):
+        # tqdm's monitor is a Python thread that outlives the bar, and while
+        # another Python thread runs, no compile may fork helper processes
+        monitor_interval = 0
+
+    return Bar(
         total=total,
         desc="tlir: compiling kernels",
         unit="kernel",

@@ -376,3 +376,17 @@ def test_a_program_that_ignores_or_reaps_its_children_compiles_with_helpers(how)
     assert int(helpers) > 0
     (want, *_) = evaluate(tlir.load_model(path), [np.load(x_path)])
     assert out == np.asarray(want).tobytes().hex()
+
+
+def test_a_progress_bar_leaves_no_thread_behind():
+    """tqdm starts a monitor thread that outlives its bar; while it runs, no
+    later compile in the process may fork helpers (`helper.processes()` is 1)."""
+    import threading
+
+    from tlir.build import _progress
+
+    before = threading.active_count()
+    bar = _progress(3, True)
+    bar.update()
+    bar.close()
+    assert threading.active_count() == before
