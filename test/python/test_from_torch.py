@@ -355,3 +355,14 @@ def test_scalar_arithmetic_with_alpha():
     got = tlir.compile(tlir.from_torch(Scalars(), (x,)))(x.numpy())
     for g, want in zip(got, Scalars()(x), strict=True):
         np.testing.assert_allclose(g, want.numpy(), rtol=1e-15, atol=0)
+
+
+def test_an_import_leaves_no_python_thread_behind():
+    """torch.fx's interpreter starts tqdm's monitor thread during the export;
+    while another Python thread runs, no compile may fork helper processes."""
+    import threading
+
+    before = threading.active_count()
+    model = torch_models.MLP().to(torch.float64).eval()
+    tlir.from_torch(model, (torch.randn(2, 6, dtype=torch.float64),))
+    assert threading.active_count() == before

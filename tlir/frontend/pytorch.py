@@ -51,6 +51,23 @@ def _quiet_fake_tensors():
         logger.setLevel(level)
 
 
+@contextlib.contextmanager
+def _no_monitor_thread_left():
+    """torch.fx's interpreter opens a (disabled) tqdm bar while it exports, and
+    tqdm's monitor thread outlives the bar: while that Python thread runs, no
+    compile in the process may fork helper processes (`tlir.helper`). A monitor
+    started during the export is stopped after it."""
+    from tqdm import tqdm
+
+    before = tqdm.monitor
+    try:
+        yield
+    finally:
+        if before is None and tqdm.monitor is not None:
+            tqdm.monitor.exit()
+            tqdm.monitor = None
+
+
 _UNINITIALISED = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided",
                   "empty_permuted"}  # fmt: skip
 
@@ -257,7 +274,7 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int
             f"input is {inputs[0].dtype} (convert the model with .to({inputs[0].dtype}))",
         )
     try:
-        with _quiet_fake_tensors():
+        with _quiet_fake_tensors(), _no_monitor_thread_left():
             program = torch.export.export(module, tuple(inputs)).run_decompositions()
     except Exception as err:  # noqa: BLE001 - torch.export's own failures, in one line
         message = " ".join(str(err).split("\n")[0].split())
