@@ -104,22 +104,10 @@ def directed_times(coefficient: Box, matrix: np.ndarray) -> Box:
 TORCHLEAN_RULES: OpTable = OpTable("directed CROWN rule")
 
 
-def _discharge(op: Operation, a: Box, sweep: Sweep) -> None:
-    sweep.discharge(a, op.results[0])
-
-
-def _pass(op: Operation, a: Box, sweep: Sweep) -> None:
-    sweep.add(op.operands[0], *a)
-
-
+_discharge = maps.discharge_rule
 for _op in maps.PASS_THROUGH:
-    TORCHLEAN_RULES.add(_op, _pass)
-
-
-@TORCHLEAN_RULES.register(T.AddOp)
-def _add(op, a, sweep):
-    sweep.add(op.operands[0], *a)
-    sweep.add(op.operands[1], *a)
+    TORCHLEAN_RULES.add(_op, maps.pass_through_rule)
+TORCHLEAN_RULES.add(T.AddOp, maps.add_rule)
 
 
 @TORCHLEAN_RULES.register(T.SubOp)

@@ -201,6 +201,24 @@ def kernel_volume(op: T.AvgPoolOp) -> int:
 PASS_THROUGH = (T.DetachOp, T.ReshapeOp, T.FlattenOp)
 """Ops whose flat output is their operand's flat value."""
 
+
+def discharge_rule(op: Operation, a: Box, sweep) -> None:
+    """Both sweeps' rule for an op they do not look into: its coefficient
+    discharged against its box."""
+    sweep.discharge(a, op.results[0])
+
+
+def pass_through_rule(op: Operation, a: Box, sweep) -> None:
+    """Both sweeps' rule for `PASS_THROUGH` ops: the coefficient goes to the operand."""
+    sweep.add(op.operands[0], *a)
+
+
+def add_rule(op: Operation, a: Box, sweep) -> None:
+    """Both sweeps' rule for `add`: the coefficient goes to both operands."""
+    sweep.add(op.operands[0], *a)
+    sweep.add(op.operands[1], *a)
+
+
 INDEX_MAPS = (T.ConcatOp, T.TransposeOp, T.PermuteOp)
 """Ops that move each operand cell to one output cell."""
 
@@ -233,6 +251,9 @@ def pull_back(coefficient: np.ndarray, out_positions, in_positions, n: int) -> n
 
 __all__ = [
     "INDEX_MAPS",
+    "add_rule",
+    "discharge_rule",
+    "pass_through_rule",
     "PASS_THROUGH",
     "ConvTranspose",
     "LinearMap",

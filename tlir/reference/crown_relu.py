@@ -87,22 +87,10 @@ class DirectedSweep:
 RELU_RULES: OpTable = OpTable("CROWN relaxation rule")
 
 
-def _discharge(op: Operation, a: Box, sweep: DirectedSweep) -> None:
-    sweep.discharge(a, op.results[0])
-
-
-def _pass(op: Operation, a: Box, sweep: DirectedSweep) -> None:
-    sweep.add(op.operands[0], *a)
-
-
+_discharge = maps.discharge_rule
 for _op in maps.PASS_THROUGH:
-    RELU_RULES.add(_op, _pass)
-
-
-@RELU_RULES.register(T.AddOp)
-def _add(op, a, sweep):
-    sweep.add(op.operands[0], *a)
-    sweep.add(op.operands[1], *a)
+    RELU_RULES.add(_op, maps.pass_through_rule)
+RELU_RULES.add(T.AddOp, maps.add_rule)
 
 
 @RELU_RULES.register(T.SubOp)
