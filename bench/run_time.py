@@ -4,11 +4,14 @@ tlir result is checked bit-identical to the reference evaluator as it goes.
 
   python bench/run_time.py [--repeat 10] [--backends xdsl mlir] [--threads 1 2]
                            [--dtypes f64 f32] [--cases matmul mlp conv chain bundled rows pool]
+                           [--numerics exact fma]
 
 Ratios are tlir time / other time (below 1: tlir is faster). PyTorch runs with
 the same number of threads (`torch.set_num_threads`). After each case a line
-gives each contender's speed-up with more threads over the fewest. tlir's numerics are
-strict: every sum in TorchLean's order, no reassociation, no FMA.
+gives each contender's speed-up with more threads over the fewest. tlir's default numerics
+are exact: every sum in TorchLean's order, no reassociation, no FMA; `tlir[xdsl+fma]` is the
+opt-in `numerics="fma"` (each multiply-add of a contraction fused, same order), whose results
+are compared with the reference within a tolerance instead (largest relative difference).
 """
 
 from __future__ import annotations
@@ -52,11 +55,19 @@ class Case:
             return tlir.load_model(self.source, self.dtype)
         return tlir.parse_module(self.source)
 
-    def check(self, outputs: list[np.ndarray]) -> str:
+    def check(self, outputs: list[np.ndarray], numerics: str = "exact") -> str:
         if self.reference is None:
             self.reference = evaluate(self.module(), self.inputs)
-        same = all(a.tobytes() == b.tobytes() for a, b in zip(outputs, self.reference, strict=True))
-        return "bit-identical" if same else "DIFFERS"
+        if numerics == "exact":
+            same = all(
+                a.tobytes() == b.tobytes() for a, b in zip(outputs, self.reference, strict=True)
+            )
+            return "bit-identical" if same else "DIFFERS"
+        worst = max(
+            float(np.max(np.abs(a - b) / np.maximum(np.abs(b), np.finfo(b.dtype).tiny)))
+            for a, b in zip(outputs, self.reference, strict=True)
+        )
+        return f"largest relative difference {worst:.1e}"
 
 
 def matmul_case(dtype: str) -> Case:
@@ -225,15 +236,20 @@ def bundled_case(name: str) -> Case:
     return Case(f"bundled {name}", path, [x], fn)
 
 
-def run_case(case: Case, backends: list[str], thread_counts: list[int], repeat: int) -> None:
+def run_case(
+    case: Case, backends: list[str], thread_counts: list[int], repeat: int, numerics: list[str]
+) -> None:
     """tlir and PyTorch take turns, one call each, and each keeps its best (a
     disturbance of the machine hits both alike); the reference check comes after
     the timing."""
     by_threads: dict[int, dict[str, float]] = {}
     for threads in thread_counts:
         models = {
-            b: tlir.compile(case.module(), backend=b, threads=threads, progress=False)
+            (b if n == "exact" else f"{b}+{n}"): tlir.compile(
+                case.module(), backend=b, threads=threads, progress=False, numerics=n
+            )
             for b in backends
+            for n in numerics
         }
         contenders: dict[str, Callable[[], object]] = {
             b: (lambda m=m: m(*case.inputs)) for b, m in models.items()
@@ -244,14 +260,14 @@ def run_case(case: Case, backends: list[str], thread_counts: list[int], repeat: 
         best = by_threads[threads] = interleaved_best(contenders, repeat)
         # After the timing: the reference evaluator leaves NumPy's BLAS threads
         # spinning on the cores for a while.
-        verdicts = {b: case.check(m(*case.inputs)) for b, m in models.items()}
+        verdicts = {b: case.check(m(*case.inputs), m.numerics) for b, m in models.items()}
         others = {k: v for k, v in best.items() if k == "torch"}
-        for backend in backends:
+        for backend in models:
             seconds = best[backend]
             ratios = "  ".join(f"vs {k} {seconds / v:6.2f}x" for k, v in others.items())
             print(
-                f"{case.name:34} {threads}T tlir[{backend}] {seconds * 1e3:9.3f} ms  {ratios}"
-                f"  ({verdicts[backend]})",
+                f"{case.name:34} {threads}T {'tlir[' + backend + ']':15} "
+                f"{seconds * 1e3:9.3f} ms  {ratios}  ({verdicts[backend]})",
                 flush=True,
             )
         if others:
@@ -290,6 +306,7 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["xdsl", "mlir"])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 1])
     parser.add_argument("--dtypes", nargs="+", default=["f64", "f32"])
+    parser.add_argument("--numerics", nargs="+", default=["exact", "fma"])
     parser.add_argument(
         "--cases",
         nargs="+",
@@ -310,7 +327,7 @@ def main() -> None:
         if name in args.cases:
             cases += [case for dtype in args.dtypes for case in maker(dtype)]
     for case in cases:
-        run_case(case, backends, sorted(set(args.threads)), args.repeat)
+        run_case(case, backends, sorted(set(args.threads)), args.repeat, args.numerics)
 
 
 if __name__ == "__main__":
