@@ -52,6 +52,7 @@ def test_unset_and_empty(monkeypatch):
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e400", "²", "\x1b[31m"])
 def test_a_bad_cache_size_is_a_warning_not_a_crash(capsys, value):
+    cache._max_bytes.cache_clear()  # the warning is printed once per value and process
     assert cache._max_bytes(value) == cache.DEFAULT_MAX_MB << 20
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("tlir: warning: TLIR_CACHE_MAX_MB must be a finite number of megabytes")
