@@ -160,8 +160,10 @@ def run_case(label: str, path: str, args, check: bool) -> dict:
     return row
 
 
-def main(argv=None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def bench_options(description: str, argv=None) -> tuple[argparse.Namespace, list[tuple[str, str]]]:
+    """The options and cases of this bench and of bench/bounds.py (`--repeat`,
+    `--threads`, `--dtype`, `--cases`), with the line saying how they are timed."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--dtype", choices=("f64", "f32"), default="f64")
@@ -178,6 +180,11 @@ def main(argv=None) -> list[dict]:
         cases += bundled()
     clock = "thread CPU time" if args.threads == 1 else "wall time"
     print(f"{args.dtype}, {args.threads} thread(s), median of {args.repeat}, {clock}")
+    return args, cases
+
+
+def main(argv=None) -> list[dict]:
+    args, cases = bench_options(__doc__.split("\n")[0], argv)
     header = f"{'case':36} {'forward':>10} {'JVP':>10} {'VJP':>10} {'JVP/fwd':>8} {'VJP/fwd':>8}"
     header += f" {'VJPp/fwd':>8}"
     print(header)

@@ -13,7 +13,6 @@ bounds are checked bit-identical to the reference rules (`tlir.reference.ibp`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from autodiff import bundled, cnn_graph, interleaved, mlp_graph  # noqa: E402
+from autodiff import bench_options, interleaved  # noqa: E402
 
 import tlir  # noqa: E402
 
@@ -64,23 +63,7 @@ def run_case(label: str, path: str, args) -> dict:
 
 
 def main(argv=None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--dtype", choices=("f64", "f32"), default="f64")
-    parser.add_argument(
-        "--cases", nargs="+", default=["mlp", "cnn", "bundled"], choices=["mlp", "cnn", "bundled"]
-    )
-    args = parser.parse_args(argv)
-    cases = []
-    if "mlp" in args.cases:
-        cases.append(mlp_graph())
-    if "cnn" in args.cases:
-        cases.append(cnn_graph())
-    if "bundled" in args.cases:
-        cases += bundled()
-    clock = "thread CPU time" if args.threads == 1 else "wall time"
-    print(f"{args.dtype}, {args.threads} thread(s), median of {args.repeat}, {clock}")
+    args, cases = bench_options(__doc__.split("\n")[0], argv)
     print(f"{'case':36} {'forward':>10} {'IBP':>10} {'IBP/fwd':>8}")
     rows = []
     for label, path in cases:
