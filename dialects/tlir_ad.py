@@ -94,34 +94,31 @@ from xdsl.utils.exceptions import VerifyException
 I64Array = DenseArrayBase.constr(I64)
 
 
+class _NextFloatOp(IRDLOperation):
+    """The neighbouring float of the operand in one direction."""
+
+    T: ClassVar = VarConstraint("T", BaseAttr(Float32Type) | BaseAttr(Float64Type))
+    input = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($result)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value], result_types=[value.type])
+
+
 @irdl_op_definition
-class NextUpOp(IRDLOperation):
+class NextUpOp(_NextFloatOp):
     """The next float above the operand (`math.nextafter(x, inf)`)."""
 
     name = "tlir_ad.next_up"
-    T: ClassVar = VarConstraint("T", BaseAttr(Float32Type) | BaseAttr(Float64Type))
-    input = operand_def(T)
-    result = result_def(T)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($result)"
-
-    def __init__(self, value: SSAValue):
-        super().__init__(operands=[value], result_types=[value.type])
 
 
 @irdl_op_definition
-class NextDownOp(IRDLOperation):
+class NextDownOp(_NextFloatOp):
     """The next float below the operand (`math.nextafter(x, -inf)`)."""
 
     name = "tlir_ad.next_down"
-    T: ClassVar = VarConstraint("T", BaseAttr(Float32Type) | BaseAttr(Float64Type))
-    input = operand_def(T)
-    result = result_def(T)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($result)"
-
-    def __init__(self, value: SSAValue):
-        super().__init__(operands=[value], result_types=[value.type])
 
 
 SCALAR_OPS: tuple[type[Operation], ...] = (
