@@ -24,13 +24,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning"),
 ]
 
-TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-10}
-MODELS = {
-    "mlp": (torch_models.MLP, (3, 6)),
-    "cnn": (torch_models.CNN, (2, 4, 8, 8)),
-    "transformer": (torch_models.TransformerBlock, (2, 5, 8)),
-    "mix": (torch_models.Mix, (2, 4, 6)),
-}
+TOLERANCE = torch_models.TOLERANCE
+MODELS = torch_models.MODELS
 
 
 def export(model, x, path, **kwargs) -> str:

@@ -86,3 +86,15 @@ class Clamps(nn.Module):
             x.clamp(min=0.5),
             x.clamp(max=0.25),
         )
+
+
+TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-10}
+"""How close to PyTorch an imported model's outputs and gradients must be."""
+
+MODELS = {
+    "mlp": (MLP, (3, 6)),
+    "cnn": (CNN, (2, 4, 8, 8)),
+    "transformer": (TransformerBlock, (2, 5, 8)),
+    "mix": (Mix, (2, 4, 6)),
+}
+"""The models both importers are tested on, with their example input's shape."""
