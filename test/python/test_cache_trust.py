@@ -17,24 +17,13 @@ import sys
 import fuzz_cache
 import numpy as np
 import pytest
+from test_compile_cache import INPUTS, MODEL  # the model both cache suites compile
 
 import tlir
 from tlir import jit
 from tlir.cache import DATABASE
 from tlir.elf import undefined_symbols
 from tlir.reference import evaluate
-
-MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -> tensor<8x16xf64> {
-  %0 = tlir.matmul %x, %w : (tensor<8x16xf64>, tensor<16x16xf64>) -> tensor<8x16xf64>
-  %1 = tlir.tanh %0 : (tensor<8x16xf64>) -> tensor<8x16xf64>
-  %2 = tlir.softmax %1 axis = 1 : (tensor<8x16xf64>) -> tensor<8x16xf64>
-  func.return %2 : tensor<8x16xf64>
-}"""
-
-INPUTS = [
-    np.random.default_rng(0).normal(size=(8, 16)),
-    np.random.default_rng(1).normal(size=(16, 16)),
-]
 
 OTHER_UID = 54321
 
