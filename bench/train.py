@@ -24,6 +24,7 @@ so the timing comparison stands; results are not compared with PyTorch's.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -68,8 +69,8 @@ def make_optimizer(kind: str, params, lr: float):
     return tlir.optim.SGD(params, lr=lr) if kind == "sgd" else tlir.optim.Adam(params, lr=lr)
 
 
-def tlir_step(path: str, dtype: str, kind: str, x, seed):
-    model = tlir.compile(path, dtype, threads=1)
+def tlir_step(path: str, dtype: str, kind: str, x, seed, numerics: str = "exact"):
+    model = tlir.compile(path, dtype, threads=1, numerics=numerics)
     optimizer = make_optimizer(kind, model.parameters(), 1e-3)
 
     def vjp():
@@ -163,13 +164,14 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--optimizers", nargs="+", default=["sgd", "adam"], choices=["sgd", "adam"])
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--steps", action="store_true")
+    parser.add_argument("--numerics", nargs="+", default=["exact"], choices=["exact", "fma"])
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     model = f"MLP {'-'.join(map(str, WIDTHS))} b{BATCH}"
     print(f"{model}, 1 thread, {args.repeat} steps, thread CPU time")
-    header = f"{'case':12} {'tlir min':>9} {'med':>9} {'torch min':>9} {'med':>9} {'ratio':>6}"
+    header = f"{'case':16} {'tlir min':>9} {'med':>9} {'torch min':>9} {'med':>9} {'ratio':>6}"
     if args.profile:
         header += f" {'vjp min':>9} {'update min':>10}"
     print(header)
@@ -182,16 +184,17 @@ def main(argv=None) -> list[dict]:
         seed = (rng.normal(size=(BATCH, WIDTHS[-1])) / BATCH).astype(np_type)
         if args.steps:
             print_steps(path, dtype, x, seed, args.repeat)
-        for kind in args.optimizers:
-            step, vjp, update = tlir_step(path, dtype, kind, x, seed)
+        for kind, numerics in itertools.product(args.optimizers, args.numerics):
+            step, vjp, update = tlir_step(path, dtype, kind, x, seed, numerics)
             functions = [step, torch_step(builder, dtype, kind, x, seed)]
             if args.profile:
                 functions += [vjp, update]
             timed = interleaved(functions, args.repeat)
             (t_min, t_med), (p_min, p_med) = timed[:2]
-            row = {"case": f"{dtype} {kind}", "tlir": t_min, "torch": p_min, "ratio": t_min / p_min}
+            label = f"{dtype} {kind}" + ("" if numerics == "exact" else " fma")
+            row = {"case": label, "tlir": t_min, "torch": p_min, "ratio": t_min / p_min}
             line = (
-                f"{row['case']:12} {t_min * 1e3:7.3f}ms {t_med * 1e3:7.3f}ms "
+                f"{row['case']:16} {t_min * 1e3:7.3f}ms {t_med * 1e3:7.3f}ms "
                 f"{p_min * 1e3:7.3f}ms {p_med * 1e3:7.3f}ms {row['ratio']:5.2f}x"
             )
             if args.profile:

@@ -48,15 +48,23 @@ class _Optimizer:
         self.compiled = compiled
         self.threads = threads
         self._update = None
+        self._checked: tuple = ()
 
     def _compiled_update(self):
         """The compiled update, or None for the NumPy one."""
         from tlir import update
 
-        if not self.compiled or not update.compilable(dict(self.params)):
+        if not self.compiled or not update.writeable(self.params):
             return None
-        if self._update is None or self._update.names != list(self.params):
-            self._update = update.Update(self.kind, dict(self.params), self.threads)
+        # Overlaps are checked again only when the arrays change (ids, shapes).
+        key = tuple((name, id(p), p.shape, p.dtype) for name, p in self.params.items())
+        if key != self._checked:
+            if update.overlapping(self.params):
+                return None
+            layout = [(name, shape, dtype) for name, _, shape, dtype in key]
+            if self._update is None or self._update.layout != layout:
+                self._update = update.Update(self.kind, dict(self.params), self.threads)
+            self._checked = key
         return self._update
 
 
@@ -77,7 +85,7 @@ class SGD(_Optimizer):
         update = self._compiled_update()
         if update is not None:
             checked = update.gradients(self.params, grads)
-            scalars = {name: (_scalar(self.lr, p),) for name, p in self.params.items()}
+            scalars = {d: (d.type(self.lr),) for d in update.scalars}
             update(self.params, checked, [], scalars)
             return
         for name, p in self.params.items():
@@ -110,7 +118,7 @@ class Adam(_Optimizer):
         if update is not None:
             checked = update.gradients(self.params, grads)
             self.t += 1
-            update(self.params, checked, [self.m, self.v], self._scalars())
+            update(self.params, checked, [self.m, self.v], self._scalars(update.scalars))
             return
         self.t += 1
         for name, p in self.params.items():
@@ -126,19 +134,22 @@ class Adam(_Optimizer):
             lr_eff = _scalar(self.lr, p) / (np.sqrt(max_zero(v_hat)) + _scalar(self.eps, p))
             np.subtract(p, lr_eff * m_hat, out=p)
 
-    def _scalars(self) -> dict[str, tuple[np.generic, ...]]:
-        """Advance β₁ᵗ, β₂ᵗ; each parameter's scalar operands of the compiled
-        update (tlir.update.ADAM_SCALARS), computed as the NumPy update does."""
+    def _scalars(self, dtypes) -> dict[np.dtype, tuple[np.generic, ...]]:
+        """Advance β₁ᵗ, β₂ᵗ; the scalar operands of the compiled update per dtype
+        (tlir.update.ADAM_SCALARS), computed as the NumPy update computes them for
+        each parameter (the same values for every parameter of a dtype)."""
         scalars = {}
-        for name, p in self.params.items():
-            one = _scalar(1.0, p)
-            beta1, beta2 = _scalar(self.betas[0], p), _scalar(self.betas[1], p)
-            self.power1[name] = self.power1[name] * beta1
-            self.power2[name] = self.power2[name] * beta2
-            c1 = one / (one - self.power1[name])
-            c2 = one / (one - self.power2[name])
-            lr, eps = _scalar(self.lr, p), _scalar(self.eps, p)
-            scalars[name] = (beta1, one - beta1, beta2, one - beta2, c1, c2, lr, eps)
+        for dtype in dtypes:
+            names = [name for name, p in self.params.items() if p.dtype == dtype]
+            one = dtype.type(1.0)
+            beta1, beta2 = dtype.type(self.betas[0]), dtype.type(self.betas[1])
+            power1 = self.power1[names[0]] * beta1
+            power2 = self.power2[names[0]] * beta2
+            for name in names:
+                self.power1[name], self.power2[name] = power1, power2
+            c1, c2 = one / (one - power1), one / (one - power2)
+            lr, eps = dtype.type(self.lr), dtype.type(self.eps)
+            scalars[dtype] = (beta1, one - beta1, beta2, one - beta2, c1, c2, lr, eps)
         return scalars
 
 

@@ -3,8 +3,8 @@
 An update is a function `@main` of one `tlir_ad.map` per parameter: the map
 reads the parameter, its gradient and its state (Adam's m and v) elementwise,
 and rank-0 scalars (β₁, 1−β₁, the bias corrections, lr, ε, computed by the
-caller in the parameter's precision exactly as tlir.optim's NumPy update
-computes them), and yields the new parameter and state in TorchLean's operand
+caller in the parameters' precision exactly as tlir.optim's NumPy update
+computes them; one set per dtype), and yields the new parameter and state in TorchLean's operand
 order. Each map compiles to one loop that reads an element before it writes
 it, so the call writes its results over its inputs: one pass over memory, no
 copies, no allocation. A plan that is not of that form (checked after the
@@ -13,7 +13,7 @@ compile) is called out of place and its results copied back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects import func
@@ -23,6 +23,7 @@ from xdsl.ir import Block, Region, SSAValue
 from tlir.diagnostics import TlirError
 
 WHERE = "optimizer"
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 SGD_SCALARS = ("lr",)
 ADAM_SCALARS = ("beta1", "one_minus_beta1", "beta2", "one_minus_beta2", "c1", "c2", "lr", "eps")
@@ -57,23 +58,34 @@ def _element(dtype: np.dtype):
     return {np.dtype(np.float64): Float64Type(), np.dtype(np.float32): Float32Type()}[dtype]
 
 
+def dtypes_of(params: Sequence[np.ndarray]) -> list[np.dtype]:
+    """The parameters' dtypes in order of first appearance: one set of scalars each."""
+    return list(dict.fromkeys(p.dtype for p in params))
+
+
 def update_module(kind: str, params: Sequence[np.ndarray]) -> ModuleOp:
-    """`@main(p, g, state…, scalars… for each parameter) -> (p', state'… for each)`."""
+    """`@main(scalars… per dtype, then p, g, state… per parameter) -> (p', state'…
+    per parameter)`; the scalars are rank 0, shared by the parameters of their dtype."""
     from tlir.passes.autodiff.builder import Builder
 
     states, scalars, body = RULES[kind]
-    arg_types, result_types = [], []
+    dtypes = dtypes_of(params)
+    arg_types = [TensorType(_element(d), []) for d in dtypes for _ in scalars]
+    result_types = []
     for p in params:
         tensor = TensorType(_element(p.dtype), list(p.shape))
-        arg_types += [tensor] * (2 + states) + [TensorType(_element(p.dtype), [])] * len(scalars)
+        arg_types += [tensor] * (2 + states)
         result_types += [tensor] * (1 + states)
     block = Block(arg_types=arg_types)
     builder = Builder(block, _location())
-    per_param = 2 + states + len(scalars)
+    shared = {
+        d: list(block.args[k * len(scalars) : (k + 1) * len(scalars)]) for k, d in enumerate(dtypes)
+    }
+    tensors = block.args[len(dtypes) * len(scalars) :]
     results: list[SSAValue] = []
-    for index in range(len(params)):
-        args = list(block.args[index * per_param : (index + 1) * per_param])
-        results += builder.map(args, body, count=1 + states)
+    for index, p in enumerate(params):
+        args = list(tensors[index * (2 + states) : (index + 1) * (2 + states)])
+        results += builder.map(args + shared[p.dtype], body, count=1 + states)
     block.add_op(func.ReturnOp(*results))
     function = func.FuncOp("main", FunctionType.from_lists(arg_types, result_types), Region(block))
     return ModuleOp([function])
@@ -101,10 +113,13 @@ class Update:
 
         self.kind = kind
         self.names = list(params)
-        self.model = CompiledModel(
-            update_module(kind, list(params.values())), where=WHERE, threads=threads
-        )
+        self.layout = [(name, p.shape, p.dtype) for name, p in params.items()]
+        arrays = list(params.values())
+        self.model = CompiledModel(update_module(kind, arrays), where=WHERE, threads=threads)
         self.in_place = _in_place(self.model.plan)
+        # The scalar operands: writeable rank-0 arrays, refilled at each step.
+        count = len(RULES[kind][1])
+        self.scalars = {d: [np.zeros((), d) for _ in range(count)] for d in dtypes_of(arrays)}
 
     def gradients(self, params: dict[str, np.ndarray], grads) -> list[np.ndarray]:
         """The gradients in parameter order, checked (before anything changes)."""
@@ -115,17 +130,21 @@ class Update:
         params: dict[str, np.ndarray],
         grads: list[np.ndarray],
         states: Sequence[dict[str, np.ndarray]],
-        scalars: dict[str, Sequence[np.generic]],
+        scalars: dict[np.dtype, Sequence[np.generic]],
     ) -> None:
         """Write the update into `params` and `states` (name → array each);
-        `grads` as `gradients` returns them, `scalars[name]` the parameter's
-        rank-0 operands in `RULES` order."""
+        `grads` as `gradients` returns them, `scalars[dtype]` the rank-0
+        operands of the parameters of `dtype`, in `RULES` order."""
         inputs: list[np.ndarray] = []
+        for dtype, buffers in self.scalars.items():
+            for buffer, value in zip(buffers, scalars[dtype], strict=True):
+                buffer[()] = value
+            inputs += buffers
         outputs: list[np.ndarray] = []
         for name, g in zip(self.names, grads, strict=True):
             p = params[name]
             held = [state[name] for state in states]
-            inputs += [p, g, *held, *(np.asarray(c) for c in scalars[name])]
+            inputs += [p, g, *held]
             outputs += [p, *held]
         if self.in_place:
             self.model._call.run_into(inputs, outputs, self.model.threads)
@@ -150,20 +169,24 @@ def _gradient(grads, name: str, p: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(g)
 
 
-def compilable(params: dict[str, np.ndarray]) -> bool:
-    """Whether the compiled update can write into `params`: C-contiguous,
-    writeable f32/f64 arrays, none sharing memory with another."""
-    arrays = list(params.values())
-    if not all(
-        isinstance(p, np.ndarray)
-        and p.dtype in (np.float32, np.float64)
+def writeable(params: Mapping[str, np.ndarray]) -> bool:
+    """Whether the compiled update can write into each of `params`: non-empty,
+    C-contiguous, writeable f32/f64 arrays."""
+    return all(
+        type(p) is np.ndarray
+        and p.dtype in FLOATS
         and p.flags.c_contiguous
         and p.flags.writeable
         and p.size
-        for p in arrays
-    ):
-        return False
-    return not any(np.may_share_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1 :])
+        for p in params.values()
+    )
 
 
-__all__ = ["Update", "compilable", "update_module"]
+def overlapping(params: Mapping[str, np.ndarray]) -> bool:
+    """Whether two of `params` may share memory (an update in place would then
+    read values another parameter's update wrote)."""
+    arrays = list(params.values())
+    return any(np.may_share_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1 :])
+
+
+__all__ = ["Update", "overlapping", "update_module", "writeable"]

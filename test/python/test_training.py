@@ -141,6 +141,8 @@ def _parameters(dtype) -> dict[str, np.ndarray]:
         "b": rng.normal(size=(17,)).astype(dtype),
         "s": np.array(0.75, dtype),
         "k": rng.normal(size=(3, 2, 5, 5)).astype(dtype),
+        # a parameter of the other precision: its own scalars, rounded to it
+        "o": rng.normal(size=(6,)).astype(np.float32 if dtype == np.float64 else np.float64),
     }
     params["w"][0, :4] = [0.0, -0.0, np.finfo(dtype).smallest_subnormal, 1e30]
     return params
@@ -196,8 +198,32 @@ def test_compiled_update_writes_into_the_given_arrays():
 def test_parameters_the_compiled_update_cannot_write_take_the_numpy_update():
     base = np.arange(12.0).reshape(3, 4)
     params = {"t": base.T}  # not C-contiguous
-    SGD(params, lr=0.5).step({"t": np.ones((4, 3))})
+    optimizer = SGD(params, lr=0.5)
+    optimizer.step({"t": np.ones((4, 3))})
     assert np.array_equal(base, np.arange(12.0).reshape(3, 4) - 0.5)
+    assert optimizer._update is None
+    # Two views of one array: updated one after the other, as NumPy does.
+    whole = np.zeros(4)
+    params = {"a": whole[:3], "b": whole[1:]}
+    optimizer = SGD(params, lr=1.0)
+    optimizer.step({"a": np.ones(3), "b": np.ones(3)})
+    assert whole.tolist() == [-1.0, -2.0, -2.0, -1.0] and optimizer._update is None
+
+
+def test_rebound_parameters_get_an_update_of_their_shape():
+    params = {"w": np.ones(3)}
+    optimizer = Adam(params, lr=0.1)
+    optimizer.step({"w": np.ones(3)})
+    first = optimizer._update
+    params["w"] = np.ones(300)
+    optimizer.m["w"], optimizer.v["w"] = np.zeros(300), np.zeros(300)
+    optimizer.step({"w": np.full(300, 2.0)})
+    reference = {"w": np.ones(300)}
+    numpy_adam = Adam(reference, lr=0.1, compiled=False)
+    numpy_adam.t, numpy_adam.power1, numpy_adam.power2 = 1, {"w": 0.9}, {"w": 0.999}
+    numpy_adam.step({"w": np.full(300, 2.0)})
+    assert optimizer._update is not first and optimizer._update.layout == [("w", (300,), "f8")]
+    assert params["w"].tobytes() == reference["w"].tobytes()
 
 
 @pytest.mark.parametrize(
