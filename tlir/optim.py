@@ -43,10 +43,9 @@ class _Optimizer:
 
     kind = ""
 
-    def __init__(self, params: Mapping[str, np.ndarray], compiled: bool, threads: int | None):
+    def __init__(self, params: Mapping[str, np.ndarray], compiled: bool):
         self.params = params
         self.compiled = compiled
-        self.threads = threads
         self._update = None
         self._checked: tuple = ()
 
@@ -63,7 +62,7 @@ class _Optimizer:
                 return None
             layout = [(name, shape, dtype) for name, _, shape, dtype in key]
             if self._update is None or self._update.layout != layout:
-                self._update = update.Update(self.kind, dict(self.params), self.threads)
+                self._update = update.Update(self.kind, dict(self.params))
             self._checked = key
         return self._update
 
@@ -76,9 +75,8 @@ class SGD(_Optimizer):
         params: Mapping[str, np.ndarray],
         lr: float,
         compiled: bool = True,
-        threads: int | None = None,
     ):
-        super().__init__(params, compiled, threads)
+        super().__init__(params, compiled)
         self.lr = lr
 
     def step(self, grads: Mapping[str, np.ndarray]) -> None:
@@ -103,9 +101,8 @@ class Adam(_Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         compiled: bool = True,
-        threads: int | None = None,
     ):
-        super().__init__(params, compiled, threads)
+        super().__init__(params, compiled)
         self.lr, self.betas, self.eps = lr, betas, eps
         self.t = 0
         self.m = {n: np.zeros_like(p) for n, p in params.items()}

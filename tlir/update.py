@@ -108,14 +108,16 @@ def _in_place(plan) -> bool:
 class Update:
     """A compiled update over `params` (name → array), called in place."""
 
-    def __init__(self, kind: str, params: dict[str, np.ndarray], threads: int | None = None):
+    def __init__(self, kind: str, params: dict[str, np.ndarray]):
         from tlir.compiler import CompiledModel
 
         self.kind = kind
         self.names = list(params)
         self.layout = [(name, p.shape, p.dtype) for name, p in params.items()]
         arrays = list(params.values())
-        self.model = CompiledModel(update_module(kind, arrays), where=WHERE, threads=threads)
+        # One thread: maps are memory-bound passes that kernel formation never
+        # splits across threads (tlir.work), so more would only start the pool.
+        self.model = CompiledModel(update_module(kind, arrays), where=WHERE, threads=1)
         self.in_place = _in_place(self.model.plan)
         # The scalar operands: writeable rank-0 arrays, refilled at each step.
         count = len(RULES[kind][1])
@@ -147,7 +149,7 @@ class Update:
             inputs += [p, g, *held]
             outputs += [p, *held]
         if self.in_place:
-            self.model._call.run_into(inputs, outputs, self.model.threads)
+            self.model.run_into(inputs, outputs)
             return
         for target, value in zip(outputs, self.model.run_checked(inputs), strict=True):
             np.copyto(target, value)
