@@ -136,7 +136,7 @@ class EntryCall:
         try:
             frame = self._frames.pop()  # atomic: no lock needed
         except IndexError:
-            workspace = self._allocate(self._workspace_bytes, "workspace")
+            workspace = self._allocate(self._workspace_bytes + _ALIGN, "workspace")
             frame = _Frame(workspace, len(checked), len(self._views))
         try:
             for slot, array in enumerate(checked):
@@ -166,8 +166,11 @@ class _Frame:
     arrays of the inputs and outputs (kept alive with their addresses)."""
 
     def __init__(self, workspace: np.ndarray, input_count: int, output_count: int) -> None:
-        self.workspace = workspace
-        self.workspace_address = address(workspace)
+        self.workspace = workspace  # _ALIGN bytes more than the plan's workspace
+        # The plan aligns its slices within the workspace: the base must be
+        # aligned too (NumPy gives 16 bytes; vectors across cache lines are slow).
+        base = address(workspace)
+        self.workspace_address = base + (-base % _ALIGN)
         self.inputs = np.zeros(max(input_count, 1), np.uint64)
         self.inputs_address = address(self.inputs)
         self.outputs = np.zeros(max(output_count, 1), np.uint64)
