@@ -146,15 +146,41 @@ def step_times(model, arrays: list[np.ndarray], repeat: int) -> list[tuple[str, 
     return rows
 
 
+def kernel_labels(model) -> dict[str, str]:
+    """What each kernel of a compiled model computes: its ops, with the operand
+    shapes of a contraction (`matmul 256x128·128x1024`)."""
+    from xdsl.dialects import func
+
+    from tlir.build import _entry_module
+
+    work, _ = _entry_module(model._module, model.function, True, model.numerics)
+    labels = {}
+    for kernel in work.ops:
+        if not isinstance(kernel, func.FuncOp):
+            continue
+        parts = []
+        for op in kernel.body.block.ops:
+            if isinstance(op, func.ReturnOp):
+                continue
+            part = op.name.split(".")[-1]
+            if part in ("matmul", "linear"):
+                shapes = ("x".join(map(str, v.type.get_shape())) for v in op.operands[:2])
+                part += " " + "·".join(shapes)
+            parts.append(part)
+        labels[kernel.sym_name.data] = "+".join(dict.fromkeys(parts))
+    return labels
+
+
 def print_steps(path: str, dtype: str, x, seed, repeat: int) -> None:
     model = tlir.compile(path, dtype, threads=1)
     model.vjp([x], [seed], wrt="params")
     vjp = model._derivative("vjp", "params")
     rows = step_times(vjp, [x, seed], repeat)
+    labels = kernel_labels(vjp)
     total = sum(t for _, t, _ in rows)
     print(f"{dtype} VJP wrt params, step by step (sum {total * 1e3:.3f}ms):")
     for name, seconds, shapes in rows:
-        print(f"  {name:24} {seconds * 1e3:7.3f}ms {seconds / total:6.1%}  {shapes}")
+        print(f"  {seconds * 1e3:7.3f}ms {seconds / total:6.1%}  {labels[name]:40} {shapes}")
 
 
 def main(argv=None) -> list[dict]:
