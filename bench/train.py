@@ -1,7 +1,7 @@
-"""A training step, tlir against PyTorch eager, in the same run, one thread.
+"""A training step, tlir against PyTorch eager, in the same run.
 
   python bench/train.py [--repeat 50] [--dtypes f64 f32] [--optimizers sgd adam] [--profile]
-                        [--steps]
+                        [--steps] [--numerics exact fma] [--threads 1]
 
 The model is the MLP 1024-256-256-10 (relu between the layers) at batch 128.
 A step is, for tlir, `model.vjp([x], [seed], wrt="params")` then
@@ -10,11 +10,14 @@ place); for PyTorch, the forward, `out.backward(seed)` and `torch.optim`'s
 `zero_grad` and `step` (foreach off: one thread, plain loops, as tlir).
 The seed is the same fixed cotangent for both (a loss's gradient would add the
 same small elementwise work to both). Calls interleaved round by round;
-minimum and median of `--repeat` steps each, the calling thread's CPU time.
-The ratio is tlir / PyTorch (below 1: tlir is faster). `--profile` also times the
-parts of tlir's step: the VJP alone and the update alone. `--steps` prints the
+minimum and median of `--repeat` steps each: with one thread (the default) the
+calling thread's CPU time, with `--threads N` (tlir's and PyTorch's) wall time.
+`--numerics fma` adds tlir with the opt-in fused multiply-adds. The ratio is
+tlir / PyTorch (below 1: tlir is faster). `--profile` also times the parts of
+tlir's step: the VJP alone and the update alone. `--steps` prints the
 VJP's plan step by step: each kernel called alone on the plan's buffers (minimum
-of `--repeat` calls), what it computes (its arguments' sizes) and its share.
+of `--repeat` calls, one thread), what it computes (its ops, a contraction's
+operand shapes, its arguments' sizes) and its share.
 
 Note that PyTorch's Adam is not TorchLean's (bias corrections differ in order
 and form): the work is the same kind (a few elementwise passes per parameter),
@@ -44,16 +47,18 @@ import tlir.optim  # noqa: E402
 BATCH, WIDTHS = 128, [1024, 256, 256, 10]
 
 
-def interleaved(functions: list[Callable[[], object]], repeat: int) -> list[tuple[float, float]]:
-    """(minimum, median) thread CPU time of each function, calls interleaved."""
+def interleaved(
+    functions: list[Callable[[], object]], repeat: int, clock: Callable[[], float]
+) -> list[tuple[float, float]]:
+    """(minimum, median) time of each function on `clock`, calls interleaved."""
     times: list[list[float]] = [[] for _ in functions]
     for function in functions:
         function()
     for _ in range(repeat):
         for function, samples in zip(functions, times, strict=True):
-            start = time.thread_time()
+            start = clock()
             function()
-            samples.append(time.thread_time() - start)
+            samples.append(clock() - start)
     return [(min(s), statistics.median(s)) for s in times]
 
 
@@ -69,8 +74,8 @@ def make_optimizer(kind: str, params, lr: float):
     return tlir.optim.SGD(params, lr=lr) if kind == "sgd" else tlir.optim.Adam(params, lr=lr)
 
 
-def tlir_step(path: str, dtype: str, kind: str, x, seed, numerics: str = "exact"):
-    model = tlir.compile(path, dtype, threads=1, numerics=numerics)
+def tlir_step(path: str, dtype: str, kind: str, x, seed, numerics: str, threads: int):
+    model = tlir.compile(path, dtype, threads=threads, numerics=numerics)
     optimizer = make_optimizer(kind, model.parameters(), 1e-3)
 
     def vjp():
@@ -190,13 +195,19 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--optimizers", nargs="+", default=["sgd", "adam"], choices=["sgd", "adam"])
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--steps", action="store_true")
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--numerics", nargs="+", default=["exact"], choices=["exact", "fma"])
     args = parser.parse_args(argv)
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
+    # One thread: the calling thread's CPU time, which other processes of a busy
+    # machine do not inflate; more: wall time.
+    clock, clock_name = (time.thread_time, "thread CPU time")
+    if args.threads > 1:
+        clock, clock_name = (time.perf_counter, "wall time")
     model = f"MLP {'-'.join(map(str, WIDTHS))} b{BATCH}"
-    print(f"{model}, 1 thread, {args.repeat} steps, thread CPU time")
+    print(f"{model}, {args.threads} thread(s), {args.repeat} steps, {clock_name}")
     header = f"{'case':16} {'tlir min':>9} {'med':>9} {'torch min':>9} {'med':>9} {'ratio':>6}"
     if args.profile:
         header += f" {'vjp min':>9} {'update min':>10}"
@@ -211,11 +222,11 @@ def main(argv=None) -> list[dict]:
         if args.steps:
             print_steps(path, dtype, x, seed, args.repeat)
         for kind, numerics in itertools.product(args.optimizers, args.numerics):
-            step, vjp, update = tlir_step(path, dtype, kind, x, seed, numerics)
+            step, vjp, update = tlir_step(path, dtype, kind, x, seed, numerics, args.threads)
             functions = [step, torch_step(builder, dtype, kind, x, seed)]
             if args.profile:
                 functions += [vjp, update]
-            timed = interleaved(functions, args.repeat)
+            timed = interleaved(functions, args.repeat, clock)
             (t_min, t_med), (p_min, p_med) = timed[:2]
             label = f"{dtype} {kind}" + ("" if numerics == "exact" else " fma")
             row = {"case": label, "tlir": t_min, "torch": p_min, "ratio": t_min / p_min}
