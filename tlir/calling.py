@@ -112,17 +112,36 @@ class EntryCall:
         outputs = [
             np.ndarray(shape, dtype, buffer, skip + offset) for shape, dtype, offset in self._views
         ]
+        self._enter(checked, lambda frame: np.add(self._offsets, base + skip, out=frame), threads)
+        return outputs
+
+    def run_into(
+        self, checked: Sequence[np.ndarray], outputs: Sequence[np.ndarray], threads: int
+    ) -> None:
+        """The call writing into `outputs` (checked by the caller: the results'
+        shapes and dtypes, C-contiguous, writeable). An output may be an input
+        only where the compiled code reads each element before it writes it
+        (an elementwise update in place)."""
+        pointers = [address(array) for array in outputs]
+
+        def place(frame: np.ndarray) -> None:
+            frame[:] = pointers
+
+        self._enter(checked, place, threads)
+
+    def _enter(self, checked: Sequence[np.ndarray], place_outputs, threads: int) -> None:
+        """Run the entry on a frame whose output addresses `place_outputs` writes."""
         if threads > 1:
             threads = prepare(threads)  # the pool's workers (again after a fork)
         try:
             frame = self._frames.pop()  # atomic: no lock needed
         except IndexError:
-            workspace = self._allocate(self._workspace_bytes, "workspace")
+            workspace = self._allocate(self._workspace_bytes + _ALIGN, "workspace")
             frame = _Frame(workspace, len(checked), len(self._views))
         try:
             for slot, array in enumerate(checked):
                 frame.inputs[slot] = address(array)
-            np.add(self._offsets, base + skip, out=frame.outputs[: len(self._views)])
+            place_outputs(frame.outputs[: len(self._views)])
             status = self._entry(
                 frame.inputs_address,
                 frame.outputs_address,
@@ -134,7 +153,6 @@ class EntryCall:
             self._frames.append(frame)
         if status:
             raise TlirError(self.where, f"the compiled model failed with status {status}")
-        return outputs
 
     def _allocate(self, nbytes: int, what: str) -> np.ndarray:
         try:
@@ -148,8 +166,11 @@ class _Frame:
     arrays of the inputs and outputs (kept alive with their addresses)."""
 
     def __init__(self, workspace: np.ndarray, input_count: int, output_count: int) -> None:
-        self.workspace = workspace
-        self.workspace_address = address(workspace)
+        self.workspace = workspace  # _ALIGN bytes more than the plan's workspace
+        # The plan aligns its slices within the workspace: the base must be
+        # aligned too (NumPy gives 16 bytes; vectors across cache lines are slow).
+        base = address(workspace)
+        self.workspace_address = base + (-base % _ALIGN)
         self.inputs = np.zeros(max(input_count, 1), np.uint64)
         self.inputs_address = address(self.inputs)
         self.outputs = np.zeros(max(output_count, 1), np.uint64)

@@ -380,6 +380,12 @@ class CompiledModel:
         """Call with arrays the caller has checked (count, shapes, dtypes, C order)."""
         return self._call.run(arrays, self._threads)
 
+    def run_into(self, arrays: list[np.ndarray], outputs: list[np.ndarray]) -> None:
+        """`run_checked` writing the results into `outputs`, checked by the caller
+        too (`EntryCall.run_into`: an output may be an input only for code that
+        reads each element before writing it)."""
+        self._call.run_into(arrays, outputs, self._threads)
+
 
 def _check_arrays(
     specs: ArraySpecs, arrays, what: str, plural: str, where: str

@@ -171,10 +171,14 @@ def linear(v, op: T.LinearOp, g: SSAValue, wants: list[bool]) -> list:
     rows = dims(range(lead))
     out_dim, in_dim = shape_of(op.weight)
     gx = gw = gb = None
+    if wants[2]:  # first: the bias fold reads g while the rule that made g left it in cache
+        moved = dims(range(1, 1 + lead))
+        gb = v.b.fold([g], [[*moved, d(0)]], [out_dim, *x[:-1]], list(range(1, 1 + lead)), [0.0],
+                      _add_term)[0]  # fmt: skip
     fast = contractions.linear_vjp(v.b, op, g, wants)
     if fast is not None:
         gx, gw = fast
-        wants = [False, False, wants[2]]
+        wants = [False, False, False]
     if wants[0]:
         i, o = d(lead), d(lead + 1)
         gx = v.b.fold([g, op.weight], [[*rows, o], [o, i]], [*x, out_dim], [lead + 1], [0.0],
@@ -185,10 +189,6 @@ def linear(v, op: T.LinearOp, g: SSAValue, wants: list[bool]) -> list:
         moved = dims(later)
         gw = v.b.fold([g, op.input], [[*moved, o], [*moved, i]], [out_dim, in_dim, *x[:-1]],
                       later, [0.0], _product_term)[0]  # fmt: skip
-    if wants[2]:
-        moved = dims(range(1, 1 + lead))
-        gb = v.b.fold([g], [[*moved, d(0)]], [out_dim, *x[:-1]], list(range(1, 1 + lead)), [0.0],
-                      _add_term)[0]  # fmt: skip
     return [gx, gw, gb]
 
 

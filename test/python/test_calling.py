@@ -101,3 +101,30 @@ def test_concurrent_calls_do_not_share_frames(model: CompiledModel) -> None:
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_the_workspace_is_passed_aligned(monkeypatch) -> None:
+    """The plan aligns workspace slices to 64 bytes from the workspace's start,
+    so the start must be aligned too, whatever the allocator gives (NumPy: 16)."""
+    model = tlir.compile(SOURCE)
+    call = model._call
+    original, seen = call._entry, []
+
+    def entry(inputs, outputs, constants, workspace, threads):
+        seen.append(workspace)
+        return original(inputs, outputs, constants, workspace, threads)
+
+    allocate = call._allocate
+
+    def misaligned(nbytes: int, what: str) -> np.ndarray:
+        buffer = allocate(nbytes + 128, what)
+        start = -address(buffer) % 64 + 16
+        return buffer[start : start + nbytes]
+
+    monkeypatch.setattr(call, "_entry", entry)
+    monkeypatch.setattr(call, "_allocate", misaligned)
+    call._frames.clear()
+    x, y = inputs(4)
+    for got, want in zip(model(x, y), expected(x, y), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert seen and all(workspace % 64 == 0 for workspace in seen)

@@ -130,3 +130,145 @@ def test_optimizers_write_into_the_compiled_models_parameters():
         from tlir.reference import evaluate
 
         assert evaluate(model.module(), [x])[1].tobytes() == after.tobytes()
+
+
+def _parameters(dtype) -> dict[str, np.ndarray]:
+    """Parameters of several shapes (a rank-0 one too) with signed zeros and
+    subnormals among the values."""
+    rng = np.random.default_rng(5)
+    params = {
+        "w": rng.normal(size=(33, 17)).astype(dtype),
+        "b": rng.normal(size=(17,)).astype(dtype),
+        "s": np.array(0.75, dtype),
+        "k": rng.normal(size=(3, 2, 5, 5)).astype(dtype),
+        # a parameter of the other precision: its own scalars, rounded to it
+        "o": rng.normal(size=(6,)).astype(np.float32 if dtype == np.float64 else np.float64),
+    }
+    params["w"][0, :4] = [0.0, -0.0, np.finfo(dtype).smallest_subnormal, 1e30]
+    return params
+
+
+def _gradients(params, rng) -> dict[str, np.ndarray]:
+    grads = {n: rng.normal(size=p.shape).astype(p.dtype) for n, p in params.items()}
+    grads["w"][0, :3] = [0.0, -0.0, np.finfo(params["w"].dtype).smallest_subnormal]
+    grads["b"][:2] = [1e20, -1e-20]
+    return grads
+
+
+def _optimizer(kind: str, params, compiled: bool):
+    if kind == "sgd":
+        return SGD(params, lr=0.05, compiled=compiled)
+    return Adam(params, lr=0.01, betas=(0.8, 0.99), eps=1e-6, compiled=compiled)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # f32 g·g, 1e20²
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_compiled_update_is_the_numpy_update_bit_for_bit(kind, dtype):
+    compiled_params, numpy_params = _parameters(dtype), _parameters(dtype)
+    compiled = _optimizer(kind, compiled_params, True)
+    reference = _optimizer(kind, numpy_params, False)
+    rng = np.random.default_rng(6)
+    for step in range(5):
+        grads = _gradients(compiled_params, rng)
+        compiled.step(grads)
+        reference.step(grads)
+        for name in compiled_params:
+            assert compiled_params[name].tobytes() == numpy_params[name].tobytes(), (step, name)
+            if kind == "adam":
+                assert compiled.m[name].tobytes() == reference.m[name].tobytes(), (step, name)
+                assert compiled.v[name].tobytes() == reference.v[name].tobytes(), (step, name)
+                assert compiled.power1[name] == reference.power1[name]
+    # The compiled update ran, in place: one map per parameter reading its inputs
+    # and writing its outputs only.
+    assert compiled._update is not None and compiled._update.in_place
+    assert reference._update is None
+
+
+def test_an_update_not_in_place_copies_its_results_back(monkeypatch):
+    """A plan that is not one map per parameter reading inputs and writing
+    outputs is called out of place; the results are the same."""
+    import tlir.update
+
+    monkeypatch.setattr(tlir.update, "_in_place", lambda plan: False)
+    params, reference = _parameters(np.float64), _parameters(np.float64)
+    compiled, numpy_adam = Adam(params, lr=0.01), Adam(reference, lr=0.01, compiled=False)
+    rng = np.random.default_rng(9)
+    for _ in range(2):
+        grads = _gradients(params, rng)
+        compiled.step(grads)
+        numpy_adam.step(grads)
+    assert not compiled._update.in_place
+    assert all(params[n].tobytes() == reference[n].tobytes() for n in params)
+    assert all(compiled.v[n].tobytes() == numpy_adam.v[n].tobytes() for n in params)
+
+
+def test_compiled_update_writes_into_the_given_arrays():
+    params = _parameters(np.float64)
+    arrays = {n: p for n, p in params.items()}
+    addresses = {n: p.ctypes.data for n, p in params.items()}
+    before = {n: p.copy() for n, p in params.items()}
+    Adam(params, lr=0.1).step(_gradients(params, np.random.default_rng(1)))
+    assert all(params[n] is arrays[n] and params[n].ctypes.data == addresses[n] for n in params)
+    assert all(not np.array_equal(params[n], before[n]) for n in params)
+
+
+def test_parameters_the_compiled_update_cannot_write_take_the_numpy_update():
+    base = np.arange(12.0).reshape(3, 4)
+    params = {"t": base.T}  # not C-contiguous
+    optimizer = SGD(params, lr=0.5)
+    optimizer.step({"t": np.ones((4, 3))})
+    assert np.array_equal(base, np.arange(12.0).reshape(3, 4) - 0.5)
+    assert optimizer._update is None
+    # Two views of one array: updated one after the other, as NumPy does.
+    whole = np.zeros(4)
+    params = {"a": whole[:3], "b": whole[1:]}
+    optimizer = SGD(params, lr=1.0)
+    optimizer.step({"a": np.ones(3), "b": np.ones(3)})
+    assert whole.tolist() == [-1.0, -2.0, -2.0, -1.0] and optimizer._update is None
+
+
+def test_rebound_parameters_get_an_update_of_their_shape():
+    params = {"w": np.ones(3)}
+    optimizer = Adam(params, lr=0.1)
+    optimizer.step({"w": np.ones(3)})
+    first = optimizer._update
+    params["w"] = np.ones(300)
+    optimizer.m["w"], optimizer.v["w"] = np.zeros(300), np.zeros(300)
+    optimizer.step({"w": np.full(300, 2.0)})
+    reference = {"w": np.ones(300)}
+    numpy_adam = Adam(reference, lr=0.1, compiled=False)
+    numpy_adam.t, numpy_adam.power1, numpy_adam.power2 = 1, {"w": 0.9}, {"w": 0.999}
+    numpy_adam.step({"w": np.full(300, 2.0)})
+    assert optimizer._update is not first and optimizer._update.layout == [("w", (300,), "f8")]
+    assert params["w"].tobytes() == reference["w"].tobytes()
+
+
+@pytest.mark.parametrize(
+    ("grads", "message"),
+    [
+        ({"v": np.ones(3)}, "optimizer: error: no gradient for parameter 'w'"),
+        (
+            {"v": np.ones(3), "w": np.ones((2, 2), np.float32)},
+            "optimizer: error: the gradient of 'w' has shape [2, 2] and dtype float32, "
+            "expected shape [2, 2] and dtype float64",
+        ),
+        (
+            {"v": np.ones(3), "w": [[1.0, 2.0], [3.0, 4.0]]},
+            "optimizer: error: the gradient of 'w' has shape [] and dtype list, "
+            "expected shape [2, 2] and dtype float64",
+        ),
+    ],
+)
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_compiled_update_rejects_bad_gradients_in_one_line(kind, grads, message):
+    from tlir.diagnostics import TlirError
+
+    params = {"v": np.ones(3), "w": np.ones((2, 2))}
+    optimizer = _optimizer(kind, params, True)
+    with pytest.raises(TlirError) as err:
+        optimizer.step(grads)
+    assert str(err.value) == message
+    # nothing half-written: the first parameter and Adam's state are unchanged
+    assert np.array_equal(params["v"], np.ones(3)) and np.array_equal(params["w"], np.ones((2, 2)))
+    assert getattr(optimizer, "t", 0) == 0
