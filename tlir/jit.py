@@ -8,8 +8,9 @@ contraction, which never fuses a separate `fmul` and `fadd` into an FMA: no
 fast-math flag is ever set, so nothing is reassociated or contracted.
 
 C math functions (`exp`, `expf`, …) resolve to the C library of this process;
-threaded steps call tlir's own thread runtime (`tlir.pool`), compiled once per
-process and linked into every engine.
+threaded steps call tlir's own thread runtime (`tlir.pool`) through a stub
+linked into every engine; the runtime itself is loaded (from the compile
+cache, else compiled once per process) at the first call with more than one thread.
 """
 
 from __future__ import annotations
@@ -183,9 +184,9 @@ class Engine:
 
     def __init__(self, objects: Sequence[bytes], runtime: bool = True):
         if runtime and host().threads:  # the symbol entry functions call, defined first
-            from tlir.pool import runtime as thread_runtime
+            from tlir.pool import stub
 
-            thread_runtime()
+            stub()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
         for data in objects:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))

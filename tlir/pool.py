@@ -43,12 +43,17 @@ the call waits for the one that lost its core).
 The workers are POSIX threads started through the C library (invisible to
 Python, so compile helpers may still be forked; all signals blocked in them),
 at most `tlir.threads.max_threads() - 1`, started when a call first asks.
+
+Loading: entry functions link against a stub (`_STUB`) that runs every step on
+the calling thread until the runtime is loaded — at the first call with more
+than one thread (`prepare`), from the compile cache when it holds the
+runtime's object for this LLVM and CPU, else compiled by LLVM (about 30 ms)
+and stored. A compile never waits for it.
 """
 
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import platform
 import signal
@@ -268,7 +273,7 @@ work:
   br label %wait
 }
 
-define void @tlir_rt_parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
+define void @tlir_rt_pool_parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
 entry:
   %workers = load atomic i32, ptr @tlir.rt.workers acquire, align 4
   %alone = icmp eq i32 %workers, 0
@@ -469,6 +474,34 @@ define void @tlir_rt_reset() {
 """
 
 
+_STUB = """
+@tlir.rt.pool = internal global ptr null, align 8
+
+define void @tlir_rt_parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
+  %pool = load atomic ptr, ptr @tlir.rt.pool acquire, align 8
+  %none = icmp eq ptr %pool, null
+  br i1 %none, label %serial, label %run
+serial:
+  call void %f(ptr %args, i64 0, i64 %n)
+  ret void
+run:
+  tail call void %pool(ptr %f, ptr %args, i64 %n, i32 %threads)
+  ret void
+}
+
+define void @tlir_rt_attach(ptr %pool) {
+  store atomic ptr %pool, ptr @tlir.rt.pool release, align 8
+  ret void
+}
+"""
+"""The symbol entry functions link against: the pool's entry once `runtime()`
+has loaded it (before any call with more than one thread), else the step on
+the calling thread. A process whose calls all run on one thread thus never
+loads the runtime (about 30 ms of LLVM), and a compile never waits for it."""
+
+STUB_OPT_LEVEL = 0
+"""Seven instructions: LLVM's fast path compiles them in 2 ms instead of 4."""
+
 _BATCH = """%param = alloca i32, align 4
   store i32 0, ptr %param, align 4
   %batch = call i32 @sched_setscheduler(i32 0, i32 3, ptr %param)"""
@@ -521,9 +554,9 @@ class _Runtime:
     def __init__(self) -> None:
         from tlir import jit
 
-        data = jit.compile_object(runtime_ir(), 2, "thread runtime", PTHREAD_FUNCTIONS)
+        data = load_object("thread runtime", runtime_ir(), RUNTIME_OPT_LEVEL, PTHREAD_FUNCTIONS)
         self.engine = jit.Engine([data], runtime=False)
-        self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
+        self.parallel = self.engine.engine.get_function_address("tlir_rt_pool_parallel")
         self.worker = self.engine.engine.get_function_address("tlir_rt_worker")
         self.set_workers = self.engine.function("tlir_rt_set_workers", None, [ctypes.c_int32])
         self.reset = self.engine.function("tlir_rt_reset", None, [])
@@ -567,23 +600,90 @@ class _Runtime:
         self.lock = threading.Lock()
 
 
-@functools.cache
-def runtime() -> _Runtime:
-    """The process's runtime, compiled on first use; its entry point
-    `tlir_rt_parallel` is then a symbol every entry function links against."""
+RUNTIME_OPT_LEVEL = 2
+
+
+def load_object(name: str, llvm_ir: str, opt_level: int, calls: frozenset[str]) -> bytes:
+    """The object code of a piece of the runtime: from the compile cache when it
+    holds it (keyed by the IR, the level and the host: LLVM's version, the CPU
+    and its features; checked like any entry), else compiled by LLVM and stored.
+    `calls`: what it may call beyond what compiled code may (`tlir.jit`)."""
+    from tlir import jit
+    from tlir.cache import digest, open_cache
+    from tlir.cache_entry import read_runtime, runtime_entry
+
+    store = open_cache()
+    key = digest("runtime", name, jit.host().describe(), f"-O{opt_level}", llvm_ir)
+    entry = store.get(key) if store is not None else None
+    if entry is not None:
+        try:
+            return read_runtime(entry, key, name, calls)
+        except ValueError:
+            store.discard(key)
+    data = jit.compile_object(llvm_ir, opt_level, name, calls)
+    if store is not None and not jit.foreign_symbols(data, calls):
+        store.put(key, runtime_entry(key, name, data))
+    return data
+
+
+_LOADING = threading.Lock()
+"""One load of the stub and of the runtime per process, whichever thread asks first."""
+
+
+class _Stub:
+    """The linked stub: its address, and the call that points it at the pool."""
+
+    def __init__(self) -> None:
+        from tlir import jit
+
+        self.engine = jit.Engine(
+            [load_object("thread stub", _STUB, STUB_OPT_LEVEL, frozenset())], runtime=False
+        )
+        self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
+        self.attach = self.engine.function("tlir_rt_attach", None, [ctypes.c_void_p])
+
+
+_loaded: dict[str, object] = {}
+
+
+def stub() -> _Stub:
+    """The process's stub, loaded on first use (the first engine linked): its
+    `tlir_rt_parallel` is a symbol every entry function links against."""
     import llvmlite.binding as llvm
 
-    built = _Runtime()
-    # Never freed, not even when the interpreter shuts down: the workers run
-    # (or sleep inside) its code until the process ends.
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
-    llvm.add_symbol("tlir_rt_parallel", built.parallel)
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-    return built
+    with _LOADING:
+        if "stub" not in _loaded:
+            built = _Stub()
+            # Never freed: entry functions and the workers hold its address.
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
+            llvm.add_symbol("tlir_rt_parallel", built.parallel)
+            _loaded["stub"] = built
+        return _loaded["stub"]
+
+
+def loaded() -> bool:
+    """Whether this process has loaded the runtime (a call used more than one thread)."""
+    return "runtime" in _loaded
+
+
+def runtime() -> _Runtime:
+    """The process's runtime, loaded on first use (the first call with more
+    than one thread) and attached to the stub."""
+    entry = stub()
+    with _LOADING:
+        if "runtime" not in _loaded:
+            built = _Runtime()
+            # Never freed, not even when the interpreter shuts down: the workers run
+            # (or sleep inside) its code until the process ends.
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
+            os.register_at_fork(after_in_child=_after_fork_in_child)
+            entry.attach(built.parallel)
+            _loaded["runtime"] = built
+        return _loaded["runtime"]
 
 
 def _after_fork_in_child() -> None:
-    if runtime.cache_info().currsize:
+    if loaded():
         runtime().after_fork()
 
 
@@ -599,4 +699,4 @@ def prepare(threads: int) -> int:
     return threads
 
 
-__all__ = ["available", "prepare", "runtime", "runtime_ir"]
+__all__ = ["available", "load_object", "loaded", "prepare", "runtime", "runtime_ir", "stub"]
