@@ -17,7 +17,9 @@ Each compile runs in a fresh process: **cold** with an empty compile cache,
 cache). Stages: `import` (Python imports plus reading the model), `tlir`
 (kernel formation), `lowering` (xDSL passes, or mlir-opt, of the distinct
 kernels), `llvm` (LLVM's optimizer and code generation), `entry` (the plan
-and its entry function), `load` (reading cache entries), `link`. Ratios are
+and its entry function), `load` (reading cache entries), `link`; `runtime` is
+not part of the compile: the thread runtime's load at the first call with more
+than one thread (from the cache when warm, else LLVM). Ratios are
 to the **calibration**: xDSL parsing, verifying and printing a 3,000-op
 `arith` function, timed in this process (best of three) before each graph and
 back end and once more at the end; the ratios use the fastest of these, since
@@ -51,7 +53,12 @@ imported = time.perf_counter() - start
 compiled = tlir.compile(model, backend=sys.argv[2], opt_level=int(sys.argv[3]))
 total = time.perf_counter() - start
 stats = {k: v for k, v in compiled.stats.items()}
-print(json.dumps({"import": imported, "total": total, **stats}))
+from tlir import jit, pool
+start = time.perf_counter()
+if jit.host().threads:
+    pool.runtime()
+runtime = time.perf_counter() - start
+print(json.dumps({"import": imported, "total": total, **stats, "runtime": runtime}))
 """
 
 
@@ -136,7 +143,7 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r.get(key, 0.0) for r in runs)
 
 
-STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link")
+STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link", "runtime")
 
 
 def main() -> None:
