@@ -18,15 +18,21 @@ the call waits for the one that lost its core).
 * **Workers yield to the caller.** They run under `SCHED_BATCH` (same
   priority, no wake-up preemption): a worker woken on a busy machine never
   takes the core of the thread that woke it.
-* **A stall is not repeated.** A step that took half as long again as one
-  thread needs at the best pace seen for its function (a worker holding a
-  chunk lost its core to another process, or shared the caller's), or in
+* **A stall is not repeated.** A step that took half as long again as its
+  caller's thread alone would have needed at the pace its own chunks just
+  ran (a worker holding a chunk lost its core to another process, or shared
+  the caller's; or the step is too small for the wake-up to pay), or in
   which the caller got no chunk, makes the next steps *of that function* run
   on their caller's thread alone for `PENALTY` times what that step takes on
   one thread, twice as long after each further stall (up to `MAX_BACKOFF`
   times as long), half as long again after each step the workers sped up. (A
   small step that threads cannot speed up thus runs alone, and the large
-  steps of the same call keep their threads.)
+  steps of the same call keep their threads.) A step whose every chunk ran
+  slower, up to twice the best pace seen for its function (another
+  process's threads — PyTorch's OpenMP workers spin after each op — sharing
+  the caches or the clock), is no stall: compared with the best pace it
+  would be, and it would take the threads from steps they still speed up.
+  `_Runtime.counts` counts each kind of step (`COUNTS`).
 * **No lasting busy waiting.** An idle worker checks for a new job for `SPIN`
   rounds (about 40 µs here: the next step of a call usually comes by then),
   a caller waiting for a worker's last chunk for `CALLER_SPIN` (about 0.2 ms),
@@ -75,6 +81,13 @@ after each step the workers sped up)."""
 
 MAX_BACKOFF = 64
 
+COUNTS = ("pool", "stalled", "alone", "unhelped", "slow")
+"""The runtime's counts (`_Runtime.counts`): threaded steps run on the pool, of
+which stalled; steps run on their caller's thread alone after a stall;
+threaded steps no worker took part in (the caller claimed every iteration);
+steps that took half as long again as one thread at the best pace seen for
+their function but were no stall (every chunk ran slower)."""
+
 CLOSED = 0xFFFFFFFF
 """The `next` half of the state word of a job that takes no more claims."""
 
@@ -102,7 +115,7 @@ _RUNTIME = """
 @tlir.rt.workers = internal global i32 0, align 64
 @tlir.rt.spin = internal global i32 SPIN, align 4
 @tlir.rt.caller_spin = internal global i32 CALLER_SPIN, align 4
-@tlir.rt.counts = internal global [3 x i64] zeroinitializer, align 64
+@tlir.rt.counts = internal global [5 x i64] zeroinitializer, align 64
 @tlir.rt.pace_keys = internal global [64 x i64] zeroinitializer, align 64
 @tlir.rt.pace_values = internal global [64 x i64] zeroinitializer, align 64
 @tlir.rt.pace_until = internal global [64 x i64] zeroinitializer, align 64
@@ -298,7 +311,7 @@ recent:
   %backing_off = icmp ult i64 %t0, %until
   br i1 %backing_off, label %skip, label %acquire
 skip:
-  %skips = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 2
+  %skips = getelementptr [5 x i64], ptr @tlir.rt.counts, i64 0, i64 2
   %s0 = atomicrmw add ptr %skips, i64 1 monotonic
   call void %f(ptr %args, i64 0, i64 %n)
   %ta = call i64 @llvm.readcyclecounter()
@@ -334,8 +347,9 @@ wake:
   call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
   br label %claim
 claim:
-  %jobs = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 0
+  %jobs = getelementptr [5 x i64], ptr @tlir.rt.counts, i64 0, i64 0
   %j0 = atomicrmw add ptr %jobs, i64 1 monotonic
+  %tc = call i64 @llvm.readcyclecounter()
   %mine = call i64 @tlir.rt.claim(i64 %g64)
   %t1 = call i64 @llvm.readcyclecounter()
   br label %spin
@@ -366,39 +380,62 @@ woken:
   call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
   br label %timed
 timed:
-  ; The step took half as long again as one thread would need at the best
-  ; pace seen for this step function, its own chunks now included (or
-  ; this thread got no chunk): a worker holding a chunk was not running, or
-  ; ran on this thread's core. Steps then run on their caller's thread
-  ; alone for a while, so that such stalls cost little of the time. (Workers
-  ; that never came cost nothing but the wake-up: not a stall.)
+  ; The step took half as long again as this thread alone would have needed
+  ; at the pace its own chunks just ran (or this thread got no chunk): it
+  ; waited for a worker holding a chunk that was not running or ran on this
+  ; thread's core, or the step is too small for the wake-up to pay. Steps of
+  ; its function then run on their caller's thread alone for a while, so
+  ; that such stalls cost little of the time. A step that was merely slow,
+  ; every chunk at a slower pace (another process's threads sharing the
+  ; caches or spinning beside it, a lower clock), is no stall, up to twice
+  ; the best pace seen: two threads still beat one. (Workers that never
+  ; came cost nothing but the wake-up: not a stall either.)
   %t2 = call i64 @llvm.readcyclecounter()
-  %worked = sub i64 %t1, %t0
+  %worked = sub i64 %t1, %tc
   %took = sub i64 %t2, %t0
+  %none = icmp eq i64 %mine, 0
+  %some = select i1 %none, i64 1, i64 %mine
+  %worked16 = shl i64 %worked, 4
+  %own16 = udiv i64 %worked16, %some
   %best16 = call i64 @tlir.rt.pace(ptr %f, i64 %worked, i64 %mine)
   %pace_known = icmp ne i64 %best16, 0
+  %best32 = shl i64 %best16, 1
+  %capped = icmp ult i64 %best32, %own16
+  %use_best = and i1 %capped, %pace_known
+  %ref16 = select i1 %use_best, i64 %best32, i64 %own16
+  %ref_by_one16 = mul i64 %ref16, %n
+  %own_by_one48 = mul i64 %ref_by_one16, 3
+  %took32 = shl i64 %took, 5
+  %late = icmp ugt i64 %took32, %own_by_one48
+  %stalled = or i1 %late, %none
+  ; beside it, what a rule against the best pace seen would say (a count)
   %by_one16 = mul i64 %best16, %n
   %by_one48 = mul i64 %by_one16, 3
-  %took32 = shl i64 %took, 5
   %slower = icmp ugt i64 %took32, %by_one48
-  %slow = and i1 %slower, %pace_known
-  %none = icmp eq i64 %mine, 0
-  %stalled = or i1 %slow, %none
+  %slow_known = and i1 %slower, %pace_known
+  %on_time = xor i1 %stalled, true
+  %slow = and i1 %slow_known, %on_time
+  %slow64 = zext i1 %slow to i64
+  %slows = getelementptr [5 x i64], ptr @tlir.rt.counts, i64 0, i64 4
+  %sl0 = atomicrmw add ptr %slows, i64 %slow64 monotonic
+  %helped = icmp ult i64 %mine, %n
+  %alone_all = xor i1 %helped, true
+  %unhelped64 = zext i1 %alone_all to i64
+  %unhelped = getelementptr [5 x i64], ptr @tlir.rt.counts, i64 0, i64 3
+  %u0 = atomicrmw add ptr %unhelped, i64 %unhelped64 monotonic
   %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
   %fbp = getelementptr [64 x i64], ptr @tlir.rt.pace_backoff, i64 0, i64 %fslot
   %factor = load atomic i64, ptr %fbp monotonic, align 8
-  %helped = icmp ult i64 %mine, %n
   br i1 %stalled, label %back_off, label %clean
 clean:
   br i1 %helped, label %relax, label %close
 back_off:
   ; stall after stall (a machine whose other cores stay busy): each time
   ; twice as long alone, up to MAX_BACKOFF times the base
-  %stalls = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 1
+  %stalls = getelementptr [5 x i64], ptr @tlir.rt.counts, i64 0, i64 1
   %st0 = atomicrmw add ptr %stalls, i64 1 monotonic
   ; in units of what the step takes on this thread alone (its own chunks'
   ; pace), not of the stall, which may have lasted many times that
-  %some = select i1 %none, i64 1, i64 %mine
   %all_work = mul i64 %worked, %n
   %alone_est = udiv i64 %all_work, %some
   %unit = select i1 %none, i64 %took, i64 %alone_est
@@ -439,9 +476,11 @@ define void @tlir_rt_set_spin(i32 %count, i32 %caller) {
   ret void
 }
 
-; (threaded steps, of which stalled, steps on one thread after a stall)
+; (threaded steps, of which stalled, steps on one thread after a stall,
+;  threaded steps no worker took part in, steps slower than the best pace
+;  seen that were no stall)
 define void @tlir_rt_counts(ptr %out) {
-  call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr @tlir.rt.counts, i64 24, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr @tlir.rt.counts, i64 40, i1 false)
   ret void
 }
 
@@ -573,9 +612,9 @@ class _Runtime:
 
     def counts(self) -> dict[str, int]:
         """Threaded steps so far: run on the pool, stalled, run alone after a stall."""
-        values = (ctypes.c_int64 * 3)()
+        values = (ctypes.c_int64 * len(COUNTS))()
         self._counts(ctypes.addressof(values))
-        return dict(zip(("pool", "stalled", "alone"), values, strict=True))
+        return dict(zip(COUNTS, values, strict=True))
 
     def start(self, count: int) -> None:
         """At least `count` workers (as many as the system lets start)."""
