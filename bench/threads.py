@@ -1,7 +1,10 @@
 """One thread against two on the bench MLP and conv, quiet and beside a busy
 process this script starts itself: medians of calls interleaved in the same run
 (1T, 2T, 1T, 2T, …: a disturbance of the shared machine hits both alike), and
-the ratio 2T / 1T of each (below 1: two threads are faster).
+the ratio 2T / 1T of each (below 1: two threads are faster). Where PyTorch is
+installed, a third regime, `torch`: PyTorch's own version of the case runs on
+as many threads in this process before each call (its OpenMP workers spin
+after each op, beside the pool's).
 
   python bench/threads.py [--rounds 200] [--dtypes f64 f32] [--cases mlp conv]
                           [--threads 2] [--busy 1] [--realtime]
@@ -13,7 +16,10 @@ shared with other work, "quiet" may not be). `--realtime` (root or
 CAP_SYS_NICE) runs the quiet phase with this process's threads, the pool's
 workers included, under SCHED_FIFO: a quiet machine for them, whatever else
 runs; the busy phase runs as usual.
-Every result is checked bit-identical to the reference evaluator.
+Every result is checked bit-identical to the reference evaluator. Each line
+ends with the pool's counts of threaded steps over the phase (`tlir.pool.COUNTS`):
+run on the pool, stalled, run alone after a stall, joined by no worker, slower
+than the best pace without a stall.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run_time import Case, conv_case, mlp_case  # noqa: E402
+from run_time import Case, conv_case, mlp_case, torch  # noqa: E402
 
 import tlir  # noqa: E402
 from tlir import pool  # noqa: E402
@@ -36,15 +42,20 @@ from tlir import pool  # noqa: E402
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass"
 
 
-def medians(models: dict[int, object], case: Case, rounds: int) -> dict[int, tuple[float, float]]:
+def medians(
+    models: dict[int, object], case: Case, rounds: int, before=None
+) -> dict[int, tuple[float, float]]:
     """The median and the best time of a call per thread count, the counts
-    taking turns (their order alternating each round)."""
+    taking turns (their order alternating each round); `before`, if given,
+    runs (untimed) before each call."""
     times: dict[int, list[float]] = {t: [] for t in models}
     order = list(models)
     for model in models.values():
         model(*case.inputs)
     for round_number in range(rounds):
         for threads in order if round_number % 2 else order[::-1]:
+            if before is not None:
+                before()
             start = time.perf_counter()
             models[threads](*case.inputs)
             times[threads].append(time.perf_counter() - start)
@@ -84,12 +95,12 @@ def report(case: Case, label: str, result: dict, steps: dict, threads: int) -> N
     )
 
 
-def measure(models, case: Case, rounds: int) -> tuple[dict, dict[str, int]]:
+def measure(models, case: Case, rounds: int, before=None) -> tuple[dict, dict[str, int]]:
     """`medians`, and the pool's counts of threaded steps over them."""
-    before = pool.runtime().counts()
-    result = medians(models, case, rounds)
+    counts = pool.runtime().counts()
+    result = medians(models, case, rounds, before)
     after = pool.runtime().counts()
-    return result, {k: after[k] - before[k] for k in after}
+    return result, {k: after[k] - counts[k] for k in after}
 
 
 def main() -> None:
@@ -99,6 +110,7 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["mlp", "conv"])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--busy", type=int, default=1, help="busy processes beside the calls")
+    parser.add_argument("--skip", nargs="*", default=[], help="regimes not measured: torch")
     parser.add_argument(
         "--realtime", action="store_true", help="the quiet phase under SCHED_FIFO (see above)"
     )
@@ -120,6 +132,12 @@ def main() -> None:
                 if args.realtime:
                     set_realtime(False)
             report(case, "quiet", *quiet, args.threads)
+            if case.torch_fn is not None and "torch" not in args.skip:
+                # PyTorch's op on as many threads, in this process, before each
+                # call: its OpenMP workers spin for a while after each op
+                torch.set_num_threads(args.threads)
+                beside = measure(models, case, args.rounds, case.torch_fn)
+                report(case, "torch", *beside, args.threads)
             busy = start_busy(args.busy)
             try:
                 time.sleep(0.2)  # the busy processes are running
