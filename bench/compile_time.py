@@ -14,7 +14,8 @@ times and shows the medians (on a shared machine, say what load it had).
 
 Each compile runs in a fresh process: **cold** with an empty compile cache,
 **warm** with the cache the cold run filled (a new process hitting the
-cache). Stages: `import` (Python imports plus reading the model), `tlir`
+cache). Stages: `import` (Python imports — NumPy's too, which any caller of a
+compiled model has made: its inputs are arrays — plus reading the model), `tlir`
 (kernel formation), `lowering` (xDSL passes, or mlir-opt, of the distinct
 kernels), `llvm` (LLVM's optimizer and code generation), `entry` (the plan
 and its entry function), `load` (reading cache entries), `link`; `runtime` is
@@ -47,6 +48,7 @@ import graphs  # noqa: E402
 CHILD = r"""
 import json, sys, time
 start = time.perf_counter()
+import numpy  # a caller of a compiled model has it: its inputs are NumPy arrays
 import tlir
 model = tlir.load_model(sys.argv[1])
 imported = time.perf_counter() - start
