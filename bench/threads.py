@@ -7,7 +7,8 @@ as many threads in this process before each call (its OpenMP workers spin
 after each op, beside the pool's).
 
   python bench/threads.py [--rounds 200] [--dtypes f64 f32] [--cases mlp conv]
-                          [--threads 2] [--busy 1] [--realtime]
+                          [--threads 2] [--busy 1] [--realtime] [--skip torch]
+                         [--worker-policy batch|other]
 
 Targets: quiet, two threads at least 1.6x faster than one (ratio <= 0.625);
 beside one busy process, two threads at most 1.2x slower than one (ratio <= 1.2).
@@ -25,11 +26,11 @@ than the best pace without a stall.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -62,14 +63,21 @@ def medians(
     return {t: (statistics.median(v), min(v)) for t, v in times.items()}
 
 
-def set_realtime(on: bool) -> None:
-    """This process's threads under SCHED_FIFO, or back to normal (the pool's
-    workers to SCHED_BATCH, as `tlir.pool` starts them)."""
-    me = threading.get_native_id()
+def set_realtime() -> dict[int, int]:
+    """This process's threads under SCHED_FIFO; their policies before (for `restore`)."""
+    before = {}
     for task in map(int, os.listdir("/proc/self/task")):
-        normal = os.SCHED_OTHER if task == me else os.SCHED_BATCH
-        policy = os.SCHED_FIFO if on else normal
-        os.sched_setscheduler(task, policy, os.sched_param(1 if on else 0))
+        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+            before[task] = os.sched_getscheduler(task)
+            os.sched_setscheduler(task, os.SCHED_FIFO, os.sched_param(1))
+    return before
+
+
+def restore(policies: dict[int, int]) -> None:
+    """Each thread back to its policy (the pool's workers to theirs, PyTorch's to its own)."""
+    for task, policy in policies.items():
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setscheduler(task, policy, os.sched_param(0))
 
 
 def start_busy(count: int) -> list[subprocess.Popen]:
@@ -112,9 +120,16 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=1, help="busy processes beside the calls")
     parser.add_argument("--skip", nargs="*", default=[], help="regimes not measured: torch")
     parser.add_argument(
+        "--worker-policy",
+        choices=["batch", "other"],
+        default="batch",
+        help="the pool's workers under SCHED_BATCH (tlir's default) or the caller's policy",
+    )
+    parser.add_argument(
         "--realtime", action="store_true", help="the quiet phase under SCHED_FIFO (see above)"
     )
     args = parser.parse_args()
+    pool.WORKER_BATCH = args.worker_policy == "batch"  # before the runtime is loaded
     makers = {"mlp": mlp_case, "conv": conv_case}
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"cores {os.cpu_count()}; {args.rounds} rounds; load before {load}", flush=True)
@@ -125,12 +140,12 @@ def main() -> None:
             for model in models.values():  # the pool's workers are started
                 model(*case.inputs)
             if args.realtime:
-                set_realtime(True)
+                policies = set_realtime()
             try:
                 quiet = measure(models, case, args.rounds)
             finally:
                 if args.realtime:
-                    set_realtime(False)
+                    restore(policies)
             report(case, "quiet", *quiet, args.threads)
             if case.torch_fn is not None and "torch" not in args.skip:
                 # PyTorch's op on as many threads, in this process, before each

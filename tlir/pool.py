@@ -81,6 +81,11 @@ after each step the workers sped up)."""
 
 MAX_BACKOFF = 64
 
+WORKER_BATCH = True
+"""Workers under `SCHED_BATCH` (no wake-up preemption: see above); False starts
+them under the caller's policy (`bench/threads.py --worker-policy other`
+compares the two). Read when the runtime is loaded."""
+
 COUNTS = ("pool", "stalled", "alone", "unhelped", "slow")
 """The runtime's counts (`_Runtime.counts`): threaded steps run on the pool, of
 which stalled; steps run on their caller's thread alone after a stall;
@@ -564,7 +569,7 @@ def runtime_ir() -> str:
         .replace("SPIN", str(SPIN))
         .replace("MAX_BACKOFF", str(MAX_BACKOFF))
         .replace("PENALTY", str(PENALTY))
-        .replace("BATCH_CALL", _BATCH)
+        .replace("BATCH_CALL", _BATCH if WORKER_BATCH else "")
     )
 
 
