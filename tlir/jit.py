@@ -182,11 +182,13 @@ def assembly(llvm_ir: str, opt_level: int = 2) -> str:
 class Engine:
     """Object files linked in memory; keeps the code alive."""
 
-    def __init__(self, objects: Sequence[bytes], runtime: bool = True):
+    def __init__(self, objects: Sequence[bytes], runtime: bool = True, cache: bool = True):
+        """`runtime`: link the thread runtime's stub; `cache`: it may come from the
+        compile cache (`tlir.pool.load_object`)."""
         if runtime and host().threads:  # the symbol entry functions call, defined first
             from tlir.pool import stub
 
-            stub()
+            stub(cache)
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
         for data in objects:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))

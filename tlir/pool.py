@@ -595,10 +595,12 @@ def available() -> bool:
 class _Runtime:
     """The compiled runtime (one per process), and its workers."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: bool) -> None:
         from tlir import jit
 
-        data = load_object("thread runtime", runtime_ir(), RUNTIME_OPT_LEVEL, PTHREAD_FUNCTIONS)
+        data = load_object(
+            "thread runtime", runtime_ir(), RUNTIME_OPT_LEVEL, PTHREAD_FUNCTIONS, cache
+        )
         self.engine = jit.Engine([data], runtime=False)
         self.parallel = self.engine.engine.get_function_address("tlir_rt_pool_parallel")
         self.worker = self.engine.engine.get_function_address("tlir_rt_worker")
@@ -647,16 +649,19 @@ class _Runtime:
 RUNTIME_OPT_LEVEL = 2
 
 
-def load_object(name: str, llvm_ir: str, opt_level: int, calls: frozenset[str]) -> bytes:
+def load_object(
+    name: str, llvm_ir: str, opt_level: int, calls: frozenset[str], cache: bool = True
+) -> bytes:
     """The object code of a piece of the runtime: from the compile cache when it
     holds it (keyed by the IR, the level and the host: LLVM's version, the CPU
-    and its features; checked like any entry), else compiled by LLVM and stored.
+    and its features; checked like any entry), else compiled by LLVM and stored
+    (`cache=False`, as for a model compiled with it: no cache at all).
     `calls`: what it may call beyond what compiled code may (`tlir.jit`)."""
     from tlir import jit
     from tlir.cache import digest, open_cache
     from tlir.cache_entry import read_runtime, runtime_entry
 
-    store = open_cache()
+    store = open_cache(cache)
     key = digest("runtime", name, jit.host().describe(), f"-O{opt_level}", llvm_ir)
     entry = store.get(key) if store is not None else None
     if entry is not None:
@@ -677,12 +682,11 @@ _LOADING = threading.Lock()
 class _Stub:
     """The linked stub: its address, and the call that points it at the pool."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: bool) -> None:
         from tlir import jit
 
-        self.engine = jit.Engine(
-            [load_object("thread stub", _STUB, STUB_OPT_LEVEL, frozenset())], runtime=False
-        )
+        data = load_object("thread stub", _STUB, STUB_OPT_LEVEL, frozenset(), cache)
+        self.engine = jit.Engine([data], runtime=False)
         self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
         self.attach = self.engine.function("tlir_rt_attach", None, [ctypes.c_void_p])
 
@@ -690,14 +694,15 @@ class _Stub:
 _loaded: dict[str, object] = {}
 
 
-def stub() -> _Stub:
-    """The process's stub, loaded on first use (the first engine linked): its
-    `tlir_rt_parallel` is a symbol every entry function links against."""
+def stub(cache: bool = True) -> _Stub:
+    """The process's stub, loaded on first use (the first engine linked; from the
+    compile cache if `cache`): its `tlir_rt_parallel` is a symbol every entry
+    function links against."""
     import llvmlite.binding as llvm
 
     with _LOADING:
         if "stub" not in _loaded:
-            built = _Stub()
+            built = _Stub(cache)
             # Never freed: entry functions and the workers hold its address.
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
             llvm.add_symbol("tlir_rt_parallel", built.parallel)
@@ -710,13 +715,13 @@ def loaded() -> bool:
     return "runtime" in _loaded
 
 
-def runtime() -> _Runtime:
+def runtime(cache: bool = True) -> _Runtime:
     """The process's runtime, loaded on first use (the first call with more
-    than one thread) and attached to the stub."""
-    entry = stub()
+    than one thread; from the compile cache if `cache`) and attached to the stub."""
+    entry = stub(cache)
     with _LOADING:
         if "runtime" not in _loaded:
-            built = _Runtime()
+            built = _Runtime(cache)
             # Never freed, not even when the interpreter shuts down: the workers run
             # (or sleep inside) its code until the process ends.
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
@@ -731,11 +736,11 @@ def _after_fork_in_child() -> None:
         runtime().after_fork()
 
 
-def prepare(threads: int) -> int:
+def prepare(threads: int, cache: bool = True) -> int:
     """Before a call with `threads` > 1 (already capped: `tlir.threads`): the
-    workers it needs, started (again in a forked process); the threads the
-    call may use."""
-    pool = runtime()
+    runtime loaded (from the compile cache if `cache`) and the workers it needs
+    started (again in a forked process); the threads the call may use."""
+    pool = runtime(cache)
     if pool.pid != os.getpid():  # forked where Python's fork hooks did not run
         pool.after_fork()
     if pool.workers < threads - 1:

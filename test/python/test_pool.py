@@ -404,14 +404,17 @@ def test_a_step_whose_every_chunk_ran_slower_is_no_stall():
     for _ in range(10):  # the best pace
         parallel(slow_worker, ctypes.addressof(args), n, 2)
     args[2] = 40_000
-    start, found = time.monotonic(), None
+    start, found, joined = time.monotonic(), None, 0
     while time.monotonic() - start < 60 and found is None:  # a loaded machine: until on time
         before = runtime.counts()
         parallel(slow_worker, ctypes.addressof(args), n, 2)
         after = runtime.counts()
+        joined += after["unhelped"] == before["unhelped"]
         if after["slow"] > before["slow"]:
             found = before, after
     runtime.set_penalty(pool.PENALTY)
+    if found is None and not joined:
+        pytest.skip("no worker ran in 60 s: the machine's other cores are taken")
     assert found is not None, "no step ran with both threads on time"
     before, after = found
     assert after["stalled"] == before["stalled"] and after["alone"] == before["alone"]
