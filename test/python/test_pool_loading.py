@@ -28,9 +28,9 @@ CHILD = textwrap.dedent(
 
     compiled = []  # what LLVM compiled in this process
     original = jit._compile_object
-    def spy(llvm_ir, opt_level, where, provided):
+    def spy(llvm_ir, opt_level, where, *rest):
         compiled.append(where)
-        return original(llvm_ir, opt_level, where, provided)
+        return original(llvm_ir, opt_level, where, *rest)
     jit._compile_object = spy
 
     T = "tensor<96x96xf64>"
