@@ -1,6 +1,6 @@
 """LLVM's options per kernel kind: the kernel generator's contractions (vectorised
-and unrolled already) compile without LLVM's loop vectorizer, every other
-kernel with it. Checked on the objects a compile links, and on the results
+and unrolled already) compile without LLVM's loop vectorizer in the exact
+numerics, every other kernel (and the fma numerics' contractions) with it. Checked on the objects a compile links, and on the results
 against the reference evaluator."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ MODEL = f"""func.func @main(%x: {X}, %w: {W}, %b: {B}) -> {Y} {{
 }}"""
 
 
-def _kernels():
-    work, _ = build._entry_module(tlir.parse_module(MODEL), "main", True)
+def _kernels(numerics: str = "exact"):
+    work, _ = build._entry_module(tlir.parse_module(MODEL), "main", True, numerics)
     return [k for k in work.ops if is_kernel(k)]
 
 
@@ -52,3 +52,8 @@ def test_the_option_reaches_llvm():
     without = jit.compile_object(llvm_ir, 2, "test", vectorize_loops=False)
     with_it = jit.compile_object(llvm_ir, 2, "test", vectorize_loops=True)
     assert without != with_it
+
+
+def test_fma_contractions_keep_the_loop_vectorizer():
+    flags = {k.body.block.first_op.name: build.vectorize_loops(k) for k in _kernels("fma")}
+    assert flags == {"tlir.linear": True, "tlir.softmax": True}

@@ -137,9 +137,10 @@ def _contraction_parts(kernel: func.FuncOp):
 def is_generated(kernel: func.FuncOp) -> bool:
     """Whether the kernel generator writes the kernel (`contraction_module`). Its
     code is vectorised and unrolled already, so LLVM compiles it without its loop
-    vectorizer: which only vectorised the packing loops of ragged shapes again
-    (the MLP's 256→10 layer: half its LLVM time), no faster (the bench MLP ran
-    1-8% faster without, the matmul and conv the same)."""
+    vectorizer in the exact numerics (`tlir.build.vectorize_loops`): which only
+    vectorised the packing loops of ragged shapes again (the MLP's 256→10 layer:
+    half its LLVM time), no faster (the bench MLP ran 1-11% faster without, the
+    matmul and conv the same)."""
     return _generated_parts(kernel) is not None
 
 
