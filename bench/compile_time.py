@@ -10,14 +10,18 @@ without `--sizes`, 300 and 3,000 nodes, and 1,000 and 10,000 for `chain`. Two
 of one size: `mlp1024` (the MLP 1024-256-256-10 of bench/run_time.py) and
 `block` (examples/transformer_block.json). `--repeat N` runs each compile N
 times and shows the medians (on a shared machine, say what load it had).
-`ratio-imp` is the compile without the import, over the calibration.
+`ratio-imp` is the compile without the import, over the calibration. tlir's
+modules are byte-compiled first, as an installed package's are.
 
 Each compile runs in a fresh process: **cold** with an empty compile cache,
 **warm** with the cache the cold run filled (a new process hitting the
-cache). Stages: `import` (Python imports plus reading the model), `tlir`
+cache). Stages: `import` (Python imports — NumPy's too, which any caller of a
+compiled model has made: its inputs are arrays — plus reading the model), `tlir`
 (kernel formation), `lowering` (xDSL passes, or mlir-opt, of the distinct
 kernels), `llvm` (LLVM's optimizer and code generation), `entry` (the plan
-and its entry function), `load` (reading cache entries), `link`. Ratios are
+and its entry function), `load` (reading cache entries), `link`; `runtime` is
+not part of the compile: the thread runtime's load at the first call with more
+than one thread (from the cache when warm, else LLVM). Ratios are
 to the **calibration**: xDSL parsing, verifying and printing a 3,000-op
 `arith` function, timed in this process (best of three) before each graph and
 back end and once more at the end; the ratios use the fastest of these, since
@@ -45,13 +49,19 @@ import graphs  # noqa: E402
 CHILD = r"""
 import json, sys, time
 start = time.perf_counter()
+import numpy  # a caller of a compiled model has it: its inputs are NumPy arrays
 import tlir
 model = tlir.load_model(sys.argv[1])
 imported = time.perf_counter() - start
 compiled = tlir.compile(model, backend=sys.argv[2], opt_level=int(sys.argv[3]))
 total = time.perf_counter() - start
 stats = {k: v for k, v in compiled.stats.items()}
-print(json.dumps({"import": imported, "total": total, **stats}))
+from tlir import jit, pool
+start = time.perf_counter()
+if jit.host().threads:
+    pool.runtime()
+runtime = time.perf_counter() - start
+print(json.dumps({"import": imported, "total": total, **stats, "runtime": runtime}))
 """
 
 
@@ -81,6 +91,20 @@ def calibration() -> float:
         Printer(stream=io.StringIO()).print_op(module)
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def byte_compile() -> None:
+    """tlir's modules (and the dialects' and passes') byte-compiled, as an installed
+    package is: with PYTHONDONTWRITEBYTECODE set, every fresh process would
+    otherwise compile their sources again (about 0.1 s of each compile)."""
+    import compileall
+
+    import tlir
+    import tlir.dialects
+    import tlir.passes
+
+    for package in (tlir, tlir.dialects, tlir.passes):
+        compileall.compile_dir(package.__path__[0], quiet=2)
 
 
 def child_compile(path: str, backend: str, opt_level: int, cache_dir: str) -> dict:
@@ -136,7 +160,7 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r.get(key, 0.0) for r in runs)
 
 
-STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link")
+STAGES = ("import", "tlir", "lowering", "llvm", "entry", "load", "link", "runtime")
 
 
 def main() -> None:
@@ -151,6 +175,7 @@ def main() -> None:
     from tlir.backend import mlir
 
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
+    byte_compile()
     calibrations: list[float] = []
     rows: list[tuple[str, float, float, str]] = []  # (before the ratio, seconds, import, after)
     makers = {

@@ -182,7 +182,7 @@ class Build:
                     begin = time.perf_counter()
                     abi, finish = start_lowering(kernel, self.backend, self.where)
                     lowering_seconds += time.perf_counter() - begin
-                    objects[position] = finisher.kernel(finish)
+                    objects[position] = finisher.kernel(finish, vectorize_loops(kernel))
                     abis[kernel.sym_name.data] = abi
                     bar.update()
                 futures = [f for helper in helpers for f in helper.futures]
@@ -288,7 +288,7 @@ class Build:
                 # As in this process: the helper lowers its next kernel while
                 # LLVM (and the mlir back end's tools) finish this one.
                 abi, finish = start_lowering(kernel, backend, where)
-                return dataclasses.asdict(abi), finisher().kernel(finish)
+                return dataclasses.asdict(abi), finisher().kernel(finish, vectorize_loops(kernel))
 
             return run
 
@@ -323,12 +323,14 @@ class Finisher:
             else None
         )
 
-    def kernel(self, finish: Callable[[], str]) -> Future:
-        """The object of a kernel whose LLVM IR `finish` gives."""
+    def kernel(self, finish: Callable[[], str], vectorize: bool = True) -> Future:
+        """The object of a kernel whose LLVM IR `finish` gives (`vectorize`: with
+        LLVM's loop vectorizer, `vectorize_loops`)."""
+        level = self.opt_level
         if self.tools is None:
-            return self.llvm.submit(lambda: self._object(finish(), self.opt_level))
+            return self.llvm.submit(lambda: self._object(finish(), level, vectorize=vectorize))
         ir = self.tools.submit(self._run_tools, finish)
-        return self.llvm.submit(lambda: self._object(ir.result(), self.opt_level))
+        return self.llvm.submit(lambda: self._object(ir.result(), level, vectorize=vectorize))
 
     def entry(self, llvm_ir: str, provided: frozenset[str]) -> Future:
         """The entry function's object. It only sequences kernel calls: LLVM at
@@ -341,11 +343,13 @@ class Finisher:
         if self.tools is not None:
             self.tools.shutdown(cancel_futures=True)
 
-    def _object(self, llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels") -> bytes:
+    def _object(
+        self, llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels", vectorize=True
+    ) -> bytes:
         from tlir import jit
 
         begin = time.perf_counter()
-        data = jit.compile_object(llvm_ir, opt_level, self.where, provided)
+        data = jit.compile_object(llvm_ir, opt_level, self.where, provided, vectorize)
         self.seconds[what] += time.perf_counter() - begin
         return data
 
@@ -354,6 +358,19 @@ class Finisher:
         llvm_ir = finish()
         self.seconds["tools"] += time.perf_counter() - begin  # two threads: a rough sum
         return llvm_ir
+
+
+def vectorize_loops(kernel: func.FuncOp) -> bool:
+    """Whether LLVM's loop vectorizer runs on the kernel: not on the kernel
+    generator's code in the exact numerics, vectorised already
+    (`tlir.backend.is_generated`). Its fma kernels keep it: the bench MLP's f32
+    ran 0-3% slower without it."""
+    from tlir.backend import is_generated
+    from tlir.passes.tlir_form_kernels import NUMERICS_ATTR
+
+    if kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma"):
+        return True
+    return not is_generated(kernel)
 
 
 def _computes_something(kernel: func.FuncOp) -> bool:
@@ -494,4 +511,6 @@ def compile_kernel(
     from tlir import jit
 
     abi, llvm_ir = lower_kernel(kernel, backend, where)
-    return abi, jit.compile_object(llvm_ir, opt_level, where)
+    return abi, jit.compile_object(
+        llvm_ir, opt_level, where, vectorize_loops=vectorize_loops(kernel)
+    )

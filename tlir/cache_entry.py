@@ -5,6 +5,8 @@ key it was stored under and what it was made from, so an entry read under
 another key, or for a model it does not fit, is refused rather than run:
 
 * a kernel: `{"kind": "kernel", "key", "name", "abi"}` and the kernel's object;
+* a piece of the thread runtime (`tlir.pool`): `{"kind": "runtime", "key",
+  "name"}` and its object;
 * a model: `{"kind": "model", "key", "signature", "constants", "kernels",
   "plan"}` and the entry function's object — its argument and result types,
   the shapes and dtypes of the constants it reads, the name and key of each
@@ -77,6 +79,27 @@ def read_kernel(entry: bytes, key: str, name: str) -> tuple[KernelABI, bytes]:
         raise ValueError(f"a malformed kernel entry: {err!r}") from None
     _check_object(data, frozenset())
     return abi, data
+
+
+# --- the thread runtime -----------------------------------------------------------
+
+
+def runtime_entry(key: str, name: str, data: bytes) -> bytes:
+    return pack({"kind": "runtime", "key": key, "name": name}, data)
+
+
+def read_runtime(entry: bytes, key: str, name: str, calls: frozenset[str]) -> bytes:
+    """The object of the runtime piece `name` stored under `key`, which may call
+    `calls` beyond what compiled code may."""
+    try:
+        header, data = unpack(entry)
+        _expect(header, "runtime", key)
+        if header["name"] != name:
+            raise ValueError(f"the entry holds {header['name']!r}, not {name!r}")
+    except _MALFORMED as err:
+        raise ValueError(f"a malformed runtime entry: {err!r}") from None
+    _check_object(data, calls)
+    return data
 
 
 # --- models ---------------------------------------------------------------------

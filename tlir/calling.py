@@ -87,8 +87,10 @@ class EntryCall:
         workspace_bytes: int,
         constant_pointers: ctypes.Array,
         where: str,
+        cache: bool = True,
     ) -> None:
         self._entry, self._inputs, self.where = entry, inputs, where
+        self._cache = cache  # whether the thread runtime may come from the compile cache
         self._views: list[tuple[tuple[int, ...], np.dtype, int]] = []
         offset = 0
         for shape, dtype in outputs:
@@ -132,7 +134,7 @@ class EntryCall:
     def _enter(self, checked: Sequence[np.ndarray], place_outputs, threads: int) -> None:
         """Run the entry on a frame whose output addresses `place_outputs` writes."""
         if threads > 1:
-            threads = prepare(threads)  # the pool's workers (again after a fork)
+            threads = prepare(threads, self._cache)  # the pool's workers (again after a fork)
         try:
             frame = self._frames.pop()  # atomic: no lock needed
         except IndexError:

@@ -164,7 +164,7 @@ class CompiledModel:
         check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
-        self.engine = jit.Engine(objects)
+        self.engine = jit.Engine(objects, cache=cache)
         pointer = ctypes.c_void_p
         self._entry = self.engine.function(
             ENTRY, ctypes.c_int32, [pointer, pointer, pointer, pointer, ctypes.c_int32]
@@ -194,6 +194,7 @@ class CompiledModel:
             plan.workspace_bytes,
             pointer_array(self._constants),
             where,
+            cache,
         )
         self.plan.constants = self._constants  # the shared arrays, not copies
 

@@ -8,8 +8,9 @@ contraction, which never fuses a separate `fmul` and `fadd` into an FMA: no
 fast-math flag is ever set, so nothing is reassociated or contracted.
 
 C math functions (`exp`, `expf`, …) resolve to the C library of this process;
-threaded steps call tlir's own thread runtime (`tlir.pool`), compiled once per
-process and linked into every engine.
+threaded steps call tlir's own thread runtime (`tlir.pool`) through a stub
+linked into every engine; the runtime itself is loaded (from the compile
+cache, else compiled once per process) at the first call with more than one thread.
 """
 
 from __future__ import annotations
@@ -66,10 +67,13 @@ def target_machine(opt_level: int) -> llvm.TargetMachine:
     )
 
 
-def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int) -> None:
+def _optimize(
+    module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int, vectorize_loops=True
+) -> None:
     if opt_level == 0:
         return
     options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    options.loop_vectorization = vectorize_loops
     builder = llvm.create_pass_builder(machine, options)
     builder.getModulePassManager().run(module, builder)
 
@@ -127,11 +131,11 @@ def foreign_symbols(data: bytes, provided: frozenset[str] = frozenset()) -> set[
     return undefined_symbols(data) - allowed
 
 
-_OBJECTS: collections.OrderedDict[tuple[str, int, frozenset[str]], bytes] = (
+_OBJECTS: collections.OrderedDict[tuple[str, int, frozenset[str], bool], bytes] = (
     collections.OrderedDict()
 )
 """The last `_OBJECTS_KEPT` objects compiled in this process, by (IR digest, level,
-provided). Running LLVM's optimizer through llvmlite 0.50 leaks about 100 KB per
+provided, loop vectorizer). Running LLVM's optimizer through llvmlite 0.50 leaks about 100 KB per
 run — `LLVMPY_CreatePassBuilder` allocates a `PassInstrumentationCallbacks` that
 nothing frees, and every run registers more callbacks in it — so a process that
 compiles the same kernels again (a model recompiled with `cache=False`, a test
@@ -142,22 +146,30 @@ _OBJECTS_KEPT = 256
 
 
 def compile_object(
-    llvm_ir: str, opt_level: int, where: str = "module", provided: frozenset[str] = frozenset()
+    llvm_ir: str,
+    opt_level: int,
+    where: str = "module",
+    provided: frozenset[str] = frozenset(),
+    vectorize_loops: bool = True,
 ) -> bytes:
     """Object code for the host CPU from LLVM IR text; `provided`: the functions
-    it may call that other objects of the model define (see `check_external_symbols`)."""
-    key = (hashlib.sha256(llvm_ir.encode()).hexdigest(), opt_level, provided)
+    it may call that other objects of the model define (see `check_external_symbols`);
+    `vectorize_loops=False`: without LLVM's loop vectorizer (code that is vectorised
+    already, `tlir.backend.is_generated`)."""
+    key = (hashlib.sha256(llvm_ir.encode()).hexdigest(), opt_level, provided, vectorize_loops)
     if key in _OBJECTS:
         _OBJECTS.move_to_end(key)
         return _OBJECTS[key]
-    data = _compile_object(llvm_ir, opt_level, where, provided)
+    data = _compile_object(llvm_ir, opt_level, where, provided, vectorize_loops)
     _OBJECTS[key] = data
     if len(_OBJECTS) > _OBJECTS_KEPT:
         _OBJECTS.popitem(last=False)
     return data
 
 
-def _compile_object(llvm_ir: str, opt_level: int, where: str, provided: frozenset[str]) -> bytes:
+def _compile_object(
+    llvm_ir: str, opt_level: int, where: str, provided: frozenset[str], vectorize_loops: bool = True
+) -> bytes:
     machine = target_machine(opt_level)
     try:
         module = llvm.parse_assembly(llvm_ir)
@@ -166,7 +178,7 @@ def _compile_object(llvm_ir: str, opt_level: int, where: str, provided: frozense
         message = " ".join(str(err).split())
         raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
     check_external_symbols(module, where, provided)
-    _optimize(module, machine, opt_level)
+    _optimize(module, machine, opt_level, vectorize_loops)
     return machine.emit_object(module)
 
 
@@ -181,11 +193,13 @@ def assembly(llvm_ir: str, opt_level: int = 2) -> str:
 class Engine:
     """Object files linked in memory; keeps the code alive."""
 
-    def __init__(self, objects: Sequence[bytes], runtime: bool = True):
+    def __init__(self, objects: Sequence[bytes], runtime: bool = True, cache: bool = True):
+        """`runtime`: link the thread runtime's stub; `cache`: it may come from the
+        compile cache (`tlir.pool.load_object`)."""
         if runtime and host().threads:  # the symbol entry functions call, defined first
-            from tlir.pool import runtime as thread_runtime
+            from tlir.pool import stub
 
-            thread_runtime()
+            stub(cache)
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
         for data in objects:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))

@@ -18,15 +18,21 @@ the call waits for the one that lost its core).
 * **Workers yield to the caller.** They run under `SCHED_BATCH` (same
   priority, no wake-up preemption): a worker woken on a busy machine never
   takes the core of the thread that woke it.
-* **A stall is not repeated.** A step that took half as long again as one
-  thread needs at the best pace seen for its function (a worker holding a
-  chunk lost its core to another process, or shared the caller's), or in
+* **A stall is not repeated.** A step that took half as long again as its
+  caller's thread alone would have needed at the pace its own chunks just
+  ran (a worker holding a chunk lost its core to another process, or shared
+  the caller's; or the step is too small for the wake-up to pay), or in
   which the caller got no chunk, makes the next steps *of that function* run
   on their caller's thread alone for `PENALTY` times what that step takes on
   one thread, twice as long after each further stall (up to `MAX_BACKOFF`
   times as long), half as long again after each step the workers sped up. (A
   small step that threads cannot speed up thus runs alone, and the large
-  steps of the same call keep their threads.)
+  steps of the same call keep their threads.) A step whose every chunk ran
+  slower, up to twice the best pace seen for its function (another
+  process's threads — PyTorch's OpenMP workers spin after each op — sharing
+  the caches or the clock), is no stall: compared with the best pace it
+  would be, and it would take the threads from steps they still speed up.
+  `_Runtime.counts` counts each kind of step (`COUNTS`).
 * **No lasting busy waiting.** An idle worker checks for a new job for `SPIN`
   rounds (about 40 µs here: the next step of a call usually comes by then),
   a caller waiting for a worker's last chunk for `CALLER_SPIN` (about 0.2 ms),
@@ -43,457 +49,46 @@ the call waits for the one that lost its core).
 The workers are POSIX threads started through the C library (invisible to
 Python, so compile helpers may still be forked; all signals blocked in them),
 at most `tlir.threads.max_threads() - 1`, started when a call first asks.
+
+Loading: entry functions link against a stub (`tlir.pool_ir.STUB`) that runs every step on
+the calling thread until the runtime is loaded — at the first call with more
+than one thread (`prepare`), from the compile cache when it holds the
+runtime's object for this LLVM and CPU, else compiled by LLVM (about 30 ms)
+and stored. A compile never waits for it.
 """
 
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
-import platform
 import signal
 import sys
 import threading
 
-SPIN = 1000
-"""Checks (each with a spin-loop hint, about 40 ns here) before an idle worker sleeps."""
-
-CALLER_SPIN = 5000
-"""Checks before a caller waiting for a worker's last chunk sleeps: its call
-waits for the wake-up (a 20 µs spin left the MLP's 2-thread speed-up at
-1.45-1.5x, 0.2 ms at 1.55-1.65x)."""
-
-PENALTY = 16
-"""How long steps run on one thread after a stalled step, in times what it
-takes on one thread (doubled after each further stall, up to `MAX_BACKOFF` times, halved again
-after each step the workers sped up)."""
-
-MAX_BACKOFF = 64
-
-CLOSED = 0xFFFFFFFF
-"""The `next` half of the state word of a job that takes no more claims."""
-
-PTHREAD_FUNCTIONS = frozenset(
-    {
-        "pthread_mutex_lock",
-        "pthread_mutex_unlock",
-        "pthread_cond_wait",
-        "pthread_cond_broadcast",
-        "sched_setscheduler",
-    }
+from tlir import pool_ir
+from tlir.pool_ir import (  # noqa: F401 - the pool's numbers, named here too
+    CALLER_SPIN,
+    CLOSED,
+    COUNTS,
+    MAX_BACKOFF,
+    PENALTY,
+    PTHREAD_FUNCTIONS,
+    SPIN,
+    STUB,
 )
 
-_RUNTIME = """
-@tlir.rt.state = internal global i64 CLOSED, align 64
-@tlir.rt.done = internal global i64 0, align 64
-@tlir.rt.gen = internal global i32 0, align 64
-@tlir.rt.fn = internal global ptr null, align 64
-@tlir.rt.args = internal global ptr null, align 8
-@tlir.rt.n = internal global i64 0, align 8
-@tlir.rt.team = internal global i64 1, align 8
-@tlir.rt.busy = internal global i32 0, align 64
-@tlir.rt.sleepers = internal global i32 0, align 64
-@tlir.rt.waiting = internal global i32 0, align 64
-@tlir.rt.workers = internal global i32 0, align 64
-@tlir.rt.spin = internal global i32 SPIN, align 4
-@tlir.rt.caller_spin = internal global i32 CALLER_SPIN, align 4
-@tlir.rt.counts = internal global [3 x i64] zeroinitializer, align 64
-@tlir.rt.pace_keys = internal global [64 x i64] zeroinitializer, align 64
-@tlir.rt.pace_values = internal global [64 x i64] zeroinitializer, align 64
-@tlir.rt.pace_until = internal global [64 x i64] zeroinitializer, align 64
-@tlir.rt.pace_backoff = internal global [64 x i64] zeroinitializer, align 64
-@tlir.rt.penalty = internal global i64 PENALTY, align 8
-@tlir.rt.mutex = internal global [64 x i8] zeroinitializer, align 64
-@tlir.rt.work = internal global [64 x i8] zeroinitializer, align 64
-@tlir.rt.finished = internal global [64 x i8] zeroinitializer, align 64
+WORKER_BATCH = True
+"""Workers under `SCHED_BATCH` (no wake-up preemption: see above); False starts
+them under the caller's policy (`bench/threads.py --worker-policy other`
+compares the two). Read when the runtime is loaded."""
 
-declare i32 @pthread_mutex_lock(ptr)
-declare i32 @pthread_mutex_unlock(ptr)
-declare i32 @pthread_cond_wait(ptr, ptr)
-declare i32 @pthread_cond_broadcast(ptr)
-declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
-declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
-declare i64 @llvm.readcyclecounter()
-declare i32 @sched_setscheduler(i32, i32, ptr)
-PAUSE_DECLARATION
-
-; Claim chunks of job %g until it has none left (or is no longer the job).
-; The state word is (generation << 32) | next: a claim that succeeds proves
-; that the fields read before it belong to job %g (they are written only
-; while the state is closed).
-define internal i64 @tlir.rt.claim(i64 %g) {
-entry:
-  br label %loop
-loop:
-  %claimed = phi i64 [ 0, %entry ], [ %claimed, %size ], [ %claimed1, %again ]
-  %w = load atomic i64, ptr @tlir.rt.state seq_cst, align 8
-  %wg = lshr i64 %w, 32
-  %same = icmp eq i64 %wg, %g
-  br i1 %same, label %check, label %out
-check:
-  %lo = and i64 %w, 4294967295
-  %n = load atomic i64, ptr @tlir.rt.n acquire, align 8
-  %more = icmp ult i64 %lo, %n
-  br i1 %more, label %size, label %out
-size:
-  %t0 = load atomic i64, ptr @tlir.rt.team acquire, align 8
-  %t_ok = icmp ugt i64 %t0, 0
-  %t = select i1 %t_ok, i64 %t0, i64 1
-  %left = sub i64 %n, %lo
-  %share = udiv i64 %left, %t
-  %big = icmp ugt i64 %share, 1
-  %step = select i1 %big, i64 %share, i64 1
-  %f = load atomic ptr, ptr @tlir.rt.fn acquire, align 8
-  %a = load atomic ptr, ptr @tlir.rt.args acquire, align 8
-  %next = add i64 %w, %step
-  %pair = cmpxchg ptr @tlir.rt.state, i64 %w, i64 %next seq_cst seq_cst
-  %ok = extractvalue { i64, i1 } %pair, 1
-  br i1 %ok, label %run, label %loop
-run:
-  %hi = add i64 %lo, %step
-  call void %f(ptr %a, i64 %lo, i64 %hi)
-  %claimed1 = add i64 %claimed, %step
-  %old = atomicrmw add ptr @tlir.rt.done, i64 %step seq_cst
-  %now = add i64 %old, %step
-  %last = icmp eq i64 %now, %n
-  br i1 %last, label %tell, label %again
-again:
-  br label %loop
-tell:
-  %waiting = load atomic i32, ptr @tlir.rt.waiting seq_cst, align 4
-  %asleep = icmp ne i32 %waiting, 0
-  br i1 %asleep, label %wake, label %out
-wake:
-  call i32 @pthread_mutex_lock(ptr @tlir.rt.mutex)
-  call i32 @pthread_cond_broadcast(ptr @tlir.rt.finished)
-  call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
-  br label %out
-out:
-  %total = phi i64 [ %claimed, %loop ], [ %claimed, %check ],
-                   [ %claimed1, %tell ], [ %claimed1, %wake ]
-  ret i64 %total
-}
-
-; The slot of step function %f in the tables below.
-define internal i64 @tlir.rt.slot(ptr %f) {
-  %key = ptrtoint ptr %f to i64
-  %h = lshr i64 %key, 4
-  %slot = and i64 %h, 63
-  ret i64 %slot
-}
-
-; The best pace (cycles per iteration, times 16) seen for step function %f,
-; first taking a sample of %cycles for %iterations (none if 0); 0 if unknown.
-; A small table keyed by the function's address: a heuristic, so a slot two
-; functions share, or a race between two callers, costs only a guess.
-define internal i64 @tlir.rt.pace(ptr %f, i64 %cycles, i64 %iterations) {
-entry:
-  %key = ptrtoint ptr %f to i64
-  %slot = call i64 @tlir.rt.slot(ptr %f)
-  %kp = getelementptr [64 x i64], ptr @tlir.rt.pace_keys, i64 0, i64 %slot
-  %vp = getelementptr [64 x i64], ptr @tlir.rt.pace_values, i64 0, i64 %slot
-  %k = load atomic i64, ptr %kp monotonic, align 8
-  %v = load atomic i64, ptr %vp monotonic, align 8
-  %known = icmp eq i64 %k, %key
-  %old = select i1 %known, i64 %v, i64 -1
-  %measured = icmp ne i64 %iterations, 0
-  br i1 %measured, label %sample, label %look
-sample:
-  %c16 = shl i64 %cycles, 4
-  %p = udiv i64 %c16, %iterations
-  %better = icmp ult i64 %p, %old
-  %best = select i1 %better, i64 %p, i64 %old
-  store atomic i64 %best, ptr %vp monotonic, align 8
-  br i1 %known, label %kept, label %claim_slot
-claim_slot:  ; a new function in this slot: no back-off of the previous one
-  %up = getelementptr [64 x i64], ptr @tlir.rt.pace_until, i64 0, i64 %slot
-  store atomic i64 0, ptr %up monotonic, align 8
-  %bp = getelementptr [64 x i64], ptr @tlir.rt.pace_backoff, i64 0, i64 %slot
-  %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
-  store atomic i64 %base, ptr %bp monotonic, align 8
-  store atomic i64 %key, ptr %kp monotonic, align 8
-  br label %kept
-kept:
-  ret i64 %best
-look:
-  %r = select i1 %known, i64 %v, i64 0
-  ret i64 %r
-}
-
-; A worker's life: wait for a new job (spin, then sleep), take part if its
-; number (1, 2, ...; the caller is 0) is below the job's team, repeat.
-define ptr @tlir_rt_worker(ptr %arg) {
-entry:
-  BATCH_CALL
-  %index = ptrtoint ptr %arg to i64
-  %g0 = load atomic i32, ptr @tlir.rt.gen seq_cst, align 4
-  br label %wait
-wait:
-  %seen = phi i32 [ %g0, %entry ], [ %g, %got ], [ %g, %work ]
-  br label %spin
-spin:
-  %k = phi i32 [ 0, %wait ], [ %k1, %pause ]
-  %cur = load atomic i32, ptr @tlir.rt.gen seq_cst, align 4
-  %new = icmp ne i32 %cur, %seen
-  br i1 %new, label %got, label %pause
-pause:
-  PAUSE_CALL
-  %k1 = add i32 %k, 1
-  %limit = load atomic i32, ptr @tlir.rt.spin monotonic, align 4
-  %again = icmp ult i32 %k1, %limit
-  br i1 %again, label %spin, label %sleep
-sleep:
-  call i32 @pthread_mutex_lock(ptr @tlir.rt.mutex)
-  %s0 = atomicrmw add ptr @tlir.rt.sleepers, i32 1 seq_cst
-  br label %recheck
-recheck:
-  %c = load atomic i32, ptr @tlir.rt.gen seq_cst, align 4
-  %still = icmp eq i32 %c, %seen
-  br i1 %still, label %block, label %woken
-block:
-  call i32 @pthread_cond_wait(ptr @tlir.rt.work, ptr @tlir.rt.mutex)
-  br label %recheck
-woken:
-  %s1 = atomicrmw sub ptr @tlir.rt.sleepers, i32 1 seq_cst
-  call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
-  br label %got
-got:
-  %g = load atomic i32, ptr @tlir.rt.gen seq_cst, align 4
-  %team = load atomic i64, ptr @tlir.rt.team acquire, align 8
-  %joins = icmp ult i64 %index, %team
-  br i1 %joins, label %work, label %wait
-work:
-  %g64 = zext i32 %g to i64
-  %ignored = call i64 @tlir.rt.claim(i64 %g64)
-  br label %wait
-}
-
-define void @tlir_rt_parallel(ptr %f, ptr %args, i64 %n, i32 %threads) {
-entry:
-  %workers = load atomic i32, ptr @tlir.rt.workers acquire, align 4
-  %alone = icmp eq i32 %workers, 0
-  %one = icmp slt i32 %threads, 2
-  %small = icmp ult i64 %n, 2
-  %huge = icmp uge i64 %n, CLOSED
-  %x1 = or i1 %alone, %one
-  %x2 = or i1 %small, %huge
-  %serial_case = or i1 %x1, %x2
-  br i1 %serial_case, label %serial, label %recent
-recent:
-  ; a worker held a call up lately: on one thread for a while
-  %t0 = call i64 @llvm.readcyclecounter()
-  %fkey = ptrtoint ptr %f to i64
-  %fslot = call i64 @tlir.rt.slot(ptr %f)
-  %fkp = getelementptr [64 x i64], ptr @tlir.rt.pace_keys, i64 0, i64 %fslot
-  %fk = load atomic i64, ptr %fkp monotonic, align 8
-  %fup = getelementptr [64 x i64], ptr @tlir.rt.pace_until, i64 0, i64 %fslot
-  %until0 = load atomic i64, ptr %fup monotonic, align 8
-  %mine_slot = icmp eq i64 %fk, %fkey
-  %until = select i1 %mine_slot, i64 %until0, i64 0
-  %backing_off = icmp ult i64 %t0, %until
-  br i1 %backing_off, label %skip, label %acquire
-skip:
-  %skips = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 2
-  %s0 = atomicrmw add ptr %skips, i64 1 monotonic
-  call void %f(ptr %args, i64 0, i64 %n)
-  %ta = call i64 @llvm.readcyclecounter()
-  %alone_took = sub i64 %ta, %t0
-  %ignored_pace = call i64 @tlir.rt.pace(ptr %f, i64 %alone_took, i64 %n)
-  ret void
-acquire:
-  %pair = cmpxchg ptr @tlir.rt.busy, i32 0, i32 1 seq_cst seq_cst
-  %taken = extractvalue { i32, i1 } %pair, 1
-  br i1 %taken, label %publish, label %serial
-publish:
-  %w1 = add i32 %workers, 1
-  %fits = icmp slt i32 %threads, %w1
-  %team32 = select i1 %fits, i32 %threads, i32 %w1
-  %team = sext i32 %team32 to i64
-  %g = load atomic i32, ptr @tlir.rt.gen seq_cst, align 4
-  %g1 = add i32 %g, 1
-  store atomic ptr %f, ptr @tlir.rt.fn release, align 8
-  store atomic ptr %args, ptr @tlir.rt.args release, align 8
-  store atomic i64 %n, ptr @tlir.rt.n release, align 8
-  store atomic i64 %team, ptr @tlir.rt.team release, align 8
-  store atomic i64 0, ptr @tlir.rt.done release, align 8
-  %g64 = zext i32 %g1 to i64
-  %open = shl i64 %g64, 32
-  store atomic i64 %open, ptr @tlir.rt.state seq_cst, align 8
-  store atomic i32 %g1, ptr @tlir.rt.gen seq_cst, align 4
-  %sleepers = load atomic i32, ptr @tlir.rt.sleepers seq_cst, align 4
-  %asleep = icmp ne i32 %sleepers, 0
-  br i1 %asleep, label %wake, label %claim
-wake:
-  call i32 @pthread_mutex_lock(ptr @tlir.rt.mutex)
-  call i32 @pthread_cond_broadcast(ptr @tlir.rt.work)
-  call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
-  br label %claim
-claim:
-  %jobs = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 0
-  %j0 = atomicrmw add ptr %jobs, i64 1 monotonic
-  %mine = call i64 @tlir.rt.claim(i64 %g64)
-  %t1 = call i64 @llvm.readcyclecounter()
-  br label %spin
-spin:
-  %k = phi i32 [ 0, %claim ], [ %k1, %pause ]
-  %d = load atomic i64, ptr @tlir.rt.done seq_cst, align 8
-  %finished = icmp eq i64 %d, %n
-  br i1 %finished, label %timed, label %pause
-pause:
-  PAUSE_CALL
-  %k1 = add i32 %k, 1
-  %limit = load atomic i32, ptr @tlir.rt.caller_spin monotonic, align 4
-  %again = icmp ult i32 %k1, %limit
-  br i1 %again, label %spin, label %sleep
-sleep:
-  call i32 @pthread_mutex_lock(ptr @tlir.rt.mutex)
-  store atomic i32 1, ptr @tlir.rt.waiting seq_cst, align 4
-  br label %recheck
-recheck:
-  %d2 = load atomic i64, ptr @tlir.rt.done seq_cst, align 8
-  %finished2 = icmp eq i64 %d2, %n
-  br i1 %finished2, label %woken, label %block
-block:
-  call i32 @pthread_cond_wait(ptr @tlir.rt.finished, ptr @tlir.rt.mutex)
-  br label %recheck
-woken:
-  store atomic i32 0, ptr @tlir.rt.waiting seq_cst, align 4
-  call i32 @pthread_mutex_unlock(ptr @tlir.rt.mutex)
-  br label %timed
-timed:
-  ; The step took half as long again as one thread would need at the best
-  ; pace seen for this step function, its own chunks now included (or
-  ; this thread got no chunk): a worker holding a chunk was not running, or
-  ; ran on this thread's core. Steps then run on their caller's thread
-  ; alone for a while, so that such stalls cost little of the time. (Workers
-  ; that never came cost nothing but the wake-up: not a stall.)
-  %t2 = call i64 @llvm.readcyclecounter()
-  %worked = sub i64 %t1, %t0
-  %took = sub i64 %t2, %t0
-  %best16 = call i64 @tlir.rt.pace(ptr %f, i64 %worked, i64 %mine)
-  %pace_known = icmp ne i64 %best16, 0
-  %by_one16 = mul i64 %best16, %n
-  %by_one48 = mul i64 %by_one16, 3
-  %took32 = shl i64 %took, 5
-  %slower = icmp ugt i64 %took32, %by_one48
-  %slow = and i1 %slower, %pace_known
-  %none = icmp eq i64 %mine, 0
-  %stalled = or i1 %slow, %none
-  %base = load atomic i64, ptr @tlir.rt.penalty monotonic, align 8
-  %fbp = getelementptr [64 x i64], ptr @tlir.rt.pace_backoff, i64 0, i64 %fslot
-  %factor = load atomic i64, ptr %fbp monotonic, align 8
-  %helped = icmp ult i64 %mine, %n
-  br i1 %stalled, label %back_off, label %clean
-clean:
-  br i1 %helped, label %relax, label %close
-back_off:
-  ; stall after stall (a machine whose other cores stay busy): each time
-  ; twice as long alone, up to MAX_BACKOFF times the base
-  %stalls = getelementptr [3 x i64], ptr @tlir.rt.counts, i64 0, i64 1
-  %st0 = atomicrmw add ptr %stalls, i64 1 monotonic
-  ; in units of what the step takes on this thread alone (its own chunks'
-  ; pace), not of the stall, which may have lasted many times that
-  %some = select i1 %none, i64 1, i64 %mine
-  %all_work = mul i64 %worked, %n
-  %alone_est = udiv i64 %all_work, %some
-  %unit = select i1 %none, i64 %took, i64 %alone_est
-  %pause_for = mul i64 %unit, %factor
-  %resume = add i64 %t2, %pause_for
-  store atomic i64 %resume, ptr %fup monotonic, align 8
-  %doubled = shl i64 %factor, 1
-  %most = mul i64 %base, MAX_BACKOFF
-  %over = icmp ugt i64 %doubled, %most
-  %grown = select i1 %over, i64 %most, i64 %doubled
-  %low = icmp ult i64 %grown, %base
-  %next_up = select i1 %low, i64 %base, i64 %grown
-  store atomic i64 %next_up, ptr %fbp monotonic, align 8
-  br label %close
-relax:
-  ; a step the workers sped up: the next stall is forgiven sooner
-  %halved = lshr i64 %factor, 1
-  %under = icmp ult i64 %halved, %base
-  %next_down = select i1 %under, i64 %base, i64 %halved
-  store atomic i64 %next_down, ptr %fbp monotonic, align 8
-  br label %close
-close:
-  ; No claim of this job can succeed any more, before the next job's fields
-  ; are written (by this thread or the next caller to take the pool).
-  %closed = or i64 %open, CLOSED
-  store atomic i64 %closed, ptr @tlir.rt.state seq_cst, align 8
-  fence seq_cst
-  store atomic i32 0, ptr @tlir.rt.busy release, align 4
-  ret void
-serial:
-  call void %f(ptr %args, i64 0, i64 %n)
-  ret void
-}
-
-define void @tlir_rt_set_spin(i32 %count, i32 %caller) {
-  store atomic i32 %count, ptr @tlir.rt.spin monotonic, align 4
-  store atomic i32 %caller, ptr @tlir.rt.caller_spin monotonic, align 4
-  ret void
-}
-
-; (threaded steps, of which stalled, steps on one thread after a stall)
-define void @tlir_rt_counts(ptr %out) {
-  call void @llvm.memcpy.p0.p0.i64(ptr %out, ptr @tlir.rt.counts, i64 24, i1 false)
-  ret void
-}
-
-define void @tlir_rt_set_penalty(i64 %penalty) {
-  store atomic i64 %penalty, ptr @tlir.rt.penalty monotonic, align 8
-  call void @llvm.memset.p0.i64(ptr @tlir.rt.pace_keys, i8 0, i64 512, i1 false)
-  ret void
-}
-
-define void @tlir_rt_set_workers(i32 %count) {
-  store atomic i32 %count, ptr @tlir.rt.workers release, align 4
-  ret void
-}
-
-; In a forked child: the parent's workers do not exist here, and the locks may
-; have been held by one of them.
-define void @tlir_rt_reset() {
-  store atomic i32 0, ptr @tlir.rt.workers seq_cst, align 4
-  store atomic i32 0, ptr @tlir.rt.busy seq_cst, align 4
-  store atomic i32 0, ptr @tlir.rt.sleepers seq_cst, align 4
-  store atomic i32 0, ptr @tlir.rt.waiting seq_cst, align 4
-  store atomic i64 CLOSED, ptr @tlir.rt.state seq_cst, align 8
-  store atomic i32 0, ptr @tlir.rt.gen seq_cst, align 4
-  call void @llvm.memset.p0.i64(ptr @tlir.rt.mutex, i8 0, i64 64, i1 false)
-  call void @llvm.memset.p0.i64(ptr @tlir.rt.pace_keys, i8 0, i64 512, i1 false)
-  call void @llvm.memset.p0.i64(ptr @tlir.rt.work, i8 0, i64 64, i1 false)
-  call void @llvm.memset.p0.i64(ptr @tlir.rt.finished, i8 0, i64 64, i1 false)
-  ret void
-}
-"""
-
-
-_BATCH = """%param = alloca i32, align 4
-  store i32 0, ptr %param, align 4
-  %batch = call i32 @sched_setscheduler(i32 0, i32 3, ptr %param)"""
+STUB_OPT_LEVEL = 0
+"""Seven instructions: LLVM's fast path compiles them in 2 ms instead of 4."""
 
 
 def runtime_ir() -> str:
-    """The runtime's LLVM IR for this host (the spin-loop hint is the CPU's own)."""
-    machine = platform.machine().lower()
-    if machine in ("x86_64", "amd64", "i686", "i386"):
-        declaration, call = (
-            "declare void @llvm.x86.sse2.pause()",
-            "call void @llvm.x86.sse2.pause()",
-        )
-    else:
-        declaration, call = "", ""
-    return (
-        _RUNTIME.replace("PAUSE_DECLARATION", declaration)
-        .replace("PAUSE_CALL", call)
-        .replace("CLOSED", str(CLOSED))
-        .replace("CALLER_SPIN", str(CALLER_SPIN))
-        .replace("SPIN", str(SPIN))
-        .replace("MAX_BACKOFF", str(MAX_BACKOFF))
-        .replace("PENALTY", str(PENALTY))
-        .replace("BATCH_CALL", _BATCH)
-    )
+    """The runtime's LLVM IR for this host, its workers under `WORKER_BATCH`'s policy."""
+    return pool_ir.runtime_ir(WORKER_BATCH)
 
 
 def _libc():
@@ -518,12 +113,14 @@ def available() -> bool:
 class _Runtime:
     """The compiled runtime (one per process), and its workers."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: bool) -> None:
         from tlir import jit
 
-        data = jit.compile_object(runtime_ir(), 2, "thread runtime", PTHREAD_FUNCTIONS)
+        data = load_object(
+            "thread runtime", runtime_ir(), RUNTIME_OPT_LEVEL, PTHREAD_FUNCTIONS, cache
+        )
         self.engine = jit.Engine([data], runtime=False)
-        self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
+        self.parallel = self.engine.engine.get_function_address("tlir_rt_pool_parallel")
         self.worker = self.engine.engine.get_function_address("tlir_rt_worker")
         self.set_workers = self.engine.function("tlir_rt_set_workers", None, [ctypes.c_int32])
         self.reset = self.engine.function("tlir_rt_reset", None, [])
@@ -540,9 +137,9 @@ class _Runtime:
 
     def counts(self) -> dict[str, int]:
         """Threaded steps so far: run on the pool, stalled, run alone after a stall."""
-        values = (ctypes.c_int64 * 3)()
+        values = (ctypes.c_int64 * len(COUNTS))()
         self._counts(ctypes.addressof(values))
-        return dict(zip(("pool", "stalled", "alone"), values, strict=True))
+        return dict(zip(COUNTS, values, strict=True))
 
     def start(self, count: int) -> None:
         """At least `count` workers (as many as the system lets start)."""
@@ -567,31 +164,101 @@ class _Runtime:
         self.lock = threading.Lock()
 
 
-@functools.cache
-def runtime() -> _Runtime:
-    """The process's runtime, compiled on first use; its entry point
-    `tlir_rt_parallel` is then a symbol every entry function links against."""
+RUNTIME_OPT_LEVEL = 2
+
+
+def load_object(
+    name: str, llvm_ir: str, opt_level: int, calls: frozenset[str], cache: bool = True
+) -> bytes:
+    """The object code of a piece of the runtime: from the compile cache when it
+    holds it (keyed by the IR, the level and the host: LLVM's version, the CPU
+    and its features; checked like any entry), else compiled by LLVM and stored
+    (`cache=False`, as for a model compiled with it: no cache at all).
+    `calls`: what it may call beyond what compiled code may (`tlir.jit`)."""
+    from tlir import jit
+    from tlir.cache import digest, open_cache
+    from tlir.cache_entry import read_runtime, runtime_entry
+
+    store = open_cache(cache)
+    key = digest("runtime", name, jit.host().describe(), f"-O{opt_level}", llvm_ir)
+    entry = store.get(key) if store is not None else None
+    if entry is not None:
+        try:
+            return read_runtime(entry, key, name, calls)
+        except ValueError:
+            store.discard(key)
+    data = jit.compile_object(llvm_ir, opt_level, name, calls)
+    if store is not None and not jit.foreign_symbols(data, calls):
+        store.put(key, runtime_entry(key, name, data))
+    return data
+
+
+_LOADING = threading.Lock()
+"""One load of the stub and of the runtime per process, whichever thread asks first."""
+
+
+class _Stub:
+    """The linked stub: its address, and the call that points it at the pool."""
+
+    def __init__(self, cache: bool) -> None:
+        from tlir import jit
+
+        data = load_object("thread stub", STUB, STUB_OPT_LEVEL, frozenset(), cache)
+        self.engine = jit.Engine([data], runtime=False)
+        self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
+        self.attach = self.engine.function("tlir_rt_attach", None, [ctypes.c_void_p])
+
+
+_loaded: dict[str, object] = {}
+
+
+def stub(cache: bool = True) -> _Stub:
+    """The process's stub, loaded on first use (the first engine linked; from the
+    compile cache if `cache`): its `tlir_rt_parallel` is a symbol every entry
+    function links against."""
     import llvmlite.binding as llvm
 
-    built = _Runtime()
-    # Never freed, not even when the interpreter shuts down: the workers run
-    # (or sleep inside) its code until the process ends.
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
-    llvm.add_symbol("tlir_rt_parallel", built.parallel)
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-    return built
+    with _LOADING:
+        if "stub" not in _loaded:
+            built = _Stub(cache)
+            # Never freed: entry functions and the workers hold its address.
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
+            llvm.add_symbol("tlir_rt_parallel", built.parallel)
+            _loaded["stub"] = built
+        return _loaded["stub"]
+
+
+def loaded() -> bool:
+    """Whether this process has loaded the runtime (a call used more than one thread)."""
+    return "runtime" in _loaded
+
+
+def runtime(cache: bool = True) -> _Runtime:
+    """The process's runtime, loaded on first use (the first call with more
+    than one thread; from the compile cache if `cache`) and attached to the stub."""
+    entry = stub(cache)
+    with _LOADING:
+        if "runtime" not in _loaded:
+            built = _Runtime(cache)
+            # Never freed, not even when the interpreter shuts down: the workers run
+            # (or sleep inside) its code until the process ends.
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(built))
+            os.register_at_fork(after_in_child=_after_fork_in_child)
+            entry.attach(built.parallel)
+            _loaded["runtime"] = built
+        return _loaded["runtime"]
 
 
 def _after_fork_in_child() -> None:
-    if runtime.cache_info().currsize:
+    if loaded():
         runtime().after_fork()
 
 
-def prepare(threads: int) -> int:
+def prepare(threads: int, cache: bool = True) -> int:
     """Before a call with `threads` > 1 (already capped: `tlir.threads`): the
-    workers it needs, started (again in a forked process); the threads the
-    call may use."""
-    pool = runtime()
+    runtime loaded (from the compile cache if `cache`) and the workers it needs
+    started (again in a forked process); the threads the call may use."""
+    pool = runtime(cache)
     if pool.pid != os.getpid():  # forked where Python's fork hooks did not run
         pool.after_fork()
     if pool.workers < threads - 1:
@@ -599,4 +266,4 @@ def prepare(threads: int) -> int:
     return threads
 
 
-__all__ = ["available", "prepare", "runtime", "runtime_ir"]
+__all__ = ["available", "load_object", "loaded", "prepare", "runtime", "runtime_ir", "stub"]

@@ -379,3 +379,42 @@ def test_a_step_held_up_by_a_worker_makes_the_next_ones_run_alone():
     runtime.set_penalty(pool.PENALTY)  # the back-off forgotten for the tests after this
     assert counts.tolist() == [jobs + 1] * n
     assert (after["stalled"] - before["stalled"], after["alone"] - before["alone"]) == (1, 1)
+
+
+def test_a_step_whose_every_chunk_ran_slower_is_no_stall():
+    """Steps whose iterations all take 4 times as long as before (every thread
+    slowed alike: another process's threads sharing the caches or spinning
+    beside them) are not stalls: two threads still beat one, and the steps
+    after them keep their threads. The rule counts them as `slow`."""
+    import ctypes
+
+    engine = jit.Engine([jit.compile_object(SLOW_WORKER, 2, "test", frozenset({"pthread_self"}))])
+    slow_worker = engine.engine.get_function_address("slow_worker")
+    signature = ctypes.CFUNCTYPE(
+        None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
+    )
+    parallel = signature(pool.runtime().parallel)
+    pool.prepare(2)
+    runtime = pool.runtime()
+    runtime.set_penalty(pool.PENALTY)  # a fresh table: no best pace, no back-off
+    n = 8
+    counts = np.zeros(n, np.int64)
+    # caller 0: no thread is "the caller", every iteration takes 50 * rounds
+    args = (ctypes.c_void_p * 3)(counts.ctypes.data, 0, 10_000)  # 0.5 ms an iteration
+    for _ in range(10):  # the best pace
+        parallel(slow_worker, ctypes.addressof(args), n, 2)
+    args[2] = 40_000
+    start, found, joined = time.monotonic(), None, 0
+    while time.monotonic() - start < 60 and found is None:  # a loaded machine: until on time
+        before = runtime.counts()
+        parallel(slow_worker, ctypes.addressof(args), n, 2)
+        after = runtime.counts()
+        joined += after["unhelped"] == before["unhelped"]
+        if after["slow"] > before["slow"]:
+            found = before, after
+    runtime.set_penalty(pool.PENALTY)
+    if found is None and not joined:
+        pytest.skip("no worker ran in 60 s: the machine's other cores are taken")
+    assert found is not None, "no step ran with both threads on time"
+    before, after = found
+    assert after["stalled"] == before["stalled"] and after["alone"] == before["alone"]

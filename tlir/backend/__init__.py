@@ -134,15 +134,32 @@ def _contraction_parts(kernel: func.FuncOp):
     return op, chain, plan
 
 
+def is_generated(kernel: func.FuncOp) -> bool:
+    """Whether the kernel generator writes the kernel (`contraction_module`). Its
+    code is vectorised and unrolled already, so LLVM compiles it without its loop
+    vectorizer in the exact numerics (`tlir.build.vectorize_loops`): which only
+    vectorised the packing loops of ragged shapes again (the MLP's 256→10 layer:
+    half its LLVM time), no faster (the bench MLP ran 1-11% faster without, the
+    matmul and conv the same)."""
+    return _generated_parts(kernel) is not None
+
+
+def _generated_parts(kernel: func.FuncOp):
+    parts = _contraction_parts(kernel)
+    types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
+    if parts is None or any(0 in t.get_shape() for t in types):
+        return None  # empty buffers: the linalg route handles them on both back ends
+    return parts
+
+
 def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     """The kernel as the generator's vectorised contraction, behind a wrapper
     with the kernel ABI `(inputs…, output, scratch…, lo, hi)` in the kernel's own
     argument order (the scratch: the generator's, if it takes one); None if the
     kernel is not a (contraction + epilogue)."""
-    parts = _contraction_parts(kernel)
-    types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
-    if parts is None or any(0 in t.get_shape() for t in types):
-        return None  # empty buffers: the linalg route handles them on both back ends
+    parts = _generated_parts(kernel)
+    if parts is None:
+        return None
     from xdsl.dialects import arith
 
     from tlir.passes.contraction_kernels import contraction_kernel, host_target
