@@ -213,6 +213,11 @@ CASES = [
     ("conv2d_weight_rows_4k", conv((1, 512, 3, 5), 16, (1, 1)), "host", False),
     # partial sums in the scratch buffer: 64 output positions per channel row
     ("conv2d_partials", conv((2, 4, 8, 8), 20, (3, 3), pad=(1, 1)), "crowded", True),
+    # 32 input channels, rows of 28: shorter k blocks so that units hold whole
+    # output rows (with AVX-512, f64: 4 blocks of 72 and units of 2 rows; f32: 3
+    # of 96 and units of 4 rows), 5 rows: a last unit of fewer rows
+    ("conv2d_whole_rows", conv((2, 32, 5, 28), 20, (3, 3), pad=(1, 1)), "host", True),
+    ("conv2d_whole_rows_f64", conv((1, 32, 6, 28), 16, (3, 3), pad=(1, 1)), "host", False),
 ]
 
 

@@ -5,6 +5,7 @@ kernel tests check every tiling against the reference); this checks the cut."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -96,3 +97,19 @@ def test_wide_blocks_of_b_keep_four_column_units_and_a_quarter_of_l2():
     # 256 columns: a quarter is what the stack holds already (as 4 x 64)
     mlp = choose_tiling(AVX512, 8, 128, 256, 1024, wide_panel=True)
     assert not mlp.panel_in_scratch and mlp.nc == 64
+
+
+@pytest.mark.parametrize("target", [AVX512, AVX2, dataclasses.replace(AVX512, l1_bytes=48 * 1024)])
+@pytest.mark.parametrize("element", [8, 4])
+@pytest.mark.parametrize("width", [28, 14, 56, 7])
+def test_conv_units_hold_whole_output_rows(target, element, width):
+    """A conv of 32 channels, 3×3 (k = 288), over square outputs `width` wide:
+    with the k block that the L1 suggests, the stack's block of B is narrower
+    than the whole output rows a unit must hold to be packed in static runs
+    (f64 with AVX-512: 48 columns of rows 28 wide); shorter k blocks widen it.
+    Still within the stack: the block of B, the tile's rows of A, the tiles."""
+    n = width * width
+    tiling = choose_tiling(target, element, 32, n, 288, 4, columns_multiple=width)
+    assert tiling.nc % width == 0 or tiling.nc >= n
+    tiles = (tiling.mr * tiling.kcp + 2 * tiling.mr * tiling.nr + tiling.nr) * element
+    assert tiling.kc * tiling.ldp * element + tiles <= target.stack_bytes
