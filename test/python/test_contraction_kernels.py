@@ -18,7 +18,12 @@ import pytest
 from tlir import shapes
 from tlir.backend.mlir import find_tool
 from tlir.passes.contraction_kernels import TargetInfo, contraction_kernel, host_target
-from tlir.passes.contraction_kernels.harness import CompiledKernel, instruction_counts
+from tlir.passes.contraction_kernels.harness import (
+    CompiledKernel,
+    HotLoop,
+    hot_loop,
+    instruction_counts,
+)
 from tlir.reference import evaluate
 from tlir.shapes import ConvConfig
 
@@ -398,6 +403,59 @@ def test_avx512_tile_takes_a_as_embedded_broadcasts():
     counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
     assert counts["embedded broadcast"] >= 16, counts
     assert counts["broadcast zmm"] == 0, counts
+
+
+HAND_WRITTEN = """\
+kernel:
+\tvmulpd\t%zmm1, %zmm2, %zmm3
+\tvmulpd\t%zmm1, %zmm2, %zmm4
+\tvmulpd\t%zmm1, %zmm2, %zmm5
+.LBB0_4:                                # =>This Inner Loop Header: Depth=1
+\tvmovapd\t(%r8), %zmm17
+\tvmulpd\t8(%rcx,%r9,8){1to8}, %zmm17, %zmm18
+\tvaddpd\t%zmm18, %zmm15, %zmm15
+\tvmovupd\t%zmm20, 64(%rsp)                 # 64-byte Spill
+\tvmulpd\t16(%rcx,%r9,8){1to8}, %zmm17, %zmm18
+\tvaddpd\t%zmm18, %zmm14, %zmm14
+\tvmovupd\t%zmm15, (%rax)
+\tcmpq\t$68, %r9
+\tjb\t.LBB0_4
+\tvmulpd\t%ymm1, %ymm2, %ymm3
+.LBB0_5:
+\tvfmadd231pd\t(%rdx), %ymm1, %ymm2
+\tjmp\t.LBB0_4
+"""
+
+
+def test_hot_loop_of_hand_written_assembly():
+    """The loop is the block that branches back to its own label (straight-line
+    multiplies before it and a block that jumps elsewhere are not loops): its
+    2 multiplies and 2 adds, 3 memory reads (the load and two embedded
+    broadcasts; the stores are writes), 1 spill."""
+    assert hot_loop(HAND_WRITTEN) == HotLoop("zmm", 2, 2, 0, 3, 1)
+    assert hot_loop(HAND_WRITTEN).terms == 2
+    assert hot_loop("kernel:\n\tvmulpd\t%zmm1, %zmm2, %zmm3\n\tretq\n") is None
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_hot_loop_is_full_width_without_spills(fused):
+    """The register tile's loop: the host's widest vectors, nothing spilled, at
+    most one memory read per two-rounding term (16×1: one vector of B and 16
+    broadcasts of A per 16 terms) and no FMA (exact), or only FMAs (fma)."""
+    import tlir
+
+    text = _module(*matmul((64, 96), (96, 64))[:1], [(64, 96), (96, 64)], (64, 64), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
+    function = contraction_kernel(op, "kernel", HOST, fused_multiply_add=fused)
+    loop = hot_loop(CompiledKernel(function).assembly())
+    assert loop is not None
+    assert loop.width == {16: "xmm", 32: "ymm", 64: "zmm"}[HOST.vector_bytes], loop
+    assert loop.spills == 0, loop
+    if fused:
+        assert loop.multiplies == loop.adds == 0 and loop.fmas >= 8, loop
+    else:
+        assert loop.fmas == 0 and loop.multiplies == loop.adds >= 8, loop
+        assert loop.loads <= 1.1 * loop.terms, loop
 
 
 def test_transposed_weight_is_packed_with_vector_shuffles():
