@@ -22,6 +22,10 @@ class TargetInfo:
     """Bound on the stack temporaries (`memref.alloca`) of one kernel call."""
     tile: tuple[int, int] | None = None
     """(rows, vectors) of the register tile; None: chosen from `registers`."""
+    l1_ways: int = 8
+    """Associativity of the L1 data cache: with `l1_bytes`, its number of sets,
+    and how many rows a multiple of a set's span apart it holds at once
+    (`generator._rows_per_set`)."""
 
     def lanes(self, element_bytes: int) -> int:
         return self.vector_bytes // element_bytes
@@ -45,12 +49,25 @@ def _cache_size(level: int, default: int, root: Path = CACHE_ROOT) -> int:
     return default
 
 
+def _cache_ways(level: int, default: int, root: Path = CACHE_ROOT) -> int:
+    """The associativity of the data/unified cache of `level` (sysfs), or `default`."""
+    try:
+        for index in sorted(root.glob("index*")):
+            kind = (index / "type").read_text().strip()
+            if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
+                ways = int((index / "ways_of_associativity").read_text())
+                return ways if ways > 0 else default
+    except (OSError, ValueError):
+        pass
+    return default
+
+
 def describe_target(cpu: str, features: Mapping[str, bool], cache_root: Path = CACHE_ROOT
                     ) -> TargetInfo:  # fmt: skip
     """The target of a CPU by LLVM's name and features (as llvmlite reports
-    them), with the cache sizes under `cache_root` (Linux's sysfs layout; the
-    defaults where absent): 512-bit vectors and 32 registers with avx512f,
-    256-bit and 16 with avx, 128-bit otherwise."""
+    them), with the cache sizes and the L1's associativity under `cache_root`
+    (Linux's sysfs layout; the defaults where absent): 512-bit vectors and 32
+    registers with avx512f, 256-bit and 16 with avx, 128-bit otherwise."""
     if features.get("avx512f"):
         width, registers = 64, 32
     elif features.get("avx"):
@@ -67,6 +84,7 @@ def describe_target(cpu: str, features: Mapping[str, bool], cache_root: Path = C
         tile=tile,
         l1_bytes=_cache_size(1, 32 * 1024, cache_root),
         l2_bytes=_cache_size(2, 512 * 1024, cache_root),
+        l1_ways=_cache_ways(1, 8, cache_root),
     )
 
 

@@ -116,42 +116,46 @@ def test_conv_units_hold_whole_output_rows(target, element, width):
 
 
 def _sysfs(root, caches):
-    """A fake /sys/devices/system/cpu/cpu0/cache: (level, type, size text) each."""
-    for number, (level, kind, size) in enumerate(caches):
+    """A fake /sys/devices/system/cpu/cpu0/cache: (level, type, size text, ways) each."""
+    for number, (level, kind, size, ways) in enumerate(caches):
         index = root / f"index{number}"
         index.mkdir(parents=True)
         (index / "level").write_text(f"{level}\n")
         (index / "type").write_text(f"{kind}\n")
         (index / "size").write_text(f"{size}\n")
+        (index / "ways_of_associativity").write_text(f"{ways}\n")
     return root
 
 
-# (LLVM CPU name, features, caches, expected (vector bytes, registers, tile, L1, L2))
+# (LLVM CPU name, features, caches, expected (vector bytes, registers, tile, L1, L1 ways, L2))
 MACHINES = [
     ("rocketlake", {"avx": True, "avx2": True, "avx512f": True},
-     [(1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "512K"), (3, "Unified", "12M")],
-     (64, 32, None, 48 * 1024, 512 * 1024)),
+     [(1, "Data", "48K", 12), (1, "Instruction", "32K", 8), (2, "Unified", "512K", 8),
+      (3, "Unified", "12M", 12)],
+     (64, 32, None, 48 * 1024, 12, 512 * 1024)),
     ("znver4", {"avx": True, "avx512f": True},
-     [(1, "Data", "32K"), (1, "Instruction", "32K"), (2, "Unified", "1024K")],
-     (64, 32, None, 32 * 1024, 1024 * 1024)),
+     [(1, "Data", "32K", 8), (1, "Instruction", "32K", 8), (2, "Unified", "1024K", 8)],
+     (64, 32, None, 32 * 1024, 8, 1024 * 1024)),
     ("znver1", {"avx": True, "avx2": True, "avx512f": False},
-     [(1, "Instruction", "64K"), (1, "Data", "32K"), (2, "Unified", "512K")],
-     (32, 16, (1, 12), 32 * 1024, 512 * 1024)),
+     [(1, "Instruction", "64K", 4), (1, "Data", "32K", 8), (2, "Unified", "512K", 8)],
+     (32, 16, (1, 12), 32 * 1024, 8, 512 * 1024)),
     ("haswell", {"avx": True, "avx2": True},
-     [(1, "Data", "32K"), (2, "Unified", "256K")],
-     (32, 16, None, 32 * 1024, 256 * 1024)),
-    ("x86-64", {}, [], (16, 16, None, 32 * 1024, 512 * 1024)),  # no sysfs: the defaults
-    ("skylake-avx512", {"avx": True, "avx512f": True}, [(1, "Data", "??"), (2, "Unified", "")],
-     (64, 32, None, 32 * 1024, 512 * 1024)),  # unreadable sizes: the defaults
+     [(1, "Data", "32K", 8), (2, "Unified", "256K", 8)],
+     (32, 16, None, 32 * 1024, 8, 256 * 1024)),
+    ("x86-64", {}, [], (16, 16, None, 32 * 1024, 8, 512 * 1024)),  # no sysfs: the defaults
+    ("skylake-avx512", {"avx": True, "avx512f": True},
+     [(1, "Data", "??", "?"), (2, "Unified", "", 0)],
+     (64, 32, None, 32 * 1024, 8, 512 * 1024)),  # unreadable sizes and ways: the defaults
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("cpu, features, caches, expected", MACHINES)
 def test_target_of_a_machine_description(tmp_path, cpu, features, caches, expected):
     """Vector width and registers from LLVM's features, the one-row tile on Zen 1
-    only, the L1 data (not instruction) cache and the L2 from sysfs."""
+    only, the L1 data (not instruction) cache, its ways, and the L2 from sysfs."""
     target = describe_target(cpu, features, _sysfs(tmp_path / "cache", caches))
-    got = (target.vector_bytes, target.registers, target.tile, target.l1_bytes, target.l2_bytes)
+    got = (target.vector_bytes, target.registers, target.tile, target.l1_bytes, target.l1_ways,
+           target.l2_bytes)  # fmt: skip
     assert got == expected
 
 
