@@ -308,7 +308,7 @@ def test_processes_sharing_a_store(tmp_path):
 
 
 def test_the_key_holds_what_the_kernel_tiling_depends_on(monkeypatch):
-    """Cache sizes, vector width, registers and register tile choose the tiling
+    """Cache sizes, L1 ways, vector width, registers and register tile choose the tiling
     of contraction kernels: a machine that differs in any of them gets other keys."""
     import dataclasses
 
@@ -316,7 +316,8 @@ def test_the_key_holds_what_the_kernel_tiling_depends_on(monkeypatch):
     from tlir.passes.contraction_kernels import target
 
     base = target.host_target()
-    changes = [{}, {"l1_bytes": 2 * base.l1_bytes}, {"l2_bytes": base.l2_bytes // 2},
+    changes = [{}, {"l1_bytes": 2 * base.l1_bytes}, {"l1_ways": base.l1_ways + 4},
+               {"l2_bytes": base.l2_bytes // 2},
                {"vector_bytes": 2 * base.vector_bytes}, {"registers": 2 * base.registers},
                {"tile": (1, 12)}]  # fmt: skip
     keys = set()
