@@ -35,31 +35,36 @@ CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
 """Where Linux describes the caches of the first CPU (one `index*` directory each)."""
 
 
-def _cache_size(level: int, default: int, root: Path = CACHE_ROOT) -> int:
-    """The data/unified cache of `level` from Linux's sysfs, or `default`."""
+def _cache_file(level: int, name: str, root: Path) -> str | None:
+    """The text of file `name` (`size`, `ways_of_associativity`) of the data or
+    unified cache of `level` under `root`, or None."""
     try:
         for index in sorted(root.glob("index*")):
             kind = (index / "type").read_text().strip()
             if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
-                text = (index / "size").read_text().strip()
-                scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1], 1)
-                return int(text.rstrip("KM")) * scale
-    except (OSError, ValueError, IndexError):
+                return (index / name).read_text().strip()
+    except (OSError, ValueError):
         pass
-    return default
+    return None
+
+
+def _cache_size(level: int, default: int, root: Path = CACHE_ROOT) -> int:
+    """The size of the data/unified cache of `level` (sysfs: "48K"), or `default`."""
+    text = _cache_file(level, "size", root) or ""
+    scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+    try:
+        return int(text.rstrip("KM")) * scale
+    except ValueError:
+        return default
 
 
 def _cache_ways(level: int, default: int, root: Path = CACHE_ROOT) -> int:
     """The associativity of the data/unified cache of `level` (sysfs), or `default`."""
     try:
-        for index in sorted(root.glob("index*")):
-            kind = (index / "type").read_text().strip()
-            if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
-                ways = int((index / "ways_of_associativity").read_text())
-                return ways if ways > 0 else default
-    except (OSError, ValueError):
-        pass
-    return default
+        ways = int(_cache_file(level, "ways_of_associativity", root) or "")
+    except ValueError:
+        return default
+    return ways if ways > 0 else default
 
 
 def describe_target(cpu: str, features: Mapping[str, bool], cache_root: Path = CACHE_ROOT

@@ -5,6 +5,7 @@ the values; every tiling computes the same bits (`gemm.py`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from tlir.passes.contraction_kernels.target import TargetInfo
@@ -135,7 +136,7 @@ def choose_tiling(
         # of the kernel's time with rows cut at run-time lengths, 5-8 % after.
         # (One-row tiles are nr = 12 vectors wide: their whole-row steps would
         # make a few uneven units.)
-        step = _lcm(columns_multiple, nr)
+        step = math.lcm(columns_multiple, nr)
         for more in range(blocks + 1, min(k, 4 * blocks) + 1):
             if nc >= min(step, n):
                 break
@@ -148,7 +149,7 @@ def choose_tiling(
         nc = max(nc, _wide_columns(target, element_bytes, kc, n, nr, line))
     nc = max(nr, min(nc, -(-n // nr) * nr))
     if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
-        step = _lcm(columns_multiple, nr)
+        step = math.lcm(columns_multiple, nr)
         if nc >= step:
             nc = nc // step * step
     else:
@@ -237,13 +238,3 @@ def _even_units(row_units: int, n: int, nc: int, nr: int) -> int:
         return nc
     narrower = _balanced_columns(n, nc, nr, blocks + 1)
     return narrower if _column_blocks(n, narrower) == blocks + 1 else nc
-
-
-def _lcm(a: int, b: int) -> int:
-    return a * b // _gcd(a, b)
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
