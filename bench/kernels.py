@@ -7,7 +7,11 @@ in the exact numerics and in the opt-in `fma` numerics, and called over all its
 work units on one thread; times are the best of `--rounds` interleaved runs, in
 CPU time of the calling thread (robust against other load on the machine).
 `--asm` prints what LLVM emitted for each kernel: vector multiplies and adds by
-register width, and FMAs (none in the exact kernels). First the two peaks,
+register width, and FMAs (none in the exact kernels); and its hot loop (the
+register tile's loop over k): register width, loads per term, spills. After
+each exact time, the share of it that packing takes: the same kernel with its
+packers run only for the first unit's first block (whose results are wrong,
+and only timed) is that much faster. First the two peaks,
 measured in the same run: 16 independent chains of one vector multiply and one
 vector add (what an exact fold can use), and of one vector FMA; after each
 GFLOP/s figure, its share of the peak of its numerics (exact: multiply+add,
@@ -17,13 +21,14 @@ fma: FMA), and PyTorch's share of both.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import numpy as np
 
 import tlir
-from tlir.passes.contraction_kernels import contraction_kernel, host_target
-from tlir.passes.contraction_kernels.harness import CompiledKernel, instruction_counts
+from tlir.passes.contraction_kernels import contraction_kernel, conv, gemm, host_target
+from tlir.passes.contraction_kernels.harness import CompiledKernel, hot_loop, instruction_counts
 
 
 def _typ(shape, dtype):
@@ -93,6 +98,31 @@ def cases(dtype: str):
     )
 
 
+@contextlib.contextmanager
+def packing_once():
+    """Kernels generated meanwhile pack B only in the unit whose columns start
+    at 0, for the first block along k; every other block multiplies what that
+    one left in the panel (or the zeroed scratch). Their results are wrong: they
+    time the kernel without its packing."""
+    packers = (gemm.StridedPacker, conv.Im2colPacker, conv.BandPacker)
+    saved = {packer: packer.__dict__["pack"] for packer in packers}
+
+    def once(pack):
+        def packed_once(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
+            first = kb.both(kb.equal(c0, 0), kb.equal(k0, 0))
+            kb.when(first, lambda: pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end))
+
+        return packed_once
+
+    for packer, pack in saved.items():
+        packer.pack = once(pack)
+    try:
+        yield
+    finally:
+        for packer, pack in saved.items():
+            packer.pack = pack
+
+
 def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> float:
     """GFLOP/s of 16 independent `acc = acc * x + x` chains (one vector mulf, one
     addf each, no FMA; `fused`: one vector FMA each) on one thread: what the
@@ -126,7 +156,7 @@ def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> f
     function = engine.function("peak", None, [ctypes.c_int64, ctypes.c_void_p])
     out = np.zeros(chains * lanes, np.float64 if dtype == "f64" else np.float32)
     n, best = 2_000_000, float("inf")
-    for _ in range(5):
+    for _ in range(20):  # best of many: on a busy machine a few runs all lose time
         t0 = time.thread_time()
         function(n, out.ctypes.data)
         best = min(best, time.thread_time() - t0)
@@ -167,12 +197,17 @@ def main() -> None:
                 )
                 kernels.append(CompiledKernel(function, args.backend))
             compile_s = (time.perf_counter() - started) / 2
+            with packing_once():
+                function = contraction_kernel(ops[0], "kernel", target, ops[1 : 1 + epilogue])
+                kernels.append(CompiledKernel(function, args.backend))
+            for scratch in kernels[-1].scratch:  # finite values: no NaN or subnormal slows it
+                scratch.fill(0)
             rng = np.random.default_rng(0)
             inputs = [rng.standard_normal(s).astype(np_dtype) for s in shapes]
             out_shape = tuple(ops[-1 if epilogue else 0].results[0].type.get_shape())
             out = np.empty(out_shape, np_dtype)
             reference = torch_fn(*[torch.from_numpy(x) for x in inputs])
-            best = [float("inf")] * 2
+            best = [float("inf")] * len(kernels)
             best_torch = float("inf")
             for _ in range(args.rounds):
                 for index, kernel in enumerate(kernels):
@@ -182,12 +217,14 @@ def main() -> None:
                 t0 = time.thread_time()
                 reference()
                 best_torch = min(best_torch, time.thread_time() - t0)
-            exact, fused = (flops / b / 1e9 for b in best)
+            exact, fused = (flops / b / 1e9 for b in best[:2])
+            packing = 1 - best[2] / best[0]
             theirs = flops / best_torch / 1e9
             peak, fma_peak = peaks[dtype], fma_peaks[dtype]
             print(f"{name:48s} (compile {compile_s:.1f} s)\n"
                   f"{'':4s}exact {best[0] * 1e3:7.2f} ms {exact:6.1f} GFLOP/s ({exact / peak:4.0%} "
-                  f"of mul+add)  fma {best[1] * 1e3:7.2f} ms {fused:6.1f} GFLOP/s "
+                  f"of mul+add, packing {packing:4.0%})  "
+                  f"fma {best[1] * 1e3:7.2f} ms {fused:6.1f} GFLOP/s "
                   f"({fused / fma_peak:4.0%} of FMA)  torch {best_torch * 1e3:7.2f} ms "
                   f"{theirs:6.1f} GFLOP/s ({theirs / peak:4.0%} / {theirs / fma_peak:4.0%})  "
                   f"torch/exact {best_torch / best[0]:4.2f} "
@@ -198,10 +235,13 @@ def main() -> None:
                 totals[dtype][1] += best[1]
                 totals[dtype][2] += best_torch
             if args.asm:
-                for label, kernel in zip(("exact", "fma"), kernels, strict=True):
-                    counts = instruction_counts(kernel.assembly())
+                for label, kernel in zip(("exact", "fma"), kernels[:2], strict=True):
+                    asm = kernel.assembly()
+                    counts = instruction_counts(asm)
                     listed = ", ".join(f"{key}: {value}" for key, value in sorted(counts.items()))
                     print(f"{'':4s}{label} asm: {listed or 'no vector arithmetic'}")
+                    loop = hot_loop(asm)
+                    print(f"{'':8s}hot loop: {loop.describe() if loop else 'none'}")
     for dtype, (exact, fused, theirs) in totals.items():
         print(f"MLP 1024-256-256-10 total {dtype}: exact {exact * 1e3:7.2f} ms  "
               f"fma {fused * 1e3:7.2f} ms  torch {theirs * 1e3:7.2f} ms  "

@@ -29,6 +29,7 @@ class TlirContractionKernels(ModulePass):
     """With tile_vectors: the register tile (0: chosen from `registers`)."""
     tile_vectors: int = 0
     l1_bytes: int = 32 * 1024
+    l1_ways: int = 8
     l2_bytes: int = 512 * 1024
     stack_bytes: int = 64 * 1024
 
@@ -38,7 +39,7 @@ class TlirContractionKernels(ModulePass):
 
         tile = (self.tile_rows, self.tile_vectors) if self.tile_rows and self.tile_vectors else None
         target = TargetInfo(self.vector_bytes, self.registers, self.l1_bytes, self.l2_bytes,
-                            self.stack_bytes, tile)  # fmt: skip
+                            self.stack_bytes, tile, self.l1_ways)  # fmt: skip
         kernels = []
         for function in op.ops:
             if not isinstance(function, func.FuncOp):

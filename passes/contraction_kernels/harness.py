@@ -8,6 +8,7 @@ import ctypes
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
@@ -28,6 +29,16 @@ def llvm_ir(function: func.FuncOp, backend: str = "xdsl") -> str:
     return mlir.kernel_llvm_ir(module, "kernel")
 
 
+def aligned_bytes(nbytes: int, align: int = 64) -> np.ndarray:
+    """`nbytes` bytes starting at a multiple of `align`, as a compiled model's
+    workspace does: a large NumPy array starts 16 bytes past a page, and
+    vectors of a scratch buffer there straddle cache lines (the bench's f64
+    MLP layers timed 10-14 % slower)."""
+    raw = np.empty(nbytes + align, np.uint8)
+    skip = -raw.ctypes.data % align
+    return raw[skip : skip + nbytes]
+
+
 class CompiledKernel:
     """A kernel compiled for the host CPU; `kernel(inputs…, output, lo, hi)` (the
     kernel's scratch buffers, if any, are the harness's own)."""
@@ -40,7 +51,7 @@ class CompiledKernel:
         abi = kernel_abi(kernel_module(function), self.name)
         self.extent = abi.parallel_extent
         self.count = abi.num_inputs + abi.num_outputs
-        self.scratch = [np.empty(nbytes, np.uint8) for nbytes in abi.scratch_bytes]
+        self.scratch = [aligned_bytes(nbytes) for nbytes in abi.scratch_bytes]
         self.llvm_ir = llvm_ir(function, backend)
         self.opt_level = opt_level
         self.engine = jit.Engine([jit.compile_object(self.llvm_ir, opt_level, "kernel")])
@@ -100,3 +111,92 @@ def instruction_counts(asm: str) -> Counter:
             width = "zmm" if "zmm" in line else "ymm" if "ymm" in line else "xmm"
             counts[f"{mnemonic} {width}"] += 1
     return counts
+
+
+_MULTIPLIES = ("vmulpd", "vmulps", "mulpd", "mulps")
+_ADDS = ("vaddpd", "vaddps", "addpd", "addps")
+
+
+@dataclass(frozen=True)
+class HotLoop:
+    """The innermost loop with the most vector multiplies (or FMAs): the
+    register tile's loop over k."""
+
+    width: str
+    """Register of its multiplies: zmm, ymm or xmm."""
+    multiplies: int
+    adds: int
+    fmas: int
+    loads: int
+    """Instructions that read memory (a separate load, or a memory operand)."""
+    spills: int
+    """Stores to and reloads from spill slots (LLVM's `Spill`/`Reload` comments)."""
+
+    @property
+    def terms(self) -> int:
+        """Vector terms of the folds: a multiply and an add each, or one FMA."""
+        return self.fmas + min(self.multiplies, self.adds)
+
+    def describe(self) -> str:
+        per_term = self.loads / self.terms if self.terms else float("nan")
+        return (f"{self.width}, {self.multiplies} mul + {self.adds} add + {self.fmas} fma, "
+                f"{self.loads} loads ({per_term:.2f} per term), {self.spills} spills")  # fmt: skip
+
+
+def _blocks(asm: str) -> list[tuple[str, list[str]]]:
+    """(label, instructions) of each basic block (label "" where a block
+    follows a branch unlabelled); each instruction keeps its comment (LLVM
+    marks spills there)."""
+    blocks: list[tuple[str, list[str]]] = [("", [])]
+    for line in asm.splitlines():
+        code = line.split("#", 1)[0].strip()
+        if code.endswith(":"):
+            blocks.append((code[:-1], []))
+        elif code and not code.startswith("."):
+            blocks[-1][1].append(line.strip())
+            if code.startswith("j"):
+                blocks.append(("", []))
+    return blocks
+
+
+def _reads_memory(instruction: str) -> bool:
+    """Whether an AT&T-syntax instruction reads memory: a memory operand that is
+    not the last (destination) operand, or any memory operand of a compare."""
+    text = instruction.split("#")[0]
+    parts = text.split(None, 1)
+    if len(parts) < 2 or "(" not in parts[1]:
+        return False
+    mnemonic, operands = parts
+    last = operands.rsplit(",", 1)[-1] if "," in operands else operands
+    return "(" not in last or mnemonic.startswith(("cmp", "test"))
+
+
+def hot_loop(asm: str) -> HotLoop | None:
+    """The summary of the hot loop in a function's assembly: of the blocks that
+    branch back to themselves (single-block loops), the one with the most
+    vector multiplies and FMAs; None if no such block multiplies."""
+    best: HotLoop | None = None
+    for label, instructions in _blocks(asm):
+        if not label or not instructions:
+            continue
+        if instructions[-1].split("#", 1)[0].split()[-1] != label:
+            continue
+        counts = Counter()
+        widths = Counter()
+        for instruction in instructions:
+            mnemonic = instruction.split()[0]
+            kind = ("fma" if mnemonic.startswith(("vfmadd", "vfnmadd", "vfmsub", "vfnmsub"))
+                    else "mul" if mnemonic in _MULTIPLIES
+                    else "add" if mnemonic in _ADDS else None)  # fmt: skip
+            if kind:
+                counts[kind] += 1
+                widths[next((w for w in ("zmm", "ymm", "xmm") if w in instruction), "?")] += 1
+            counts["load"] += _reads_memory(instruction)
+            counts["spill"] += "Spill" in instruction or "Reload" in instruction
+        if not counts["mul"] + counts["fma"]:
+            continue
+        loop = HotLoop(widths.most_common(1)[0][0], counts["mul"], counts["add"], counts["fma"],
+                       counts["load"], counts["spill"])  # fmt: skip
+        if best is None or loop.multiplies + loop.fmas > best.multiplies + best.fmas:
+            best = loop
+    return best

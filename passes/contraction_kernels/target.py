@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,33 +22,57 @@ class TargetInfo:
     """Bound on the stack temporaries (`memref.alloca`) of one kernel call."""
     tile: tuple[int, int] | None = None
     """(rows, vectors) of the register tile; None: chosen from `registers`."""
+    l1_ways: int = 8
+    """Associativity of the L1 data cache: with `l1_bytes`, its number of sets,
+    and how many rows a multiple of a set's span apart it holds at once
+    (`generator._rows_per_set`)."""
 
     def lanes(self, element_bytes: int) -> int:
         return self.vector_bytes // element_bytes
 
 
-def _cache_size(level: int, default: int) -> int:
-    """The data/unified cache of `level` from Linux's sysfs, or `default`."""
-    root = Path("/sys/devices/system/cpu/cpu0/cache")
+CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
+"""Where Linux describes the caches of the first CPU (one `index*` directory each)."""
+
+
+def _cache_file(level: int, name: str, root: Path) -> str | None:
+    """The text of file `name` (`size`, `ways_of_associativity`) of the data or
+    unified cache of `level` under `root`, or None."""
     try:
         for index in sorted(root.glob("index*")):
             kind = (index / "type").read_text().strip()
             if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
-                text = (index / "size").read_text().strip()
-                scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1], 1)
-                return int(text.rstrip("KM")) * scale
+                return (index / name).read_text().strip()
     except (OSError, ValueError):
         pass
-    return default
+    return None
 
 
-@functools.cache
-def host_target() -> TargetInfo:
-    """From `llvmlite.binding.get_host_cpu_features()`: 512-bit vectors and 32
+def _cache_size(level: int, default: int, root: Path = CACHE_ROOT) -> int:
+    """The size of the data/unified cache of `level` (sysfs: "48K"), or `default`."""
+    text = _cache_file(level, "size", root) or ""
+    scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+    try:
+        return int(text.rstrip("KM")) * scale
+    except ValueError:
+        return default
+
+
+def _cache_ways(level: int, default: int, root: Path = CACHE_ROOT) -> int:
+    """The associativity of the data/unified cache of `level` (sysfs), or `default`."""
+    try:
+        ways = int(_cache_file(level, "ways_of_associativity", root) or "")
+    except ValueError:
+        return default
+    return ways if ways > 0 else default
+
+
+def describe_target(cpu: str, features: Mapping[str, bool], cache_root: Path = CACHE_ROOT
+                    ) -> TargetInfo:  # fmt: skip
+    """The target of a CPU by LLVM's name and features (as llvmlite reports
+    them), with the cache sizes and the L1's associativity under `cache_root`
+    (Linux's sysfs layout; the defaults where absent): 512-bit vectors and 32
     registers with avx512f, 256-bit and 16 with avx, 128-bit otherwise."""
-    import llvmlite.binding as llvm
-
-    features = llvm.get_host_cpu_features()
     if features.get("avx512f"):
         width, registers = 64, 32
     elif features.get("avx"):
@@ -57,11 +82,23 @@ def host_target() -> TargetInfo:
     # Zen 1 splits 256-bit ops in two and its separate loads and broadcasts
     # compete with the arithmetic: a one-row tile whose multiplies take B from
     # memory runs fastest there (see `tiling.register_tile`).
-    tile = (1, 12) if llvm.get_host_cpu_name() == "znver1" and width == 32 else None
+    tile = (1, 12) if cpu == "znver1" and width == 32 else None
     return TargetInfo(
         vector_bytes=width,
         registers=registers,
         tile=tile,
-        l1_bytes=_cache_size(1, 32 * 1024),
-        l2_bytes=_cache_size(2, 512 * 1024),
+        l1_bytes=_cache_size(1, 32 * 1024, cache_root),
+        l2_bytes=_cache_size(2, 512 * 1024, cache_root),
+        l1_ways=_cache_ways(1, 8, cache_root),
     )
+
+
+@functools.cache
+def host_target() -> TargetInfo:
+    """`describe_target` of this machine: llvmlite's host CPU name and
+    features, this machine's sysfs. The compile cache's key holds it (and the
+    CPU name and features), so a cached kernel meets only the target it was
+    tuned for."""
+    import llvmlite.binding as llvm
+
+    return describe_target(llvm.get_host_cpu_name(), llvm.get_host_cpu_features())

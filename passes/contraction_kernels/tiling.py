@@ -5,6 +5,7 @@ the values; every tiling computes the same bits (`gemm.py`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from tlir.passes.contraction_kernels.target import TargetInfo
@@ -125,18 +126,30 @@ def choose_tiling(
     else:  # a panel of B and the tile's packed rows of A fill half of L1
         kc_max = max(16, target.l1_bytes // 2 // ((nr + mr) * element_bytes))
     blocks = max(1, -(-k // kc_max))
-    kc = max(1, -(-k // blocks))  # blocks of equal size along k
+    kc, nc = _k_block(target, element_bytes, k, blocks, mr, nr, line)
+    if columns_multiple > 1 and mr > 1:
+        # Units of whole output rows (conv) copy their packed rows in static
+        # runs (`conv.BandPacker`); where the stack's block of B is narrower
+        # than one whole-row step, shorter k blocks (at most 4 times as many)
+        # make it wide enough. The bench conv on AVX-512 (f64: kc 96 → 72, nc
+        # 48 → 56; f32: kc 144 → 96, nc 64 → 112): its packing took a quarter
+        # of the kernel's time with rows cut at run-time lengths, 5-8 % after.
+        # (One-row tiles are nr = 12 vectors wide: their whole-row steps would
+        # make a few uneven units.)
+        step = math.lcm(columns_multiple, nr)
+        for more in range(blocks + 1, min(k, 4 * blocks) + 1):
+            if nc >= min(step, n):
+                break
+            kc_more, nc_more = _k_block(target, element_bytes, k, more, mr, nr, line)
+            if nc_more >= min(step, n):
+                blocks, kc, nc = more, kc_more, nc_more
     kcp = kc + line if mr > 1 else 0
-    # nc: the packed kc × nc block of B takes the rest of the stack budget.
-    tiles = (mr * kcp + 2 * mr * nr + nr) * element_bytes
-    budget = target.stack_bytes - tiles - 1024
-    nc = max(nr, (budget // (kc * element_bytes) - line) // nr * nr)
     stack_nc = nc
     if wide_panel and columns_multiple == 1 and mr > 1:
         nc = max(nc, _wide_columns(target, element_bytes, kc, n, nr, line))
     nc = max(nr, min(nc, -(-n // nr) * nr))
     if columns_multiple > 1:  # whole output rows per unit where that fits (conv)
-        step = columns_multiple * nr // _gcd(columns_multiple, nr)
+        step = math.lcm(columns_multiple, nr)
         if nc >= step:
             nc = nc // step * step
     else:
@@ -166,6 +179,17 @@ def choose_tiling(
     ldp = _panel_stride(nc, line)
     return Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp, partials=partials,
                   panel_in_scratch=nc > stack_nc)  # fmt: skip
+
+
+def _k_block(target: TargetInfo, element_bytes: int, k: int, blocks: int, mr: int, nr: int,
+             line: int) -> tuple[int, int]:  # fmt: skip
+    """(kc, nc) for `blocks` blocks of equal size along k: the packed kc × nc
+    block of B takes what the stack budget leaves after the tile's buffers."""
+    kc = max(1, -(-k // blocks))
+    kcp = kc + line if mr > 1 else 0
+    tiles = (mr * kcp + 2 * mr * nr + nr) * element_bytes
+    budget = target.stack_bytes - tiles - 1024
+    return kc, max(nr, (budget // (kc * element_bytes) - line) // nr * nr)
 
 
 def _wide_columns(target: TargetInfo, element_bytes: int, kc: int, n: int, nr: int,
@@ -214,9 +238,3 @@ def _even_units(row_units: int, n: int, nc: int, nr: int) -> int:
         return nc
     narrower = _balanced_columns(n, nc, nr, blocks + 1)
     return narrower if _column_blocks(n, narrower) == blocks + 1 else nc
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a

@@ -128,3 +128,27 @@ def test_the_workspace_is_passed_aligned(monkeypatch) -> None:
     for got, want in zip(model(x, y), expected(x, y), strict=True):
         np.testing.assert_array_equal(got, want)
     assert seen and all(workspace % 64 == 0 for workspace in seen)
+
+
+def test_the_workspace_starts_on_a_cache_line() -> None:
+    """A linear layer whose packed blocks of the weight are wider than the stack
+    keeps them in the workspace, written and read in whole vectors: the
+    workspace starts on a 64-byte boundary (a NumPy array this large starts 16
+    bytes past a page, where every vector would straddle two cache lines)."""
+    from tlir.reference import evaluate
+
+    x, w, b, y = (f"tensor<{s}xf64>" for s in ("128x256", "256x256", "256", "128x256"))
+    text = (
+        f"func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{\n"
+        f"  %0 = tlir.linear %x, %w, %b : ({x}, {w}, {b}) -> {y}\n"
+        f"  func.return %0 : {y}\n}}"
+    )
+    model = tlir.compile(text, cache=False, threads=1)
+    assert model.plan.workspace_bytes > 256 * 1024
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=s) for s in ((128, 256), (256, 256), (256,))]
+    (got,) = model(*arrays)
+    (want,) = evaluate(tlir.parse_module(text), arrays)
+    assert got.tobytes() == want.tobytes()
+    frames = model._call._frames
+    assert frames and all(frame.workspace_address % 64 == 0 for frame in frames)

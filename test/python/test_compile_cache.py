@@ -305,3 +305,23 @@ def test_processes_sharing_a_store(tmp_path):
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0 and out.strip() == "ok" and not err, err
     assert CompileCache(str(tmp_path / "c"), 200_000).volume() <= 200_000
+
+
+def test_the_key_holds_what_the_kernel_tiling_depends_on(monkeypatch):
+    """Cache sizes, L1 ways, vector width, registers and register tile choose the tiling
+    of contraction kernels: a machine that differs in any of them gets other keys."""
+    import dataclasses
+
+    from tlir.cache import environment
+    from tlir.passes.contraction_kernels import target
+
+    base = target.host_target()
+    changes = [{}, {"l1_bytes": 2 * base.l1_bytes}, {"l1_ways": base.l1_ways + 4},
+               {"l2_bytes": base.l2_bytes // 2},
+               {"vector_bytes": 2 * base.vector_bytes}, {"registers": 2 * base.registers},
+               {"tile": (1, 12)}]  # fmt: skip
+    keys = set()
+    for change in changes:
+        monkeypatch.setattr(target, "host_target", lambda c=change: dataclasses.replace(base, **c))
+        keys.add(environment("xdsl", 2))
+    assert len(keys) == len(changes)

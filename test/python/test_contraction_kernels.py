@@ -18,23 +18,32 @@ import pytest
 from tlir import shapes
 from tlir.backend.mlir import find_tool
 from tlir.passes.contraction_kernels import TargetInfo, contraction_kernel, host_target
-from tlir.passes.contraction_kernels.harness import CompiledKernel, instruction_counts
+from tlir.passes.contraction_kernels.harness import (
+    CompiledKernel,
+    HotLoop,
+    hot_loop,
+    instruction_counts,
+)
 from tlir.reference import evaluate
 from tlir.shapes import ConvConfig
 
 HOST = host_target()
 # Small caches and stack: several k blocks and column units even on small shapes.
-TINY = dataclasses.replace(HOST, l1_bytes=1024, l2_bytes=4096, stack_bytes=6144)
+# (Targets with a given L1 size have 8 ways, whatever the host's.)
+TINY = dataclasses.replace(HOST, l1_bytes=1024, l1_ways=8, l2_bytes=4096, stack_bytes=6144)
 SSE = TargetInfo(vector_bytes=16, registers=16, l1_bytes=2048, l2_bytes=8192, stack_bytes=8192)
 WIDE = TargetInfo(vector_bytes=64, registers=32)  # 512-bit vectors, legalized by LLVM here
-OUTER = dataclasses.replace(HOST, tile=(6, 2), l1_bytes=2048, l2_bytes=16384, stack_bytes=12288)
+OUTER = dataclasses.replace(HOST, tile=(6, 2), l1_bytes=2048, l1_ways=8, l2_bytes=16384,
+                            stack_bytes=12288)  # fmt: skip
 # 16-row tiles and an L1 of 2 sets: rows of C 128 bytes apart crowd one set, so
 # the partial sums between k blocks go to the scratch buffer.
-CROWDED = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=1024, l2_bytes=8192, stack_bytes=8192)
+CROWDED = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=1024, l1_ways=8, l2_bytes=8192,
+                              stack_bytes=8192)  # fmt: skip
 # A small stack and a large L2: the packed blocks of B of matmul and linear are
 # wider than the stack allows, one per unit in the scratch buffer; with a tiny
 # L1 also the partial sums (crowded rows of C, several k blocks).
-PANEL = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=32768, l2_bytes=1 << 20, stack_bytes=8192)
+PANEL = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=32768, l1_ways=8, l2_bytes=1 << 20,
+                            stack_bytes=8192)  # fmt: skip
 PANEL_PARTIALS = dataclasses.replace(PANEL, l1_bytes=1024)
 TARGETS = {"host": HOST, "tiny": TINY, "sse": SSE, "wide": WIDE, "outer": OUTER,
            "crowded": CROWDED, "panel": PANEL, "panel_partials": PANEL_PARTIALS}  # fmt: skip
@@ -213,6 +222,11 @@ CASES = [
     ("conv2d_weight_rows_4k", conv((1, 512, 3, 5), 16, (1, 1)), "host", False),
     # partial sums in the scratch buffer: 64 output positions per channel row
     ("conv2d_partials", conv((2, 4, 8, 8), 20, (3, 3), pad=(1, 1)), "crowded", True),
+    # 32 input channels, rows of 28: shorter k blocks so that units hold whole
+    # output rows (with AVX-512, f64: 4 blocks of 72 and units of 2 rows; f32: 3
+    # of 96 and units of 4 rows), 5 rows: a last unit of fewer rows
+    ("conv2d_whole_rows", conv((2, 32, 5, 28), 20, (3, 3), pad=(1, 1)), "host", True),
+    ("conv2d_whole_rows_f64", conv((1, 32, 6, 28), 16, (3, 3), pad=(1, 1)), "host", False),
 ]
 
 
@@ -395,6 +409,59 @@ def test_avx512_tile_takes_a_as_embedded_broadcasts():
     assert counts["broadcast zmm"] == 0, counts
 
 
+HAND_WRITTEN = """\
+kernel:
+\tvmulpd\t%zmm1, %zmm2, %zmm3
+\tvmulpd\t%zmm1, %zmm2, %zmm4
+\tvmulpd\t%zmm1, %zmm2, %zmm5
+.LBB0_4:                                # =>This Inner Loop Header: Depth=1
+\tvmovapd\t(%r8), %zmm17
+\tvmulpd\t8(%rcx,%r9,8){1to8}, %zmm17, %zmm18
+\tvaddpd\t%zmm18, %zmm15, %zmm15
+\tvmovupd\t%zmm20, 64(%rsp)                 # 64-byte Spill
+\tvmulpd\t16(%rcx,%r9,8){1to8}, %zmm17, %zmm18
+\tvaddpd\t%zmm18, %zmm14, %zmm14
+\tvmovupd\t%zmm15, (%rax)
+\tcmpq\t$68, %r9
+\tjb\t.LBB0_4
+\tvmulpd\t%ymm1, %ymm2, %ymm3
+.LBB0_5:
+\tvfmadd231pd\t(%rdx), %ymm1, %ymm2
+\tjmp\t.LBB0_4
+"""
+
+
+def test_hot_loop_of_hand_written_assembly():
+    """The loop is the block that branches back to its own label (straight-line
+    multiplies before it and a block that jumps elsewhere are not loops): its
+    2 multiplies and 2 adds, 3 memory reads (the load and two embedded
+    broadcasts; the stores are writes), 1 spill."""
+    assert hot_loop(HAND_WRITTEN) == HotLoop("zmm", 2, 2, 0, 3, 1)
+    assert hot_loop(HAND_WRITTEN).terms == 2
+    assert hot_loop("kernel:\n\tvmulpd\t%zmm1, %zmm2, %zmm3\n\tretq\n") is None
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_hot_loop_is_full_width_without_spills(fused):
+    """The register tile's loop: the host's widest vectors, nothing spilled, at
+    most one memory read per two-rounding term (16×1: one vector of B and 16
+    broadcasts of A per 16 terms) and no FMA (exact), or only FMAs (fma)."""
+    import tlir
+
+    text = _module(*matmul((64, 96), (96, 64))[:1], [(64, 96), (96, 64)], (64, 64), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
+    function = contraction_kernel(op, "kernel", HOST, fused_multiply_add=fused)
+    loop = hot_loop(CompiledKernel(function).assembly())
+    assert loop is not None
+    assert loop.width == {16: "xmm", 32: "ymm", 64: "zmm"}[HOST.vector_bytes], loop
+    assert loop.spills == 0, loop
+    if fused:
+        assert loop.multiplies == loop.adds == 0 and loop.fmas >= 8, loop
+    else:
+        assert loop.fmas == 0 and loop.multiplies == loop.adds >= 8, loop
+        assert loop.loads <= 1.1 * loop.terms, loop
+
+
 def test_transposed_weight_is_packed_with_vector_shuffles():
     """A linear layer's weight is B transposed (each column of B a row in memory):
     its panels are packed as lanes × lanes squares transposed in registers, so
@@ -453,7 +520,7 @@ def test_partial_sums_live_in_per_unit_scratch_shared_by_concurrent_units(l2_byt
     op = next(op for op in module.walk() if op.name == "tlir.matmul")
     # 128 KiB of L2: blocks of B within the stack's budget, 8 units of 32 x 64;
     # 1 MiB: blocks of B 128 columns wide, in the scratch buffer after P, 4 units
-    target = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=32768, l2_bytes=l2_bytes)
+    target = dataclasses.replace(HOST, tile=(16, 1), l1_bytes=32768, l1_ways=8, l2_bytes=l2_bytes)
     function = contraction_kernel(op, "kernel", target)
     buffers = [str(t) for t in function.function_type.inputs.data[:-2]]
     assert buffers[:3] == [f"memref<{m}x{k}xf64>", f"memref<{k}x{n}xf64>", f"memref<{m}x{n}xf64>"]
@@ -536,6 +603,29 @@ def test_tiles_of_half_the_rows_read_crowded_rows_of_a_in_place(k, rows):
     a = next(o.results[0] for o in function.walk()
              if isinstance(o, memref.CollapseShapeOp) and o.src == function.args[0])  # fmt: skip
     assert not any(isinstance(o, vector.LoadOp) and o.base == a for o in function.walk())
+
+
+@pytest.mark.parametrize("ways, k, rows", [(12, 512, 8), (12, 1024, 8), (12, 256, 16),
+                                            (8, 512, 16)])  # fmt: skip
+def test_the_tile_follows_the_ways_of_a_48k_l1(ways, k, rows):
+    """A 48 KiB L1 with 12 ways has 64 sets: rows of A 4 or 8 KiB apart (f64,
+    k = 512, 1024) all fall into one, 16 rows overflow it, and the tile takes
+    8, which it holds; rows 2 KiB apart (k = 256) put 8 of 16 rows in a set,
+    which leaves it room: 16 rows. Taken as 8 ways (96 sets), rows 4 KiB apart
+    would spread over 3 sets and keep 16 rows."""
+    from xdsl.dialects import scf
+    from xdsl.dialects.builtin import VectorType
+
+    import tlir
+
+    target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=ways,
+                        l2_bytes=2 << 20)  # fmt: skip
+    m, n = 128, 256
+    text = _module(*linear((m, k), n)[:1], [(m, k), (n, k), (n,)], (m, n), "f64")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    function = contraction_kernel(op, "kernel", target)
+    loops = [o for o in function.walk() if isinstance(o, scf.ForOp)]
+    assert max(sum(isinstance(a.type, VectorType) for a in o.iter_args) for o in loops) == rows
 
 
 def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():

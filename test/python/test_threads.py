@@ -245,3 +245,37 @@ def test_a_huge_thread_count_runs_instead_of_crashing(argv, env):
     assert proc.stdout == "True\n"
     (warning,) = proc.stderr.splitlines()
     assert warning.startswith("tlir: warning: ") and "threads" in warning
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("backend", ["xdsl", "mlir"])
+def test_conv_of_whole_row_units_keeps_the_bits_for_one_and_two_threads(dtype, backend):
+    """A conv of 32 channels over rows of 28 (bench/kernels.py's, smaller), with
+    a fused relu: its k blocks are shortened so that units hold whole output
+    rows (with AVX-512). Bit-identical to the reference with 1 and 2 threads,
+    through both back ends."""
+    from tlir.backend.mlir import find_tool
+    from tlir.reference import evaluate
+
+    if backend == "mlir" and not find_tool("mlir-opt"):
+        pytest.skip("no mlir-opt")
+    x, w, b, y = (f"tensor<{s}x{dtype}>" for s in ("2x32x6x28", "16x32x3x3", "16", "2x16x6x28"))
+    props = ("{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, "
+             "padding_after = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, "
+             "channel_axis = 1 : i64, in_channels = 32 : i64, out_channels = 16 : i64}")  # fmt: skip
+    text = (
+        f"func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{\n"
+        f"  %0 = tlir.conv %x, %w, %b {props} : ({x}, {w}, {b}) -> {y}\n"
+        f"  %1 = tlir.relu %0 : ({y}) -> {y}\n"
+        f"  func.return %1 : {y}\n}}"
+    )
+    numpy_type = np.float64 if dtype == "f64" else np.float32
+    rng = np.random.default_rng(5)
+    inputs = [
+        rng.normal(size=s).astype(numpy_type) for s in ((2, 32, 6, 28), (16, 32, 3, 3), (16,))
+    ]
+    inputs[0][1, 3, 0, 27] = np.nan
+    expected = [r.tobytes() for r in evaluate(tlir.parse_module(text), inputs)]
+    for threads in (1, 2):
+        model = tlir.compile(text, threads=threads, backend=backend, cache=False)
+        assert [o.tobytes() for o in model(*inputs)] == expected, threads
