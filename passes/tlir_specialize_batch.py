@@ -12,8 +12,8 @@ every op's result takes the shape its rule infers from its now static
 operands, and the two ops whose result shape is declared rather than inferred
 solve their `?`: a `reshape`'s one `?` is the element count divided by the
 static extents (refused when that does not divide: the reshape would split
-the batch), a `broadcast_to`'s `?` is the source's extent (N where the source
-has 1). The result is verified as any static module.
+the batch), a `broadcast_to`'s `?` is the source's extent where it is not 1,
+else the extent of the operand an elementwise user combines it with, else N. The result is verified as any static module.
 """
 
 from __future__ import annotations
@@ -73,15 +73,37 @@ def _broadcast_to(op: T.BroadcastToOp, batch: int) -> Shape:
     source = tuple(op.input.type.get_shape())
     declared = tuple(op.result.type.get_shape())
     offset = len(declared) - len(source)
+    partner = _partner_shape(op)
     out = []
     for axis, extent in enumerate(declared):
         if extent >= 0:
             out.append(extent)
         elif axis >= offset and source[axis - offset] != 1:
             out.append(source[axis - offset])
+        elif partner is not None and partner[axis] >= 0:
+            out.append(partner[axis])
         else:
             out.append(batch)
     return tuple(out)
+
+
+SAME_SHAPE = (T.AddOp, T.SubOp, T.MulElemOp, T.MaxElemOp, T.MinElemOp)
+"""Elementwise ops whose two operands have one shape."""
+
+
+def _partner_shape(op: T.BroadcastToOp) -> Shape | None:
+    """The shape of the operand an elementwise user combines the broadcast with,
+    when it is known (a `?` grown from an extent 1 takes its extent: a scalar
+    expanded to the tensor it meets)."""
+    for use in op.result.uses:
+        user = use.operation
+        if isinstance(user, SAME_SHAPE):
+            other = user.operands[1 - use.index]
+            if other is not op.result and len(other.type.get_shape()) == len(
+                op.result.type.get_shape()
+            ):
+                return tuple(other.type.get_shape())
+    return None
 
 
 SOLVERS = {T.ReshapeOp: _reshape, T.BroadcastToOp: _broadcast_to}
