@@ -48,7 +48,7 @@ def main(out: str = "from_pytorch.json") -> None:
     train(model)
     model.eval()
 
-    x = torch.rand(2, 1, 8, 8)  # the batch size the model is compiled for
+    x = torch.rand(2, 1, 8, 8)  # the example batch; the model takes any batch
     compiled = tlir.compile(tlir.from_torch(model, (x,)))
 
     (y,) = compiled(x.numpy())
@@ -66,7 +66,7 @@ def main(out: str = "from_pytorch.json") -> None:
     )
     print(f"gradients of {', '.join(param_grads)} and the input: max difference {worst:.2e}")
 
-    tlir.save(compiled, out)
+    tlir.save(compiled, out, batch=2)  # TorchLean JSON has a fixed batch
     (again,) = tlir.compile(out, dtype="f32")(x.numpy())
     print(f"saved {out}; reloaded, it gives the same outputs: {np.array_equal(again, y)}")
 

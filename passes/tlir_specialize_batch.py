@@ -13,7 +13,9 @@ operands, and the two ops whose result shape is declared rather than inferred
 solve their `?`: a `reshape`'s one `?` is the element count divided by the
 static extents (refused when that does not divide: the reshape would split
 the batch), a `broadcast_to`'s `?` is the source's extent where it is not 1,
-else the extent of the operand an elementwise user combines it with, else N. The result is verified as any static module.
+else the extent of the operand an elementwise user combines it with, else N
+(and so are those of the random ops, whose shape is declared too).
+The result is verified as any static module.
 """
 
 from __future__ import annotations
@@ -91,7 +93,17 @@ SAME_SHAPE = (T.AddOp, T.SubOp, T.MulElemOp, T.MaxElemOp, T.MinElemOp)
 """Elementwise ops whose two operands have one shape."""
 
 
-def _partner_shape(op: T.BroadcastToOp) -> Shape | None:
+def _random(op: T.RandUniformOp | T.BernoulliMaskOp, batch: int) -> Shape:
+    """A random tensor's declared shape: element k's draw depends on k alone, so
+    the rows of a batch-sized tensor are those of a larger batch's first rows."""
+    partner = _partner_shape(op)
+    return tuple(
+        d if d >= 0 else partner[axis] if partner is not None and partner[axis] >= 0 else batch
+        for axis, d in enumerate(op.result.type.get_shape())
+    )
+
+
+def _partner_shape(op: Operation) -> Shape | None:
     """The shape of the operand an elementwise user combines the broadcast with,
     when it is known (a `?` grown from an extent 1 takes its extent: a scalar
     expanded to the tensor it meets)."""
@@ -106,7 +118,12 @@ def _partner_shape(op: T.BroadcastToOp) -> Shape | None:
     return None
 
 
-SOLVERS = {T.ReshapeOp: _reshape, T.BroadcastToOp: _broadcast_to}
+SOLVERS = {
+    T.ReshapeOp: _reshape,
+    T.BroadcastToOp: _broadcast_to,
+    T.RandUniformOp: _random,
+    T.BernoulliMaskOp: _random,
+}
 """Ops whose result shape is declared: how their `?` is solved."""
 
 
@@ -158,6 +175,17 @@ def specialize(module: ModuleOp, batch: int, where: str = "module") -> ModuleOp:
             specialize_function(op, batch, where)
     verify_module(copy, where)
     return copy
+
+
+def at_batch_of(module: ModuleOp, inputs, where: str = "input") -> ModuleOp:
+    """`module`, specialized to the batch of `inputs[0]` (its leading extent) if
+    its batch is `?` (the reference evaluator's entry: it runs static modules)."""
+    if not is_dynamic(module):
+        return module
+    shape = getattr(inputs[0], "shape", ()) if len(inputs) else ()
+    if not shape:
+        raise TlirError(where, "input 0 has no batch axis; the model's batch is '?'")
+    return specialize(module, int(shape[0]), where)
 
 
 def check_batch(module: ModuleOp, where: str = "module") -> None:

@@ -108,7 +108,9 @@ def test_unsupported_op_is_one_line_in_api_and_cli(tmp_path):
     ]
 
 
-def test_symbolic_batch_is_refused(tmp_path):
+def test_symbolic_batch_is_the_batch_or_refused_when_static(tmp_path):
+    """A symbolic leading extent is the module's `?` (the default), refused with
+    dynamic_batch=False; a model exported at a fixed batch stays static."""
     model = torch_models.MLP()
     path = export(
         model,
@@ -117,10 +119,13 @@ def test_symbolic_batch_is_refused(tmp_path):
         input_names=["x"],
         dynamic_axes={"x": {0: "batch"}},
     )
+    assert str(tlir.from_onnx(path).ops.first.function_type) == (
+        "(tensor<?x6xf32>) -> tensor<?x3xf32>"
+    )
     with pytest.raises(TlirError, match="batch axis of the input is symbolic"):
-        tlir.from_onnx(path)
-    with pytest.raises(TlirError, match="compiled for the batch size"):
-        tlir.from_onnx(path, dynamic_batch=True)
+        tlir.from_onnx(path, dynamic_batch=False)
+    static = export(model, torch.randn(2, 6), tmp_path / "static.onnx")
+    assert "?" not in str(tlir.from_onnx(static))
 
 
 def test_not_an_onnx_file(tmp_path):
@@ -216,7 +221,7 @@ def _tiny(nodes, outputs=("y",), inputs=(("x", [2, 3]),)):
         ([("Relu", ["x"], ["y"], {})], ("w",), None, "graph output 'w' is not defined"),
         ([("Relu", ["x"], ["y"], {})], (), None, "no outputs"),
         ([("Relu", ["x"], ["y"], {})], ("y",), [("x", [2]), ("u", [2])], "one input"),
-        ([("Add", ["x", "x"], ["y"], {})], ("y",), [("x", ["n", 3])], "symbolic"),
+        ([("Add", ["x", "x"], ["y"], {})], ("y",), [("x", [2, "n"])], "axis 1 of the input is sym"),
         ([("Where", ["x", "x", "x"], ["y"], {})], ("y",), None, "Where: TorchLean has no"),
         (
             [("Constant", [], ["e"], {"value_float": 2.5}), ("Pow", ["x", "e"], ["y"], {})],

@@ -135,7 +135,8 @@ def test_batch_norm_in_training_mode_is_refused():
 @pytest.mark.parametrize(
     "kwargs, inputs, message",
     [
-        ({"dynamic_batch": True}, (torch.randn(2, 6),), "compiled for the batch size"),
+        ({"dynamic_batch": 1}, (torch.randn(2, 6),), "dynamic_batch must be True or False"),
+        ({}, (torch.randn(0, 6),), "the example input's batch is 0"),
         ({}, (torch.randn(2, 6), torch.randn(2, 6)), "exactly one input"),
         ({}, (torch.randn(2, 6, dtype=torch.float64),), "convert the model"),
         ({}, (torch.zeros(2, 6, dtype=torch.int64),), "float32 or float64"),

@@ -77,8 +77,10 @@ def _splat_constant(a: Operation, b: Operation) -> bool:
         return False
     data_a, data_b = a.value.data, b.value.data
     one = a.result.type.element_type.bitwidth // 8
-    return data_a == data_b and len(data_a.data) == one and _untyped(a.attributes) == _untyped(
-        b.attributes
+    return (
+        data_a == data_b
+        and len(data_a.data) == one
+        and _untyped(a.attributes) == _untyped(b.attributes)
     )
 
 
@@ -106,16 +108,15 @@ def _position(op: Operation) -> int:
     return list(op.parent_block().ops).index(op)
 
 
-def generalize(
-    first: ModuleOp, second: ModuleOp, batches: tuple[int, int], where: str
-) -> ModuleOp:
+def generalize(first: ModuleOp, second: ModuleOp, batches: tuple[int, int], where: str) -> ModuleOp:
     """The dynamic-batch module of `first` (traced at `batches[0]`) and `second`
     (at `batches[1]`): `first` with every batch-dependent extent `?`."""
     result = first.clone()
     retype: list[tuple[SSAValue, TensorType]] = []
     splats: list[tuple[T.ConstOp, TensorType]] = []
     ops = zip(result.walk(), second.walk(), strict=False)
-    for count, (a, b) in enumerate(ops):
+    count = -1
+    for count, (a, b) in enumerate(ops):  # noqa: B007 - counted
         why = _same_op(a, b)
         if why is not None and _splat_constant(a, b):
             try:

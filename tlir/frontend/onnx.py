@@ -23,6 +23,7 @@ from xdsl.ir import SSAValue
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr
+from tlir.frontend.batch import BATCHES, generalize
 from tlir.frontend.emitter import (
     BATCH_AXIS,
     UNREADABLE,
@@ -31,7 +32,6 @@ from tlir.frontend.emitter import (
     check_dynamic_batch,
     shape_of,
 )
-from tlir.frontend.batch import BATCHES, generalize
 
 MIN_OPSET, MAX_OPSET = 13, 20
 

@@ -25,6 +25,7 @@ from xdsl.ir import SSAValue
 
 from tlir.diagnostics import TlirError
 from tlir.frontend.aten import LOWERINGS, TRAINING_BATCH_NORM, Boolean, batch_norm_training
+from tlir.frontend.batch import generalize, trace_batches
 from tlir.frontend.emitter import (
     BATCH_AXIS,
     UNREADABLE,
@@ -33,7 +34,6 @@ from tlir.frontend.emitter import (
     check_dtype,
     check_dynamic_batch,
 )
-from tlir.frontend.batch import generalize, trace_batches
 
 WHERE = "tlir.from_torch"
 _NUMPY_DTYPES = {torch.float32: np.float32, torch.float64: np.float64}
