@@ -145,7 +145,7 @@ def specialize_function(function: func.FuncOp, batch: int, where: str) -> None:
         shape = tuple(arg.type.get_shape())
         if any(d < 0 for d in shape[1:]):
             raise TlirError(
-                where,
+                describe_location(function.location, where),
                 f"@{function.sym_name.data}: input {index} has a '?' off its leading axis "
                 f"({arg.type}); only the leading axis can be the batch",
             )
