@@ -45,13 +45,18 @@ def as_tuple(value):
 def test_model_matches_pytorch(name, dtype):
     model, x = make(name, dtype)
     compiled = tlir.compile(tlir.from_torch(model, (x,)))
-    tol = TOLERANCE[dtype]
 
     params = dict(model.named_parameters())
     assert list(compiled.parameters()) == list(params)
     for key, value in compiled.parameters().items():
         assert value.shape == tuple(params[key].shape)  # PyTorch's layout (packed groups too)
+    check_against_pytorch(model, compiled, x, TOLERANCE[dtype])
 
+
+def check_against_pytorch(model, compiled, x, tol):
+    """Outputs, input gradients and parameter gradients (by name) of `compiled`
+    at `x` against PyTorch's and autograd's."""
+    params = dict(model.named_parameters())
     xg = x.clone().requires_grad_(True)
     expected = as_tuple(model(xg))
     cotangents = [torch.randn_like(e) for e in expected]
@@ -63,7 +68,42 @@ def test_model_matches_pytorch(name, dtype):
         np.testing.assert_allclose(got, want.detach().numpy(), rtol=0, atol=tol)
     np.testing.assert_allclose(input_grads[0], grads[0].numpy(), rtol=0, atol=tol)
     for key, want in zip(params, grads[1:], strict=True):
-        np.testing.assert_allclose(param_grads[key], want.numpy(), rtol=0, atol=tol, err_msg=key)
+        if key in param_grads:
+            np.testing.assert_allclose(
+                param_grads[key], want.numpy(), rtol=0, atol=tol, err_msg=key
+            )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_dynamic_batch_model_matches_pytorch_at_other_batches(name, dtype):
+    """One import (its batch `?`), one compiled model, called at batches 1, 2
+    and 7 besides the example's."""
+    model, x = make(name, dtype)
+    module = tlir.from_torch(model, (x,))
+    assert "?" in str(module.ops.first.function_type.inputs.data[0])
+    compiled = tlir.compile(module)
+    for batch in (1, 2, 7):
+        other = torch.randn(batch, *x.shape[1:], dtype=dtype)
+        check_against_pytorch(model, compiled, other, TOLERANCE[dtype])
+
+
+def test_static_import_keeps_the_example_batch():
+    model, x = make("mlp", torch.float64)
+    compiled = tlir.compile(tlir.from_torch(model, (x,), dynamic_batch=False))
+    assert str(compiled.function_op.function_type) == "(tensor<3x6xf64>) -> tensor<3x3xf64>"
+    with pytest.raises(TlirError, match=r"expected shape \[3, 6\]"):
+        compiled(np.zeros((5, 6)))
+
+
+def test_a_graph_that_fixes_the_batch_is_refused_with_dynamic_batch():
+    class Fixed(torch.nn.Module):
+        def forward(self, x):
+            return x.reshape(2, -1) * 2.0
+
+    with pytest.raises(TlirError, match="torch.export failed|depends on the batch size"):
+        tlir.from_torch(Fixed(), (torch.randn(2, 6),))
+    tlir.from_torch(Fixed(), (torch.randn(2, 6),), dynamic_batch=False)
 
 
 def test_compiled_equals_reference_evaluator():
