@@ -48,6 +48,21 @@ def is_dynamic(module: ModuleOp) -> bool:
     )
 
 
+def refuse_dynamic(module: ModuleOp, name: str) -> None:
+    """Passes from kernel lowering on, and the derivative passes, take static
+    shapes: a module whose batch is `?` is specialized first."""
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and any(
+            is_dynamic_type(t)
+            for t in (*op.function_type.inputs.data, *op.function_type.outputs.data)
+        ):
+            raise TlirError(
+                describe_location(op.location, "module"),
+                f"{name}: @{op.sym_name.data}'s batch is '?': specialize the module to a batch "
+                "first (tlir-specialize-batch{batch=N})",
+            )
+
+
 def _retype(value: SSAValue, shape: Shape) -> None:
     """Give `value` a static type in place (the pass owns the module it rewrites)."""
     typ = value.type
