@@ -10,7 +10,7 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = True, seed: int 
     float32 or float64 tensor whose leading axis is the batch); parameters keep
     their `state_dict` names. `seed` keys training-mode dropout's masks.
     `dynamic_batch`: the batch is `?` (the model takes any batch; traced at two
-    batch sizes), else the example's (docs/pytorch.md#the-batch)."""
+    batch sizes), else the example's (docs/pytorch.md#batch-size)."""
     _require("torch", "tlir.from_torch")
     from tlir.frontend.pytorch import from_torch as convert
 
