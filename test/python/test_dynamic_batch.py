@@ -182,3 +182,20 @@ def test_tlir_run_takes_any_batch(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr.strip().endswith("the model's batch '?' is its leading extent, at least 1")
+
+
+def test_jvp_and_ibp_run_at_the_inputs_batch():
+    from tlir.reference import jvp as reference_jvp
+
+    model = tlir.compile(module("f64"), cache=False)
+    for batch in (1, 4):
+        x = inputs(batch, "f64")
+        dx = inputs(batch, "f64", seed=5)
+        outputs, tangents = model.jvp([x], [dx])
+        assert_identical([*outputs, *tangents], reference_jvp(module("f64"), [x], [dx]))
+        lowers, uppers = model.ibp([x - 0.01], [x + 0.01])
+        static = tlir.compile(specialize(module("f64"), batch), cache=False)
+        want_lowers, want_uppers = static.ibp([x - 0.01], [x + 0.01])
+        assert_identical(lowers, want_lowers)
+        assert_identical(uppers, want_uppers)
+        assert lowers[0].shape == (batch, 3)

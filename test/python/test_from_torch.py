@@ -283,6 +283,7 @@ def test_example_from_pytorch(tmp_path, capsys):
     assert float(lines[0].rsplit("= ", 1)[1]) < 1e-4
     assert float(lines[1].rsplit("difference ", 1)[1]) < 1e-4
     assert lines[2].endswith("the same outputs: True")
+    assert float(lines[3].rsplit("= ", 1)[1]) < 1e-4  # the same model at another batch
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
