@@ -16,6 +16,7 @@ each batch first met (`stats["compiled batches"]` lists them).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -52,6 +53,7 @@ class DynamicBatchModel:
         self._inputs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.inputs.data]
         self._shared = [dense_to_numpy(c.value) for c in constants(self.function_op)]
         self._models: dict[int, CompiledModel] = {}
+        self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self.stats: dict[str, object] = {"compiled batches": []}
 
     # --- the model at one batch ------------------------------------------------
@@ -59,18 +61,19 @@ class DynamicBatchModel:
     def at(self, batch: int) -> CompiledModel:
         """The model compiled for `batch` (compiled on first use)."""
         model = self._models.get(batch)
-        if model is None:
-            static = tag_constants(specialize(self._module, batch, self.where), self.function)
-            model = CompiledModel(
-                static,
-                where=self.where,
-                threads=self._threads,
-                shared=self._shared,
-                **self._options,
-            )
-            self._models[batch] = model
-            self.stats["compiled batches"].append(batch)
-            self.stats.update({k: v for k, v in model.stats.items() if k != "compiled batches"})
+        if model is not None:
+            return model
+        with self._compiling:
+            return self._models.get(batch) or self._compile(batch)
+
+    def _compile(self, batch: int) -> CompiledModel:
+        static = tag_constants(specialize(self._module, batch, self.where), self.function)
+        model = CompiledModel(
+            static, where=self.where, threads=self._threads, shared=self._shared, **self._options
+        )
+        self._models[batch] = model
+        self.stats["compiled batches"].append(batch)
+        self.stats.update({k: v for k, v in model.stats.items() if k != "compiled batches"})
         return model
 
     def batch_of(self, arrays: Sequence[object], what: str = "input") -> int:

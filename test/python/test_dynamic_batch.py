@@ -199,3 +199,15 @@ def test_jvp_and_ibp_run_at_the_inputs_batch():
         assert_identical(lowers, want_lowers)
         assert_identical(uppers, want_uppers)
         assert lowers[0].shape == (batch, 3)
+
+
+def test_concurrent_first_calls_compile_a_batch_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = tlir.compile(module("f32"), cache=False)
+    x = inputs(5, "f32")
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: model(x), range(4)))
+    assert model.stats["compiled batches"] == [5]
+    for got in results:
+        assert_identical(got, evaluate(module("f32"), [x]))
