@@ -211,3 +211,16 @@ def test_concurrent_first_calls_compile_a_batch_once():
     assert model.stats["compiled batches"] == [5]
     for got in results:
         assert_identical(got, evaluate(module("f32"), [x]))
+
+
+def test_a_batch_compiled_before_comes_from_the_compile_cache():
+    """A second model of the same module (another process's, say) meets batch 6
+    in the compile cache."""
+    text = CNN.replace("DT", "f32").replace("0.03125", "0.0625")  # a module of its own
+    first = tlir.compile(text)
+    first(inputs(6, "f32"))
+    assert first.stats["cache"] == "miss"
+    again = tlir.compile(text)
+    x = inputs(6, "f32")
+    assert_identical(again(x), first(x))
+    assert again.stats["cache"] == "hit"
