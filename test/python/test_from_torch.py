@@ -99,11 +99,22 @@ def test_static_import_keeps_the_example_batch():
 def test_a_graph_that_fixes_the_batch_is_refused_with_dynamic_batch():
     class Fixed(torch.nn.Module):
         def forward(self, x):
-            return x.reshape(2, -1) * 2.0
+            return x.reshape(2, 3, 2) * 2.0  # 12 elements: batch 2 only
 
-    with pytest.raises(TlirError, match="torch.export failed|depends on the batch size"):
+    with pytest.raises(TlirError) as err:
         tlir.from_torch(Fixed(), (torch.randn(2, 6),))
+    assert str(err.value).startswith("tlir.from_torch: error: the model does not import at batch 3")
+    assert str(err.value).endswith(
+        "import it with dynamic_batch=False to compile it for the example's batch"
+    )
     tlir.from_torch(Fixed(), (torch.randn(2, 6),), dynamic_batch=False)
+
+    class Scaled(torch.nn.Module):  # an extent B + 1: traced at 2 and 3, not a multiple
+        def forward(self, x):
+            return torch.cat([x, x[:1]]) * 2.0
+
+    with pytest.raises(TlirError, match="the graph depends on the batch size"):
+        tlir.from_torch(Scaled(), (torch.randn(2, 6),))
 
 
 def test_compiled_equals_reference_evaluator():

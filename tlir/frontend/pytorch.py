@@ -279,8 +279,19 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = True, seed: int 
     if inputs[0].shape[BATCH_AXIS] == 0:
         raise TlirError(WHERE, "the example input's batch is 0")
     batches = trace_batches(inputs[0].shape[BATCH_AXIS])
-    first, second = (_convert(module, _at_batch(inputs[0], b), dtype, seed) for b in batches)
-    return generalize(first, second, batches, WHERE)
+    traces = []
+    for batch in batches:
+        try:
+            traces.append(_convert(module, _at_batch(inputs[0], batch), dtype, seed))
+        except TlirError as err:
+            if batch == inputs[0].shape[BATCH_AXIS]:
+                raise  # the example itself does not import
+            raise TlirError(
+                WHERE,
+                f"the model does not import at batch {batch} ({err.message}); import it with "
+                "dynamic_batch=False to compile it for the example's batch",
+            ) from None
+    return generalize(*traces, batches, WHERE)
 
 
 def _at_batch(example: torch.Tensor, batch: int) -> torch.Tensor:
