@@ -77,9 +77,10 @@ _AXIS_FORMAT = "$input `axis` `=` $axis attr-dict `:` functional-type(operands, 
 
 
 def _shape(value: SSAValue | Attribute) -> Shape:
+    """The extents of a tensor type, `?` (dynamic) as `shapes.BATCH`."""
     typ = value.type if isinstance(value, SSAValue) else value
     assert isinstance(typ, TensorType)
-    return tuple(typ.get_shape())
+    return tuple(shapes.BATCH if d < 0 else d for d in typ.get_shape())
 
 
 def _ints(attr: DenseArrayBase) -> tuple[int, ...]:
@@ -107,7 +108,8 @@ def i64_array(values: Sequence[int]) -> DenseArrayBase:
 
 class TlirOp(IRDLOperation):
     """Shared verifier: float tensors of one element type (the `FloatTensor`
-    constraint of every operand and result), static shapes, inferred result shape."""
+    constraint of every operand and result), static extents or the batch `?`,
+    inferred result shape."""
 
     E: ClassVar = ELEMENT_TYPE
 
@@ -116,15 +118,22 @@ class TlirOp(IRDLOperation):
         return _shape(self.results[0])
 
     def check_static_shapes(self) -> None:
+        """Every extent static, or `?` (a multiple of the batch) where the op's
+        rule allows it (`STATIC_ONLY` ops allow none)."""
+        if not self.STATIC_ONLY:
+            return
         for value in (*self.operands, *self.results):
             if any(d < 0 for d in value.type.get_shape()):
                 raise VerifyException(
                     f"{self.name}: tensor shapes must be static, got {value.type}"
                 )
 
+    STATIC_ONLY: ClassVar[bool] = False
+    """Ops whose operands and results cannot have a batch-sized extent."""
+
     def check_shape_rules(self) -> None:
-        """TorchLean's shape rules: static shapes, and the declared result shape
-        is the inferred one (the part of verification a model file can fail)."""
+        """TorchLean's shape rules: static shapes (or `?`), and the declared result
+        shape is the inferred one (the part of verification a model file can fail)."""
         self.check_static_shapes()
         try:
             inferred = self.infer_shape()
@@ -179,6 +188,7 @@ class ConstOp(TlirOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
+    STATIC_ONLY: ClassVar[bool] = True
 
     def verify_(self) -> None:
         super().verify_()
@@ -200,6 +210,7 @@ class CustomOp(TlirOp):
     result = result_def(FloatTensor)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, results)"
+    STATIC_ONLY: ClassVar[bool] = True  # a callee's `?` could be any multiple of the batch
 
     def verify_(self) -> None:
         super().verify_()

@@ -1,6 +1,6 @@
 """A small PyTorch CNN, trained a few steps, imported into tlir, run, compared
-with PyTorch (outputs, and gradients against autograd) and saved as TorchLean
-JSON. Needs torch.
+with PyTorch (outputs, and gradients against autograd), saved as TorchLean
+JSON at its example batch and run at another batch. Needs torch.
 
     python examples/from_pytorch.py [out.json]
 """
@@ -48,7 +48,7 @@ def main(out: str = "from_pytorch.json") -> None:
     train(model)
     model.eval()
 
-    x = torch.rand(2, 1, 8, 8)  # the batch size the model is compiled for
+    x = torch.rand(2, 1, 8, 8)  # the example batch; the model takes any batch
     compiled = tlir.compile(tlir.from_torch(model, (x,)))
 
     (y,) = compiled(x.numpy())
@@ -66,9 +66,13 @@ def main(out: str = "from_pytorch.json") -> None:
     )
     print(f"gradients of {', '.join(param_grads)} and the input: max difference {worst:.2e}")
 
-    tlir.save(compiled, out)
+    tlir.save(compiled, out, batch=2)  # TorchLean JSON has a fixed batch
     (again,) = tlir.compile(out, dtype="f32")(x.numpy())
     print(f"saved {out}; reloaded, it gives the same outputs: {np.array_equal(again, y)}")
+
+    other = torch.rand(5, 1, 8, 8)  # the imported model's batch is '?': any batch runs
+    (y5,) = compiled(other.numpy())
+    print(f"batch 5: max |tlir - torch| = {np.abs(y5 - model(other).detach().numpy()).max():.2e}")
 
 
 if __name__ == "__main__":

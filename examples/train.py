@@ -10,12 +10,15 @@ and noise, on sklearn's 0…16 scale (deterministic, seed 0). 80 % train, 20 %
 test.
 
 Each model is a torchlean.ir.v1 graph built here, with the batch as its input
-and two outputs: the class probabilities (softmax) and the logits. The loss is
-the mean cross-entropy of the probabilities; its cotangent on the logits,
+and two outputs: the class probabilities (softmax) and the logits; built at
+two batches and imported, its batch becomes `?`, so one compiled model takes
+every minibatch, the last, shorter one too. The loss is the mean
+cross-entropy of the probabilities; its cotangent on the logits,
 (p − onehot)/B, seeds the compiled VJP, whose parameter gradients feed the
 optimizer, which writes into `model.parameters()` in place. After training the
-weights are saved with `tlir.save`, reloaded with `tlir.compile` and the
-reloaded model's test outputs are checked bit-identical.
+weights are saved with `tlir.save` (at the batch of `--batch`), reloaded with
+`tlir.compile` and the reloaded model's test outputs are checked
+bit-identical.
 """
 
 from __future__ import annotations
@@ -170,22 +173,44 @@ def cnn(batch: int, channels: int = 8, seed: int = 2) -> dict:
     return g.classifier_outputs(g.linear(h, CLASSES))
 
 
-def batches(count: int, batch: int, rng: np.random.Generator | None):
-    """Index arrays of `batch` samples; the last one padded by repeating sample 0
-    (a graph's batch is fixed), with a mask of the real ones."""
+def batches(count: int, batch: int, rng: np.random.Generator | None, pad: bool = True):
+    """Index arrays of `batch` samples, with the number of real ones: the last,
+    shorter one as it is, or, with `pad` (a static model's batch is fixed),
+    padded by repeating sample 0."""
     order = rng.permutation(count) if rng is not None else np.arange(count)
     for start in range(0, count, batch):
         index = order[start : start + batch]
         real = len(index)
-        if real < batch:
+        if real < batch and pad:
             index = np.concatenate([index, np.full(batch - real, order[0])])
         yield index, real
+
+
+def any_batch(model) -> bool:
+    """Whether `model` takes any batch (its batch is `?`)."""
+    from tlir.dynamic import DynamicBatchModel
+
+    return isinstance(model, DynamicBatchModel)
+
+
+def dynamic_model(build, batch: int, dtype: str, out: Path, name: str, threads: int):
+    """The graph `build(b)` with its batch `?`: built and imported at two batches,
+    the extents that follow the batch become `?` (`tlir.frontend.batch`)."""
+    from tlir.frontend.batch import generalize, trace_batches
+
+    traced = trace_batches(batch)
+    modules = []
+    for b in traced:
+        path = out / f"{name}-batch{b}.json"
+        path.write_text(json.dumps(build(b)))
+        modules.append(tlir.load_model(str(path), dtype))
+    return tlir.compile(generalize(*modules, traced, name), threads=threads)
 
 
 def predict(model, x: np.ndarray, batch: int) -> np.ndarray:
     """The probabilities of every sample."""
     out = []
-    for index, real in batches(len(x), batch, None):
+    for index, real in batches(len(x), batch, None, pad=not any_batch(model)):
         out.append(model(x[index])[0][:real])
     return np.concatenate(out)
 
@@ -196,25 +221,26 @@ def train(model, optimizer, data, epochs: int, batch: int, label: str, rng_seed:
     rng = np.random.default_rng(rng_seed)
     dtype = x_train.dtype
     losses = []
+    dynamic = any_batch(model)
     bar = tqdm(range(epochs), desc=label, unit="epoch", leave=False, disable=None)
     for epoch in bar:
-        total = 0.0
-        for index, real in batches(len(x_train), batch, rng):
-            if real < batch:
-                continue  # full batches only: every step averages over `batch`
+        total, seen = 0.0, 0
+        for index, real in batches(len(x_train), batch, rng, pad=not dynamic):
+            if real < batch and not dynamic:
+                continue  # a static model: full batches only
             x, y = x_train[index], y_train[index]
             onehot = np.eye(CLASSES, dtype=dtype)[y]
             probabilities, logits = model(x)
-            total += float(-np.log(np.maximum(probabilities[np.arange(batch), y], 1e-300)).sum())
+            total += float(-np.log(np.maximum(probabilities[np.arange(real), y], 1e-300)).sum())
+            seen += real
             # d(mean cross-entropy)/d(logits) through the softmax: (p − onehot)/B.
             cotangents = [
                 np.zeros_like(probabilities),
-                (probabilities - onehot) / dtype.type(batch),
+                (probabilities - onehot) / dtype.type(real),
             ]
             _, _, grads = model.vjp([x], cotangents, wrt="params")  # no input gradient
             optimizer.step(grads)
-        steps = len(x_train) // batch
-        losses.append(total / (steps * batch))
+        losses.append(total / seen)
         bar.set_postfix(loss=f"{losses[-1]:.4f}")
         tqdm.write(f"{label}: epoch {epoch + 1:2d}/{epochs}  loss {losses[-1]:.4f}")
     return losses
@@ -250,11 +276,9 @@ def train_all(args: argparse.Namespace, out: Path) -> dict:
     for name, build, shape in [("mlp", mlp, (64,)), ("cnn", cnn, (1, 8, 8))]:
         inputs = x.reshape(len(x), *shape)
         train_data = (inputs[:split], labels[:split])
-        graph_path = out / f"{name}.json"
-        graph_path.write_text(json.dumps(build(args.batch)))
         compile_start = time.perf_counter()
         # One thread: these kernels are far too small to gain from more.
-        model = tlir.compile(str(graph_path), args.dtype, threads=args.threads)
+        model = dynamic_model(build, args.batch, args.dtype, out, name, args.threads)
         params = model.parameters()
         initial = {n: p.copy() for n, p in params.items()}
         zeros = [np.zeros((args.batch, CLASSES), np_dtype)] * 2
@@ -277,7 +301,7 @@ def train_all(args: argparse.Namespace, out: Path) -> dict:
                 f"{args.epochs} epochs in {seconds:.1f} s"
             )
             saved = out / f"{label}.json"
-            tlir.save(model, str(saved))
+            tlir.save(model, str(saved), batch=args.batch)  # TorchLean JSON: a fixed batch
             reloaded = tlir.compile(str(saved), args.dtype, threads=args.threads)
             expected = predict(model, inputs[split:], args.batch)
             again = predict(reloaded, inputs[split:], args.batch)

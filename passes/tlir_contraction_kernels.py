@@ -36,6 +36,9 @@ class TlirContractionKernels(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tlir.dialects import tlir as T
         from tlir.passes.contraction_kernels import TargetInfo, contraction_kernel
+        from tlir.passes.tlir_specialize_batch import refuse_dynamic
+
+        refuse_dynamic(op, self.name)
 
         tile = (self.tile_rows, self.tile_vectors) if self.tile_rows and self.tile_vectors else None
         target = TargetInfo(self.vector_bytes, self.registers, self.l1_bytes, self.l2_bytes,

@@ -29,6 +29,7 @@ from tlir.passes.autodiff.builder import Builder, Scalar, element_of, shape_of
 from tlir.passes.autodiff.driver import add_function, find
 from tlir.passes.ibp import elementwise, normalization, structured  # noqa: F401 - fill IBP_RULES
 from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule
+from tlir.passes.tlir_specialize_batch import refuse_dynamic
 
 NAME = "tlir-ibp"
 RESOLVED = math.inf
@@ -124,6 +125,7 @@ class TlirIbp(ModulePass):
     function: str = "main"
 
     def apply(self, ctx: XdslContext, op: ModuleOp) -> None:
+        refuse_dynamic(op, NAME)
         source = find(op, self.function, NAME)
         inputs = list(source.function_type.inputs.data)
         block = Block(arg_types=[*inputs, *inputs])

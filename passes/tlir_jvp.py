@@ -25,6 +25,7 @@ from tlir.passes.autodiff import jvp_elementwise, jvp_structured  # noqa: F401 -
 from tlir.passes.autodiff.builder import Builder
 from tlir.passes.autodiff.driver import add_function, callee_of, check_differentiable, find
 from tlir.passes.autodiff.tables import JVP_RULES, jvp_rule
+from tlir.passes.tlir_specialize_batch import refuse_dynamic
 
 NAME = "tlir-jvp"
 
@@ -98,6 +99,7 @@ class TlirJvp(ModulePass):
     function: str = "main"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_dynamic(op, NAME)
         source = find(op, self.function, NAME)
         check_differentiable(op, source, JVP_RULES, NAME)
         inputs = list(source.function_type.inputs.data)

@@ -52,5 +52,8 @@ class TlirToLLVM(ModulePass):
     name = "tlir-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from tlir.passes.tlir_specialize_batch import refuse_dynamic
+
+        refuse_dynamic(op, self.name)
         for stage in stage_passes():
             stage.apply(ctx, op)

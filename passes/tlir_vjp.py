@@ -37,6 +37,7 @@ from tlir.passes.autodiff.builder import Builder
 from tlir.passes.autodiff.driver import add_function, callee_of, check_differentiable, find
 from tlir.passes.autodiff.fusion import fuse_maps_into_gathers
 from tlir.passes.autodiff.tables import VJP_RULES, vjp_rule
+from tlir.passes.tlir_specialize_batch import refuse_dynamic
 
 NAME = "tlir-vjp"
 WRT = VJP_WRT
@@ -190,6 +191,7 @@ class TlirVjp(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.wrt not in WRT:
             raise TlirError(NAME, f"wrt must be one of {', '.join(WRT)}, got '{self.wrt}'")
+        refuse_dynamic(op, NAME)
         source = find(op, self.function, NAME)
         check_differentiable(op, source, VJP_RULES, NAME)
         inputs = list(source.function_type.inputs.data)

@@ -88,23 +88,41 @@ def check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
                     raise TlirError(path, f"@main takes {typ}, not {dtype} (the dtype asked for)")
 
 
-def save(model, path: str) -> None:
+def save(model, path: str, batch: int | None = None) -> None:
     """Write a compiled model holding its current parameter values (what
     `model.parameters()` reads now): a `.tlz` container for a `.tlz` path, else
     `torchlean.ir.v1` JSON for a `.json` one. The model's function must be
-    exportable: one input, tlir ops only (no `tlir.custom`)."""
+    exportable: one input, tlir ops only (no `tlir.custom`). Both formats have
+    fixed extents: a model whose batch is `?` is written at `batch` (required);
+    a static one's batch, if given, must be its own."""
     from tlir.compiler import CompiledModel
     from tlir.diagnostics import TlirError
+    from tlir.dynamic import DynamicBatchModel
+    from tlir.passes.tlir_specialize_batch import specialize
     from tlir.tools.common import write_output
     from tlir.torchlean.exporter import export_bytes
 
-    if not isinstance(model, CompiledModel):
+    if not isinstance(model, CompiledModel | DynamicBatchModel):
         raise TlirError("tlir.save", f"expected a compiled model, got {type(model).__name__}")
     if not str(path).endswith((".json", ".tlz")):
         raise TlirError(
             str(path), "tlir.save writes torchlean.ir.v1 JSON or a .tlz: use a .json or .tlz path"
         )
     module = model.module()
+    if isinstance(model, DynamicBatchModel):
+        if batch is None:
+            raise TlirError(
+                str(path),
+                "the model's batch is '?' and a TorchLean graph has fixed extents: "
+                "give tlir.save the batch to write (batch=N)",
+            )
+        module = specialize(module, batch, str(path))
+    elif batch is not None:
+        shape = model.function_op.function_type.inputs.data[0].get_shape()
+        if not shape or shape[0] != batch:
+            raise TlirError(
+                str(path), f"the model is compiled for input shape {list(shape)}, not batch {batch}"
+            )
     if model.function != "main":
         from xdsl.dialects.builtin import StringAttr
 

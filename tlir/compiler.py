@@ -477,9 +477,10 @@ def compile(
     numerics: str = "exact",
 ) -> CompiledModel:
     """Compile a model: a .json/.tlz/.mlir path, MLIR text, or a module (other
-    options: `CompiledModel`). `dtype` ('f32', 'f64' or NumPy's float32/float64)
-    is the element type a JSON graph is imported in, and the one MLIR text or a
-    module must have."""
+    options: `CompiledModel`; a module whose batch is `?` gives a
+    `tlir.dynamic.DynamicBatchModel`, which takes any batch). `dtype` ('f32',
+    'f64' or NumPy's float32/float64) is the element type a JSON graph is
+    imported in, and the one MLIR text or a module must have."""
     from tlir.api import check_module_dtype, load_model, parse_module_checked
     from tlir.diagnostics import verify_module
 
@@ -499,17 +500,17 @@ def compile(
         raise TlirError(
             "tlir.compile", f"expected a model path, MLIR text or a module, got {type(model)}"
         )
-    return CompiledModel(
-        module,
-        backend,
-        opt_level,
-        where,
-        threads,
-        cache=cache,
-        progress=progress,
-        fuse=fuse,
-        numerics=numerics,
-    )
+    options = dict(cache=cache, progress=progress, fuse=fuse, numerics=numerics)
+    from tlir.passes.tlir_specialize_batch import is_dynamic
+
+    if is_dynamic(module):  # a `?` batch: compiled at each batch it is called with
+        from tlir.dynamic import DynamicBatchModel
+
+        _check_options(backend, opt_level, numerics, where)
+        return DynamicBatchModel(
+            module, where, backend=backend, opt_level=opt_level, threads=threads, **options
+        )
+    return CompiledModel(module, backend, opt_level, where, threads, **options)
 
 
 def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:

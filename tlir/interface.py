@@ -43,9 +43,10 @@ def numpy_dtype(typ: TensorType) -> np.dtype:
     return np.dtype(np.float32 if typ.element_type.bitwidth == 32 else np.float64)
 
 
-def find_function(module: ModuleOp, name: str = "main") -> func.FuncOp:
+def find_function(module: ModuleOp, name: str = "main", dynamic: bool = False) -> func.FuncOp:
     """`@name`, checked to be a model's entry: a body, and float tensors of static
-    shape (the arrays it is called with) for every argument and result."""
+    shape (the arrays it is called with) for every argument and result; with
+    `dynamic`, extents may be the batch `?`."""
     from tlir.diagnostics import describe_location
 
     for op in module.ops:
@@ -56,7 +57,7 @@ def find_function(module: ModuleOp, name: str = "main") -> func.FuncOp:
             signature = op.function_type
             for what, types in (("argument", signature.inputs), ("result", signature.outputs)):
                 for index, typ in enumerate(types.data):
-                    if not _is_float_tensor(typ):
+                    if not _is_float_tensor(typ, dynamic):
                         raise TlirError(
                             where,
                             f"@{name} {what} {index} is {typ}: a model takes and returns "
@@ -66,11 +67,11 @@ def find_function(module: ModuleOp, name: str = "main") -> func.FuncOp:
     raise TlirError("module", f"no function @{name} in the module")
 
 
-def _is_float_tensor(typ: object) -> bool:
+def _is_float_tensor(typ: object, dynamic: bool = False) -> bool:
     return (
         isinstance(typ, TensorType)
         and isinstance(typ.element_type, Float32Type | Float64Type)
-        and all(d >= 0 for d in typ.get_shape())
+        and (dynamic or all(d >= 0 for d in typ.get_shape()))
     )
 
 

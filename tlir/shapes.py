@@ -20,6 +20,63 @@ class ShapeError(ValueError):
     """A node violates one of TorchLean's shape rules."""
 
 
+class BatchExtent:
+    """`?` in a type: a positive multiple of the module's batch B, which one op
+    alone does not know (docs/design.md#dynamic-batch). Two are equal (an op
+    cannot tell them apart; the module's batch analysis checks them), none is 0
+    or 1, and a multiple of B times a static extent is one; any other
+    arithmetic or ordering is a rule that cannot be checked with an unknown
+    batch, reported as such."""
+
+    _instance: BatchExtent | None = None
+
+    def __new__(cls) -> BatchExtent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BatchExtent)
+
+    def __hash__(self) -> int:
+        return hash("?")
+
+    def __str__(self) -> str:
+        return "?"
+
+    __repr__ = __str__
+
+    def __mul__(self, other: object) -> BatchExtent | int:
+        if isinstance(other, int) and not isinstance(other, bool):
+            return 0 if other == 0 else self
+        raise ShapeError("an extent would be a product of two batch-sized extents")
+
+    __rmul__ = __mul__
+
+    def __add__(self, other: object) -> BatchExtent:
+        if other == 0 or isinstance(other, BatchExtent):
+            return self
+        raise ShapeError(
+            f"the sum of a batch-sized extent and {other} is not a multiple of the batch"
+        )
+
+    __radd__ = __add__
+
+    def _unknown(self, *_: object) -> bool:
+        raise ShapeError("a rule compares a batch-sized extent '?', unknown before the call")
+
+    __lt__ = __le__ = __gt__ = __ge__ = __sub__ = __rsub__ = _unknown
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unknown
+
+
+BATCH = BatchExtent()
+"""The symbolic extent the verifiers see for `?`."""
+
+
+def is_dynamic(shape: Sequence[object]) -> bool:
+    return any(isinstance(d, BatchExtent) for d in shape)
+
+
 def fmt(shape: Sequence[int]) -> str:
     """Render a shape the way the spec writes it: `[2, 3]`, `[]` for a scalar."""
     return "[" + ", ".join(str(d) for d in shape) + "]"

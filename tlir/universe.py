@@ -23,6 +23,7 @@ _PASSES = {
     "convert-tlir-to-linalg": ("tlir.passes.convert_tlir_to_linalg", "ConvertTlirToLinalg"),
     "convert-random-to-arith": ("tlir.passes.convert_random_to_arith", "ConvertRandomToArith"),
     "tlir-inline-custom": ("tlir.passes.tlir_inline_custom", "TlirInlineCustom"),
+    "tlir-specialize-batch": ("tlir.passes.tlir_specialize_batch", "TlirSpecializeBatch"),
     "tlir-form-kernels": ("tlir.passes.tlir_form_kernels", "TlirFormKernels"),
     "tlir-dedup-kernels": ("tlir.passes.tlir_dedup_kernels", "TlirDedupKernels"),
     "tlir-fuse-elementwise": ("tlir.passes.tlir_fuse_elementwise", "TlirFuseElementwise"),

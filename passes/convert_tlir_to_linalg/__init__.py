@@ -69,5 +69,8 @@ class ConvertTlirToLinalg(ModulePass):
     name = "convert-tlir-to-linalg"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from tlir.passes.tlir_specialize_batch import refuse_dynamic
+
+        refuse_dynamic(op, self.name)
         walker = PatternRewriteWalker(LowerTlirOp(), apply_recursively=False)
         walker.rewrite_module(op)

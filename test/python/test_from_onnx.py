@@ -55,6 +55,33 @@ def test_exported_model_matches_pytorch(name, dtype, tmp_path):
         assert list(compiled.parameters()) == [n for n, _ in model.named_parameters()]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_symbolic_batch_model_matches_pytorch_at_any_batch(name, dtype, tmp_path):
+    """Exported with a symbolic batch: one compiled model at the example's batch
+    and at 1, 2 and 7; outputs and input gradients against PyTorch."""
+    torch.manual_seed(11)
+    cls, shape = MODELS[name]
+    model = cls().to(dtype).eval()
+    x = torch.randn(*shape, dtype=dtype)
+    path = export(
+        model, x, tmp_path / "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}}
+    )
+    compiled = tlir.compile(tlir.from_onnx(path))
+    tol = TOLERANCE[dtype]
+    for batch in (shape[0], 1, 2, 7):
+        xb = torch.randn(batch, *shape[1:], dtype=dtype, requires_grad=True)
+        expected = model(xb)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        cotangents = [torch.randn_like(e) for e in expected]
+        (want_grad,) = torch.autograd.grad(expected, [xb], cotangents)
+        arrays = [c.numpy() for c in cotangents]
+        outputs, input_grads, _ = compiled.vjp([xb.detach().numpy()], arrays)
+        for got, want in zip(outputs, expected, strict=True):
+            np.testing.assert_allclose(got, want.detach().numpy(), rtol=0, atol=tol)
+        np.testing.assert_allclose(input_grads[0], want_grad.numpy(), rtol=0, atol=tol)
+
+
 def test_gradients_through_an_imported_model(tmp_path):
     torch.manual_seed(3)
     model = torch_models.MLP().to(torch.float64)
@@ -108,7 +135,9 @@ def test_unsupported_op_is_one_line_in_api_and_cli(tmp_path):
     ]
 
 
-def test_symbolic_batch_is_refused(tmp_path):
+def test_symbolic_batch_is_the_batch_or_refused_when_static(tmp_path):
+    """A symbolic leading extent is the module's `?` (the default), refused with
+    dynamic_batch=False; a model exported at a fixed batch stays static."""
     model = torch_models.MLP()
     path = export(
         model,
@@ -117,10 +146,13 @@ def test_symbolic_batch_is_refused(tmp_path):
         input_names=["x"],
         dynamic_axes={"x": {0: "batch"}},
     )
+    assert str(tlir.from_onnx(path).ops.first.function_type) == (
+        "(tensor<?x6xf32>) -> tensor<?x3xf32>"
+    )
     with pytest.raises(TlirError, match="batch axis of the input is symbolic"):
-        tlir.from_onnx(path)
-    with pytest.raises(TlirError, match="compiled for the batch size"):
-        tlir.from_onnx(path, dynamic_batch=True)
+        tlir.from_onnx(path, dynamic_batch=False)
+    static = export(model, torch.randn(2, 6), tmp_path / "static.onnx")
+    assert "?" not in str(tlir.from_onnx(static))
 
 
 def test_not_an_onnx_file(tmp_path):
@@ -216,7 +248,7 @@ def _tiny(nodes, outputs=("y",), inputs=(("x", [2, 3]),)):
         ([("Relu", ["x"], ["y"], {})], ("w",), None, "graph output 'w' is not defined"),
         ([("Relu", ["x"], ["y"], {})], (), None, "no outputs"),
         ([("Relu", ["x"], ["y"], {})], ("y",), [("x", [2]), ("u", [2])], "one input"),
-        ([("Add", ["x", "x"], ["y"], {})], ("y",), [("x", ["n", 3])], "symbolic"),
+        ([("Add", ["x", "x"], ["y"], {})], ("y",), [("x", [2, "n"])], "axis 1 of the input is sym"),
         ([("Where", ["x", "x", "x"], ["y"], {})], ("y",), None, "Where: TorchLean has no"),
         (
             [("Constant", [], ["e"], {"value_float": 2.5}), ("Pow", ["x", "e"], ["y"], {})],

@@ -45,13 +45,18 @@ def as_tuple(value):
 def test_model_matches_pytorch(name, dtype):
     model, x = make(name, dtype)
     compiled = tlir.compile(tlir.from_torch(model, (x,)))
-    tol = TOLERANCE[dtype]
 
     params = dict(model.named_parameters())
     assert list(compiled.parameters()) == list(params)
     for key, value in compiled.parameters().items():
         assert value.shape == tuple(params[key].shape)  # PyTorch's layout (packed groups too)
+    check_against_pytorch(model, compiled, x, TOLERANCE[dtype])
 
+
+def check_against_pytorch(model, compiled, x, tol):
+    """Outputs, input gradients and parameter gradients (by name) of `compiled`
+    at `x` against PyTorch's and autograd's."""
+    params = dict(model.named_parameters())
     xg = x.clone().requires_grad_(True)
     expected = as_tuple(model(xg))
     cotangents = [torch.randn_like(e) for e in expected]
@@ -63,7 +68,53 @@ def test_model_matches_pytorch(name, dtype):
         np.testing.assert_allclose(got, want.detach().numpy(), rtol=0, atol=tol)
     np.testing.assert_allclose(input_grads[0], grads[0].numpy(), rtol=0, atol=tol)
     for key, want in zip(params, grads[1:], strict=True):
-        np.testing.assert_allclose(param_grads[key], want.numpy(), rtol=0, atol=tol, err_msg=key)
+        if key in param_grads:
+            np.testing.assert_allclose(
+                param_grads[key], want.numpy(), rtol=0, atol=tol, err_msg=key
+            )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_dynamic_batch_model_matches_pytorch_at_other_batches(name, dtype):
+    """One import (its batch `?`), one compiled model, called at batches 1, 2
+    and 7 besides the example's."""
+    model, x = make(name, dtype)
+    module = tlir.from_torch(model, (x,))
+    assert "?" in str(module.ops.first.function_type.inputs.data[0])
+    compiled = tlir.compile(module)
+    for batch in (1, 2, 7):
+        other = torch.randn(batch, *x.shape[1:], dtype=dtype)
+        check_against_pytorch(model, compiled, other, TOLERANCE[dtype])
+
+
+def test_static_import_keeps_the_example_batch():
+    model, x = make("mlp", torch.float64)
+    compiled = tlir.compile(tlir.from_torch(model, (x,), dynamic_batch=False))
+    assert str(compiled.function_op.function_type) == "(tensor<3x6xf64>) -> tensor<3x3xf64>"
+    with pytest.raises(TlirError, match=r"expected shape \[3, 6\]"):
+        compiled(np.zeros((5, 6)))
+
+
+def test_a_graph_that_fixes_the_batch_is_refused_with_dynamic_batch():
+    class Fixed(torch.nn.Module):
+        def forward(self, x):
+            return x.reshape(2, 3, 2) * 2.0  # 12 elements: batch 2 only
+
+    with pytest.raises(TlirError) as err:
+        tlir.from_torch(Fixed(), (torch.randn(2, 6),))
+    assert str(err.value).startswith("tlir.from_torch: error: the model does not import at batch 3")
+    assert str(err.value).endswith(
+        "import it with dynamic_batch=False to compile it for the example's batch"
+    )
+    tlir.from_torch(Fixed(), (torch.randn(2, 6),), dynamic_batch=False)
+
+    class Scaled(torch.nn.Module):  # an extent B + 1: traced at 2 and 3, not a multiple
+        def forward(self, x):
+            return torch.cat([x, x[:1]]) * 2.0
+
+    with pytest.raises(TlirError, match="the graph depends on the batch size"):
+        tlir.from_torch(Scaled(), (torch.randn(2, 6),))
 
 
 def test_compiled_equals_reference_evaluator():
@@ -135,7 +186,8 @@ def test_batch_norm_in_training_mode_is_refused():
 @pytest.mark.parametrize(
     "kwargs, inputs, message",
     [
-        ({"dynamic_batch": True}, (torch.randn(2, 6),), "compiled for the batch size"),
+        ({"dynamic_batch": 1}, (torch.randn(2, 6),), "dynamic_batch must be True or False"),
+        ({}, (torch.randn(0, 6),), "the example input's batch is 0"),
         ({}, (torch.randn(2, 6), torch.randn(2, 6)), "exactly one input"),
         ({}, (torch.randn(2, 6, dtype=torch.float64),), "convert the model"),
         ({}, (torch.zeros(2, 6, dtype=torch.int64),), "float32 or float64"),
@@ -242,6 +294,7 @@ def test_example_from_pytorch(tmp_path, capsys):
     assert float(lines[0].rsplit("= ", 1)[1]) < 1e-4
     assert float(lines[1].rsplit("difference ", 1)[1]) < 1e-4
     assert lines[2].endswith("the same outputs: True")
+    assert float(lines[3].rsplit("= ", 1)[1]) < 1e-4  # the same model at another batch
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])

@@ -52,7 +52,8 @@ def test_dense_group_weight_is_block_diagonal():
     assert not dense[:2, 1].any() and not dense[2:, 0].any()
 
 
-def test_dynamic_batch_must_be_false():
+def test_dynamic_batch_is_a_bool():
     check_dynamic_batch(False, "here")
-    with pytest.raises(TlirError, match="compiled for the batch size of its example input"):
-        check_dynamic_batch(True, "here")
+    check_dynamic_batch(True, "here")
+    with pytest.raises(TlirError, match="dynamic_batch must be True or False, got str"):
+        check_dynamic_batch("yes", "here")

@@ -272,3 +272,21 @@ def test_compiled_update_rejects_bad_gradients_in_one_line(kind, grads, message)
     # nothing half-written: the first parameter and Adam's state are unchanged
     assert np.array_equal(params["v"], np.ones(3)) and np.array_equal(params["w"], np.ones((2, 2)))
     assert getattr(optimizer, "t", 0) == 0
+
+
+def test_training_example_model_takes_the_short_last_batch(tmp_path):
+    """The example's models have a `?` batch: the last minibatch is trained on
+    as it is (no padding), so every sample counts in every epoch."""
+    train = _example()
+    model = train.dynamic_model(lambda b: train.mlp(b, hidden=8), 4, "f64", tmp_path, "mlp", 1)
+    assert train.any_batch(model)
+    rng = np.random.default_rng(0)
+    data = (rng.random((10, 64)), rng.integers(0, 10, 10))
+    before = {n: p.copy() for n, p in model.parameters().items()}
+    (loss,) = train.train(model, SGD(model.parameters(), lr=0.1), data, 1, 4, "t")
+    assert sorted(model.stats["compiled batches"]) == [2, 4]  # 4, 4, then the last 2
+    assert [real for _, real in train.batches(10, 4, None, pad=False)] == [4, 4, 2]
+    assert all(len(i) == r for i, r in train.batches(10, 4, None, pad=False))
+    assert any(not np.array_equal(before[n], p) for n, p in model.parameters().items())
+    assert np.isfinite(loss)
+    assert train.predict(model, data[0], 4).shape == (10, 10)

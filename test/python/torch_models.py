@@ -65,13 +65,14 @@ class Mix(nn.Module):
         self.attn = nn.MultiheadAttention(6, 2)
         self.conv = nn.Conv1d(4, 4, 3, dilation=2, padding=2, groups=4)
 
-    def forward(self, x):  # x: [B=2, 4, 6]
+    def forward(self, x):  # x: [B, 4, 6]
+        n = x.shape[0]
         a = torch.sigmoid(x) * self.scale + 1.5 - x / 4
         b = torch.exp(torch.sin(x)) + torch.log(torch.abs(x) + 1) * torch.cos(x)
         c = torch.sqrt(F.softplus(x)) - torch.tanh(x).relu()
-        d = torch.cat([a, b.transpose(1, 2).reshape(2, 4, 6), c], dim=1)  # [2, 12, 6]
-        e = d.permute(0, 2, 1).sum(-1, keepdim=True) + d.mean(dim=(1, 2)).view(2, 1, 1)
-        s = d.transpose(0, 1)[:4]  # [4, 2, 6]: sequence first
+        d = torch.cat([a, b.transpose(1, 2).reshape(n, 4, 6), c], dim=1)  # [B, 12, 6]
+        e = d.permute(0, 2, 1).sum(-1, keepdim=True) + d.mean(dim=(1, 2)).view(n, 1, 1)
+        s = d.transpose(0, 1)[:4]  # [4, B, 6]: sequence first
         att = self.attn(s, s, s, need_weights=False)[0].transpose(0, 1)
         f = self.conv(x)[:, 1:3] * 2.0
         return torch.log_softmax(e, dim=1), att, f, d[:, 2] - x.sum()

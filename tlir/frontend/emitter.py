@@ -26,18 +26,16 @@ from tlir.shapes import Shape, ShapeError
 from tlir.torchlean.graph_builder import GraphBuilder
 
 BATCH_AXIS = 0
-"""The batch is the leading axis of the input; a model is compiled for the
-example's batch size (its extent there is fixed in every shape)."""
+"""The batch is the leading axis of the input: `?` in a dynamic-batch module
+(`dynamic_batch=True`), else the example's extent, fixed in every shape."""
 
 Operand = SSAValue | float
 
 
 def check_dynamic_batch(dynamic_batch: object, where: str) -> None:
-    if dynamic_batch is not False:
+    if not isinstance(dynamic_batch, bool):
         raise TlirError(
-            where,
-            "dynamic_batch must be False: a model is compiled for the batch size of its "
-            f"example input (axis {BATCH_AXIS})",
+            where, f"dynamic_batch must be True or False, got {type(dynamic_batch).__name__}"
         )
 
 

@@ -23,6 +23,7 @@ from xdsl.ir import SSAValue
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.dialects.tlir import i64_array, i64_attr
+from tlir.frontend.batch import BATCHES, generalize
 from tlir.frontend.emitter import (
     BATCH_AXIS,
     UNREADABLE,
@@ -67,7 +68,7 @@ def _attrs(node: onnx.NodeProto) -> dict:
 
 
 class Converter:
-    def __init__(self, model: onnx.ModelProto, where: str):
+    def __init__(self, model: onnx.ModelProto, where: str, batch: int | None = None):
         self.where = where
         self.graph = model.graph
         self.initializers = {i.name: i for i in self.graph.initializer}
@@ -82,12 +83,20 @@ class Converter:
             raise TlirError(where, "the input must be float or double")
         shape = []
         for axis, dim in enumerate(typ.shape.dim):
+            if axis == BATCH_AXIS and batch is not None and not dim.HasField("dim_value"):
+                shape.append(batch)  # traced at this batch (tlir.frontend.batch)
+                continue
             if not dim.HasField("dim_value"):
                 what = "the batch axis" if axis == BATCH_AXIS else f"axis {axis}"
+                hint = (
+                    "import it with dynamic_batch=True"
+                    if axis == BATCH_AXIS
+                    else "export it without dynamic axes"
+                )
                 raise TlirError(
                     where,
                     f"{what} of the input is symbolic ('{dim.dim_param}'): a model is compiled "
-                    "for fixed extents (export it without dynamic axes)",
+                    f"for fixed extents ({hint})",
                 )
             shape.append(dim.dim_value)
         self.dtype = np.dtype(dtypes[typ.elem_type])
@@ -577,7 +586,7 @@ def supported_ops() -> list[str]:
     return sorted(set(LOWERINGS) | set(FOLDS))
 
 
-def from_onnx(model, *, dynamic_batch: bool = False) -> ModuleOp:
+def from_onnx(model, *, dynamic_batch: bool = True) -> ModuleOp:
     where = model if isinstance(model, str | os.PathLike) else "tlir.from_onnx"
     where = str(where)
     check_dynamic_batch(dynamic_batch, where)
@@ -593,4 +602,17 @@ def from_onnx(model, *, dynamic_batch: bool = False) -> ModuleOp:
     opsets = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
     if opsets and not MIN_OPSET <= opsets[0] <= MAX_OPSET:
         raise TlirError(where, f"opset {opsets[0]} is not supported ({MIN_OPSET}–{MAX_OPSET})")
+    if dynamic_batch and _symbolic_batch(model):
+        first, second = (Converter(model, where, b).run() for b in BATCHES)
+        return generalize(first, second, BATCHES, where)
     return Converter(model, where).run()
+
+
+def _symbolic_batch(model: onnx.ModelProto) -> bool:
+    """Whether the model's input has a symbolic leading extent (its batch)."""
+    initializers = {i.name for i in model.graph.initializer}
+    for value in model.graph.input:
+        if value.name not in initializers:
+            dims = value.type.tensor_type.shape.dim
+            return len(dims) > BATCH_AXIS and not dims[BATCH_AXIS].HasField("dim_value")
+    return False

@@ -25,6 +25,7 @@ from xdsl.ir import SSAValue
 
 from tlir.diagnostics import TlirError
 from tlir.frontend.aten import LOWERINGS, TRAINING_BATCH_NORM, Boolean, batch_norm_training
+from tlir.frontend.batch import generalize, trace_batches
 from tlir.frontend.emitter import (
     BATCH_AXIS,
     UNREADABLE,
@@ -256,7 +257,7 @@ def supported_ops() -> list[str]:
     )
 
 
-def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int = 0) -> ModuleOp:
+def from_torch(module, example_inputs, *, dynamic_batch: bool = True, seed: int = 0) -> ModuleOp:
     check_dynamic_batch(dynamic_batch, WHERE)
     if not isinstance(module, torch.nn.Module):
         raise TlirError(WHERE, f"expected a torch.nn.Module, got {type(module).__name__}")
@@ -273,9 +274,36 @@ def from_torch(module, example_inputs, *, dynamic_batch: bool = False, seed: int
             f"the model's parameters are {', '.join(sorted(map(str, param_dtypes)))} but the "
             f"input is {inputs[0].dtype} (convert the model with .to({inputs[0].dtype}))",
         )
+    if not dynamic_batch:
+        return _convert(module, inputs[0], dtype, seed)
+    if inputs[0].shape[BATCH_AXIS] == 0:
+        raise TlirError(WHERE, "the example input's batch is 0")
+    batches = trace_batches(inputs[0].shape[BATCH_AXIS])
+    traces = []
+    for batch in batches:
+        try:
+            traces.append(_convert(module, _at_batch(inputs[0], batch), dtype, seed))
+        except TlirError as err:
+            if batch == inputs[0].shape[BATCH_AXIS]:
+                raise  # the example itself does not import
+            raise TlirError(
+                WHERE,
+                f"the model does not import at batch {batch} ({err.message}); import it with "
+                "dynamic_batch=False to compile it for the example's batch",
+            ) from None
+    return generalize(*traces, batches, WHERE)
+
+
+def _at_batch(example: torch.Tensor, batch: int) -> torch.Tensor:
+    """The example with `batch` rows (its own rows repeated): only its shape is traced."""
+    repeats = -(-batch // example.shape[BATCH_AXIS])
+    return torch.cat([example] * repeats, dim=BATCH_AXIS)[:batch].contiguous()
+
+
+def _convert(module, example: torch.Tensor, dtype: np.dtype, seed: int) -> ModuleOp:
     try:
         with _quiet_fake_tensors(), _no_monitor_thread_left():
-            program = torch.export.export(module, tuple(inputs)).run_decompositions()
+            program = torch.export.export(module, (example,)).run_decompositions()
     except Exception as err:  # noqa: BLE001 - torch.export's own failures, in one line
         message = " ".join(str(err).split("\n")[0].split())
         raise TlirError(WHERE, f"torch.export failed: {type(err).__name__}: {message}") from None

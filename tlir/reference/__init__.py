@@ -1,6 +1,7 @@
 """The reference evaluator: TorchLean's semantics, bit for bit, on NumPy.
 
-`evaluate(module, inputs)` runs `@main` (or a named function) op by op with the
+`evaluate(module, inputs)` runs `@main` (or a named function; a module whose
+batch is `?` at the batch of `inputs`) op by op with the
 evaluators of `tlir.reference.ops`, in the module's carrier: float64 is
 TorchLean's `Float`, float32 its `Float32`. It is the oracle of every numerical
 test. Like TorchLean's `denoteAll`, it evaluates every op, dead ones included.
@@ -31,7 +32,9 @@ def evaluate(
     """Evaluate `@function` on `inputs`; returns its results in order. Every
     tensor of the module must be within `tlir.limits.max_tensor_bytes()`."""
     from tlir.limits import check_tensor_sizes
+    from tlir.passes.tlir_specialize_batch import at_batch_of
 
+    module = at_batch_of(module, inputs, where)
     target = find_function(module, function)
     check_tensor_sizes(module, where)
     return run_function(target, check_inputs(target, inputs, where), where)
@@ -82,13 +85,15 @@ def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> list[np.n
 
 def jvp(module: ModuleOp, inputs, tangents, param_tangents=None, function: str = "main"):
     """Forward mode: `[y…, dy…]` (see `tlir.reference.dual_execution`)."""
+    from tlir.passes.tlir_specialize_batch import at_batch_of
     from tlir.reference.dual_execution import jvp as forward_mode
 
-    return forward_mode(module, inputs, tangents, param_tangents, function)
+    return forward_mode(at_batch_of(module, inputs), inputs, tangents, param_tangents, function)
 
 
 def vjp(module: ModuleOp, inputs, cotangents, wrt: str = "all", function: str = "main"):
     """Reverse mode: `[y…, dx…, dparams…]` (see `tlir.reference.reverse`)."""
+    from tlir.passes.tlir_specialize_batch import at_batch_of
     from tlir.reference.reverse import vjp as reverse_mode
 
-    return reverse_mode(module, inputs, cotangents, wrt, function)
+    return reverse_mode(at_batch_of(module, inputs), inputs, cotangents, wrt, function)

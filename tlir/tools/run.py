@@ -319,12 +319,30 @@ def cast_arrays(types, arrays: Sequence[np.ndarray], what: str, paths: Sequence[
     ]
 
 
+def at_input_batch(module, args: argparse.Namespace):
+    """A module whose batch is `?`, at the batch of the first --input (any batch ≥ 1)."""
+    from tlir.interface import find_function
+    from tlir.passes.tlir_specialize_batch import is_dynamic, specialize
+
+    if not is_dynamic(module):
+        return module
+    check_input_count(find_function(module, dynamic=True), len(args.input), args.model)
+    first = load_inputs(args.input[:1])[0]
+    if first.ndim == 0 or first.shape[0] < 1:
+        raise TlirError(
+            args.input[0],
+            f"input 0 has shape {list(first.shape)}: the model's batch '?' is its leading "
+            "extent, at least 1",
+        )
+    return specialize(module, int(first.shape[0]), args.model)
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     from tlir.interface import check_inputs, find_function
     from tlir.reference import evaluate
 
-    module = load_model_argument(args)
+    module = at_input_batch(load_model_argument(args), args)
     main = find_function(module)
     check_input_count(main, len(args.input), args.model)
     where = args.input[0] if len(args.input) == 1 else args.model

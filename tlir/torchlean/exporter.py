@@ -75,7 +75,15 @@ class Exporter:
     every bit, NaN and infinities included) instead of nested JSON lists."""
 
     def __init__(self, module: ModuleOp, where: str, binary: bool = False):
+        from tlir.passes.tlir_specialize_batch import is_dynamic
+
         self.where = where
+        if is_dynamic(module):  # TorchLean's graphs have fixed extents
+            raise TlirError(
+                where,
+                "the module's batch is '?' and a TorchLean graph has fixed extents: export it "
+                "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's batch=N)",
+            )
         self.main = find_function(module)
         self.ids: dict[SSAValue, int] = {}
         self.nodes: list[dict[str, Any]] = []

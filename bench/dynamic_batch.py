@@ -1,0 +1,78 @@
+"""The cost of a `?` batch: a dynamic-batch model's call against a static
+compile of the same model at the same batch, measured in the same run, and the
+first call at a batch not met before (which compiles that batch).
+
+  python bench/dynamic_batch.py [--repeat 200] [--batches 1 32 256] [--threads 1]
+
+Models: examples/train.py's MLP and CNN (built at two batches and generalized,
+as the example does). Times are the minimum over `--repeat` calls after a warm
+call; every dynamic result is checked bit-identical to the static one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import tlir
+from tlir.passes.tlir_specialize_batch import specialize
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _train_example():
+    spec = importlib.util.spec_from_file_location("train_example", ROOT / "examples" / "train.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def best(call, repeat: int) -> float:
+    call()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--repeat", type=int, default=200)
+    p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 256])
+    p.add_argument("--threads", type=int, default=1)
+    args = p.parse_args()
+    train = _train_example()
+    rng = np.random.default_rng(0)
+    print(
+        f"{'model':6} {'batch':>6} {'static µs':>10} {'dynamic µs':>11} {'ratio':>6} "
+        f"{'first call s':>13}"
+    )
+    with tempfile.TemporaryDirectory() as out:
+        for name, build, shape in [("mlp", train.mlp, (64,)), ("cnn", train.cnn, (1, 8, 8))]:
+            dynamic = train.dynamic_model(build, 32, "f64", Path(out), name, args.threads)
+            module = dynamic.module()
+            for batch in args.batches:
+                x = rng.random((batch, *shape))
+                start = time.perf_counter()
+                got = dynamic(x)
+                first = time.perf_counter() - start
+                static = tlir.compile(specialize(module, batch), threads=args.threads)
+                want = static(x)
+                assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
+                t_static = best(lambda s=static, v=x: s(v), args.repeat)
+                t_dynamic = best(lambda d=dynamic, v=x: d(v), args.repeat)
+                print(
+                    f"{name:6} {batch:6d} {t_static * 1e6:10.1f} {t_dynamic * 1e6:11.1f} "
+                    f"{t_dynamic / t_static:6.2f} {first:13.2f}"
+                )
+
+
+if __name__ == "__main__":
+    main()
