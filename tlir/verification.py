@@ -88,7 +88,7 @@ def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str):
     return lows, highs
 
 
-def interpret(function_op, results: list[np.ndarray]) -> IbpResult:
+def interpret(function_op, results: list[np.ndarray], rules: str = "torchlean") -> IbpResult:
     """Split `@main_ibp`'s results and replace unresolved outputs by None."""
     count = len(results) // 3
     lowers, uppers, statuses = results[:count], results[count : 2 * count], results[2 * count :]
@@ -104,7 +104,7 @@ def interpret(function_op, results: list[np.ndarray]) -> IbpResult:
         op = next(op for k, op in enumerate(function_op.body.block.ops) if k == index)
         out.lowers.append(None)
         out.uppers.append(None)
-        out.reasons.append(unresolved_message(op, index, lo.dtype))
+        out.reasons.append(unresolved_message(op, index, lo.dtype, rules))
     return out
 
 

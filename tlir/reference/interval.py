@@ -2,14 +2,25 @@
 
 Each operation is the carrier's round-to-nearest result moved one step outward
 (`tlir.bounds.down`/`up`); `min2`/`max2` are the comparisons of the bound rules
-(`a > b`), not Lean's `max`. Every helper keeps the carrier's dtype.
+(`a > b`), not Lean's `max`. Every helper keeps the carrier's dtype. Under the
+tight rules (`tlir.tight`) `+`, `-` and `×` move only where the rounded result
+is not exact (`tlir.bounds.add_down_tight`, ...).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tlir.bounds import count_interval, down, up
+from tlir.bounds import (
+    add_down_tight,
+    add_up_tight,
+    count_interval,
+    down,
+    mul_down_tight,
+    mul_up_tight,
+    up,
+)
+from tlir.tight import tight
 
 Box = tuple[np.ndarray, np.ndarray]
 
@@ -19,27 +30,28 @@ class NoBox(Exception):
 
 
 def add_down(a, b):
-    return down(a + b)
+    return add_down_tight(a, b) if tight() else down(a + b)
 
 
 def add_up(a, b):
-    return up(a + b)
+    return add_up_tight(a, b) if tight() else up(a + b)
 
 
 def sub_down(a, b):
-    return down(a - b)
+    """`a - b` is `a + (-b)` in IEEE arithmetic, bit for bit (negation is exact)."""
+    return add_down_tight(a, -b) if tight() else down(a - b)
 
 
 def sub_up(a, b):
-    return up(a - b)
+    return add_up_tight(a, -b) if tight() else up(a - b)
 
 
 def mul_down(a, b):
-    return down(a * b)
+    return mul_down_tight(a, b) if tight() else down(a * b)
 
 
 def mul_up(a, b):
-    return up(a * b)
+    return mul_up_tight(a, b) if tight() else up(a * b)
 
 
 def min2(a, b):
