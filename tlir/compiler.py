@@ -298,25 +298,29 @@ class CompiledModel:
         results = self._derivative("ibp", rules).run_checked(boxes)
         return interpret(self.function_op, results, rules)
 
-    def crown(self, lowers, uppers, objective=None, mode: str = "torchlean"):
+    def crown(
+        self, lowers, uppers, objective=None, mode: str = "torchlean", rules: str = "torchlean"
+    ):
         """CROWN bounds `(lower, upper)` of `C·y` over the box of the model's one
         input (`lowers`/`uppers`: one array each, as for `ibp`): `objective` is
         `C` (rows × output size; default the identity, and the bounds have the
         output's shape); `mode` "torchlean" (TorchLean's directed sweep) or "relu"
         (ReLU relaxations); (None, None) where no bound can be given
-        (docs/verification.md#crown)."""
+        (docs/verification.md#crown); `rules` the IBP rules of its boxes."""
         from tlir.crown import model_crown
 
         return model_crown(
-            self.function_op, self.module(), lowers, uppers, objective, mode, self.where
+            self.function_op, self.module(), lowers, uppers, objective, mode, self.where, rules
         )
 
-    def crown_ball(self, inputs, eps: float, objective=None, mode: str = "torchlean"):
+    def crown_ball(
+        self, inputs, eps: float, objective=None, mode: str = "torchlean", rules: str = "torchlean"
+    ):
         """`crown` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]."""
         from tlir.crown import model_crown_ball
 
         return model_crown_ball(
-            self.function_op, self.module(), inputs, eps, objective, mode, self.where
+            self.function_op, self.module(), inputs, eps, objective, mode, self.where, rules
         )
 
     def _check(self, arrays, what: str, plural: str) -> list[np.ndarray]:
