@@ -97,13 +97,15 @@ def check_rules(rules: object, where: str) -> str:
 
 def steps(name: str, dtype: np.dtype) -> int:
     """How many `nextafter` steps widen the C library's `name` outward: its
-    error bound k plus one. k ulps of the exact value f are covered by k steps
-    away from the library's result F when the steps between them are at least
-    ulp(f) wide, which fails only where they cross a power of two toward f's
-    larger binade: there the first step is half as wide, and one more step
-    makes up for it (k is small, so at most one binade is crossed)."""
+    error bound k, plus one if k > 0. glibc measures the error of a result F
+    in ulps of the exact value f, |F − f| ≤ k·ulp(f). Steps away from F toward
+    f are each at least ulp(f) wide except where they cross a power of two
+    toward f's larger binade: there the steps before it are half as wide, and
+    one more step makes up for them (k is small: at most one binade is
+    crossed). k = 0 would claim F = f, which needs no step."""
     f64, f32 = LIBM_ULPS[name]
-    return (f32 if np.dtype(dtype) == np.float32 else f64) + 1
+    k = f32 if np.dtype(dtype) == np.float32 else f64
+    return k + 1 if k > 0 else 0
 
 
 def product_threshold(dtype: np.dtype) -> float:
