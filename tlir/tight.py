@@ -86,7 +86,7 @@ def check_rules(rules: object, where: str) -> str:
     if rules == "tight":
         version = glibc_version()
         if version is None or version < MIN_GLIBC:
-            found = "not glibc" if version is None else "glibc %d.%d" % version
+            found = "not glibc" if version is None else f"glibc {version[0]}.{version[1]}"
             raise TlirError(
                 where,
                 f"rules 'tight' trusts glibc's documented libm error bounds (glibc >= "

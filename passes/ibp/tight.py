@@ -135,7 +135,9 @@ def sigmoid_down(s: Scalar, x: SSAValue) -> SSAValue:
     positive, arg = _branch_arg(s, x)
     t_hi, t_lo = exp_up(s, arg), exp_down(s, x)
     return s.select(
-        positive, div_down(s, one, D.add_up(s, one, t_hi)), div_down(s, t_lo, D.add_up(s, one, t_lo))
+        positive,
+        div_down(s, one, D.add_up(s, one, t_hi)),
+        div_down(s, t_lo, D.add_up(s, one, t_lo)),
     )
 
 
@@ -144,7 +146,9 @@ def sigmoid_up(s: Scalar, x: SSAValue) -> SSAValue:
     positive, arg = _branch_arg(s, x)
     t_lo, t_hi = exp_down(s, arg), exp_up(s, x)
     return s.select(
-        positive, div_up(s, one, D.add_down(s, one, t_lo)), div_up(s, t_hi, D.add_down(s, one, t_hi))
+        positive,
+        div_up(s, one, D.add_down(s, one, t_lo)),
+        div_up(s, t_hi, D.add_down(s, one, t_hi)),
     )
 
 
@@ -152,7 +156,11 @@ def sigmoid_up(s: Scalar, x: SSAValue) -> SSAValue:
 def _sigmoid(ctx, op, boxes):
     def body(s: Scalar, args):
         lo, hi = args
-        return _floor(s, sigmoid_down(s, lo), 0.0), _ceiling(s, sigmoid_up(s, hi), 1.0), s.bool(True)
+        return (
+            _floor(s, sigmoid_down(s, lo), 0.0),
+            _ceiling(s, sigmoid_up(s, hi), 1.0),
+            s.bool(True),
+        )
 
     return checked_pair(ctx, boxes[0].pair, body)
 

@@ -330,7 +330,10 @@ def test_a_point_where_glibc_exp_is_not_correctly_rounded(dtype, point, monkeypa
     with localcontext() as ctx:
         ctx.prec = 50
         exact = Decimal(float(x[0])).exp()
-        neighbours = [np.nextafter(computed, np_dtype(-np.inf)), np.nextafter(computed, np_dtype(np.inf))]
+        neighbours = [
+            np.nextafter(computed, np_dtype(-np.inf)),
+            np.nextafter(computed, np_dtype(np.inf)),
+        ]
         error = abs(Decimal(float(computed)) - exact)
         assert min(abs(Decimal(float(v)) - exact) for v in neighbours) < error
     assert _violations("exp", x, x, _tight_box("exp", dtype, x, x)) == []
@@ -370,7 +373,5 @@ def test_torchlean_rules_are_unchanged():
     one = np.ones(4)
     box = reference_boxes(module, [one, one], [one, one]).output_boxes()[0]
     assert np.all(box[0] == np.nextafter(2.0, 0)) and np.all(box[1] == np.nextafter(2.0, 3))
-    assert reference_boxes(_module("exp", "f64", 2), [one[:2]], [one[:2]]).output_boxes() == [
-        None
-    ]
+    assert reference_boxes(_module("exp", "f64", 2), [one[:2]], [one[:2]]).output_boxes() == [None]
     assert math.isfinite(float(box[1][0]))

@@ -50,9 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_bounds(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> None:
     from tlir.interface import find_function
-    from tlir.verification import ball_boxes
-
     from tlir.tight import check_rules
+    from tlir.verification import ball_boxes
 
     main = find_function(module)
     rules = check_rules(args.rules, "tlir-run")
