@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+from fractions import Fraction
 from pathlib import Path
 
 import fuzz_graphs
@@ -289,17 +290,30 @@ def test_exact_results_are_not_widened(dtype, backend):
         assert np.all(loose[0] < want[0]) or op == "add"  # TorchLean widens even 1·1
 
 
-def test_inexact_products_step_toward_the_error():
-    from tlir.bounds import mul_down_tight, mul_up_tight
-
-    third = np.float64(1) / np.float64(3)
-    p = third * np.float64(3)  # rounds to 1; exactly 1 − 2^-54
-    assert mul_up_tight(third, np.float64(3)) == p
-    assert mul_down_tight(third, np.float64(3)) == np.nextafter(p, 0)
-    # a product below the underflow threshold always steps (its error is not exact)
-    small = np.float64(2.0**-600)
-    assert mul_up_tight(small, small) > small * small
-    assert mul_down_tight(small, small) < 0 or mul_down_tight(small, small) < small * small
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inexact_results_step_toward_the_error(backend):
+    """1/3 · 3 rounds to 1 from below (exactly 1 − 2^-54): 1 is an upper bound,
+    the lower one steps; 2^-600 squared underflows (its error is not exact):
+    both ends step; 1/3 + 3 rounds up (checked with fractions), 1 + 2^-60
+    down, 2^-600 + 2^-600 is exact."""
+    third, small = np.float64(1) / np.float64(3), np.float64(2.0**-600)
+    x = np.array([third, small, 1.0, 3.0])
+    y = np.array([3.0, small, 2.0**-60, third])
+    below, above = np.nextafter(1.0, 0), np.nextafter(1.0, 2)
+    tiny = np.nextafter(0.0, 1)
+    cases = (
+        ("mul_elem", [below, -tiny, 2.0**-60, below], [1.0, tiny, 2.0**-60, 1.0]),
+        ("add", [np.nextafter(third + 3, 0), 2 * small, 1.0, np.nextafter(3 + third, 0)],
+                [third + 3, 2 * small, above, 3 + third]),
+    )  # fmt: skip
+    assert Fraction(third) + 3 < Fraction(third + 3)
+    for op, want_lo, want_hi in cases:
+        module = _binary(op, "f64")
+        got = tlir.compile(module, backend=backend).bounds([x, y], [x, y], rules="tight")
+        want = reference_boxes(module, [x, y], [x, y], rules="tight").output_boxes()[0]
+        for lo, hi in (want, (got.lowers[0], got.uppers[0])):
+            assert fuzz_graphs.same_bits(lo, np.array(want_lo)), (op, lo)
+            assert fuzz_graphs.same_bits(hi, np.array(want_hi)), (op, hi)
 
 
 # --- the C library's error table ----------------------------------------------------
@@ -375,3 +389,57 @@ def test_torchlean_rules_are_unchanged():
     assert np.all(box[0] == np.nextafter(2.0, 0)) and np.all(box[1] == np.nextafter(2.0, 3))
     assert reference_boxes(_module("exp", "f64", 2), [one[:2]], [one[:2]]).output_boxes() == [None]
     assert math.isfinite(float(box[1][0]))
+
+
+# --- tools ---------------------------------------------------------------------------
+
+
+def _run(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "tlir.tools.run", *args], capture_output=True, text=True
+    )
+
+
+def test_tlir_run_rules_tight(tmp_path):
+    model, x = (
+        str(EXAMPLES / "transformer_block.json"),
+        str(EXAMPLES / "transformer_block_input.npy"),
+    )
+    out = _run(model, "--input", x, "--ibp", "0.01", "--rules", "tight", "--compare", "-q")
+    assert out.returncode == 0, out.stderr
+    assert "all 1 outputs bit-identical to the reference" in out.stdout
+    path = tmp_path / "tight.npz"
+    out = _run(model, "--input", x, "--ibp", "0.01", "--rules", "tight", "--output", str(path))
+    assert out.returncode == 0, out.stderr
+    module = tlir.load_model(model)
+    with np.load(path) as data:
+        lo, hi = data["lower0"], data["upper0"]
+    from tlir.verification import ball_boxes
+
+    lows, highs = ball_boxes(module.body.block.first_op, [np.load(x)], 0.01, "x")
+    want = reference_boxes(module, lows, highs, rules="tight").output_boxes()[0]
+    assert fuzz_graphs.same_bits(lo, want[0]) and fuzz_graphs.same_bits(hi, want[1])
+    out = _run(model, "--input", x, "--rules", "tight")
+    assert out.returncode == 1 and out.stderr.strip().endswith("--rules goes with --ibp or --crown")
+    out = _run(model, "--input", x, "--ibp", "0.01", "--rules", "exact")
+    assert out.returncode != 0 and "invalid choice" in out.stderr
+
+
+def test_crown_takes_tight_boxes():
+    """CROWN discharges exp against its IBP box: unresolved under TorchLean's
+    rules, bounded (and holding the forward value) under the tight ones."""
+    t = "tensor<3xf64>"
+    module = tlir.parse_module(
+        f"func.func @main(%x: {t}) -> {t} {{\n"
+        f"  %y = tlir.exp %x : ({t}) -> {t}\n  %z = tlir.relu %y : ({t}) -> {t}\n"
+        f"  func.return %z : {t}\n}}\n"
+    )
+    model = tlir.compile(module)
+    x = np.array([0.5, -1.0, 2.0])
+    assert model.crown_ball([x], 0.1) == (None, None)
+    lo, hi = model.crown_ball([x], 0.1, rules="tight")
+    value = evaluate(module, [x])[0]
+    assert np.all(lo <= value) and np.all(value <= hi)
