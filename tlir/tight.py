@@ -123,6 +123,7 @@ TIGHT_REASONS = {
     "tlir.sigmoid": "a bound is NaN",
     "tlir.softplus": "a bound is NaN",
     "tlir.softmax": "a bound is NaN",
+    "tlir.hard_masked_softmax": "a bound is NaN",
     "tlir.log": "a lower bound is < 0 or a bound is NaN",
     "tlir.safe_log": "a lower bound of softplus(x) + eps is not > 0, or a bound is NaN",
 }

@@ -199,38 +199,65 @@ def _safe_log(ctx, op, boxes):
     return checked_pair(ctx, [*boxes[0].pair, *boxes[1].pair], body)
 
 
-@tight_rule(T.SoftmaxOp)
-def _softmax(ctx, op, boxes):
-    """`tlir.reference.ibp_tight.softmax_rows` along the axis: one fold over
-    (the output's indices, j) of the directed terms, j ascending, the
-    diagonal chosen by an identity table; then the quotients."""
-    lo, hi = boxes[0].pair
+def softmax_rows(
+    ctx: Context, lo: SSAValue, hi: SSAValue, axis: int, allowed: np.ndarray | None = None
+) -> Out:
+    """`tlir.reference.ibp_tight.softmax_rows` along `axis`: one fold over
+    (the output's indices, j) of the directed terms, j ascending, the diagonal
+    chosen by an identity table (and blocked j zeroed by the mask); then the
+    quotients (a blocked i is [0, 0])."""
     shape = shape_of(lo)
-    axis, rank = op.axis.value.data, len(shape)
+    rank = len(shape)
     n = shape[axis]
     own = [d(k) for k in range(rank)]
     other = [d(rank) if k == axis else d(k) for k in range(rank)]
+    mask = np.ones(shape) if allowed is None else allowed.astype(np.float64)
+    table = ctx.b.array(mask, ctx.element) if allowed is not None else None
     eye = ctx.b.array(np.eye(n), ctx.element)
 
     def terms(s: Scalar, args):
-        l_i, u_j, l_j, u_i, diagonal, acc_l, acc_h = args
+        l_i, u_j, l_j, u_i, diagonal, *rest = args
         same = s.cmp("oeq", diagonal, s.const(1.0))
         above = exp_up(s, D.sub_up(s, s.select(same, l_i, u_j), l_i))
         below = exp_down(s, D.sub_down(s, s.select(same, u_i, l_j), u_i))
+        if table is not None:
+            keep = s.cmp("oeq", rest.pop(0), s.const(1.0))
+            above = s.select(keep, above, s.const(0.0))
+            below = s.select(keep, below, s.const(0.0))
+        acc_l, acc_h = rest
         return [D.add_down(s, acc_l, below), D.add_up(s, acc_h, above)]
 
-    sums = ctx.b.fold(
-        [lo, hi, lo, hi, eye], [own, other, other, own, [d(axis), d(rank)]], [*shape, n], [rank],
-        [0.0, 0.0], terms,
-    )  # fmt: skip
+    inputs, maps = [lo, hi, lo, hi, eye], [own, other, other, own, [d(axis), d(rank)]]
+    if table is not None:
+        inputs, maps = [*inputs, table], [*maps, other]
+    sums = ctx.b.fold(inputs, maps, [*shape, n], [rank], [0.0, 0.0], terms)
 
     def quotients(s: Scalar, args):
-        s_lo, s_hi = args
-        one = s.const(1.0)
-        low = _at(s, s_hi, 1.0, 1.0, div_down(s, one, s_hi))
-        return _floor(s, low, 0.0), _ceiling(s, div_up(s, one, s_lo), 1.0), s.bool(True)
+        s_lo, s_hi, *rest = args
+        one, zero = s.const(1.0), s.const(0.0)
+        low = _floor(s, _at(s, s_hi, 1.0, 1.0, div_down(s, one, s_hi)), 0.0)
+        high = _ceiling(s, div_up(s, one, s_lo), 1.0)
+        if rest:
+            keep = s.cmp("oeq", rest[0], one)
+            low, high = s.select(keep, low, zero), s.select(keep, high, zero)
+        return low, high, s.bool(True)
 
-    return checked_pair(ctx, sums, quotients)
+    return checked_pair(ctx, [*sums, *([table] if table is not None else [])], quotients)
+
+
+@tight_rule(T.SoftmaxOp)
+def _softmax(ctx, op, boxes):
+    return softmax_rows(ctx, *boxes[0].pair, op.axis.value.data)
+
+
+@tight_rule(T.HardMaskedSoftmaxOp)
+def _hard_masked_softmax(ctx, op, boxes):
+    shape = ctx.shape(op)
+    allowed = np.array(op.mask.get_values(), bool).reshape(shape)
+    if allowed.ndim == 0:
+        value = ctx.b.array(allowed.astype(ctx.dtype), ctx.element)
+        return Out(value, value)
+    return softmax_rows(ctx, *boxes[0].pair, len(shape) - 1, allowed)
 
 
 __all__ = ["TIGHT_RULES"]

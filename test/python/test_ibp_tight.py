@@ -175,15 +175,28 @@ def test_boxes_hold_the_exact_function(name, dtype):
         assert _violations(name, lo, hi, box) == []
 
 
+MASK = np.array([[1, 0, 1, 1, 0], [0, 0, 0, 0, 0], [0, 1, 0, 0, 0]], bool)
+
+
+@pytest.mark.parametrize("masked", [False, True])
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
-def test_softmax_boxes_hold_the_exact_function(dtype):
+def test_softmax_boxes_hold_the_exact_function(dtype, masked):
+    """softmax along axis 1, and hard_masked_softmax (a blocked cell and a row
+    without allowed cells are 0; a row with one allowed cell is 1 there)."""
     np_dtype = np.float32 if dtype == "f32" else np.float64
     rng = np.random.default_rng(5)
     t = f"tensor<3x5x{dtype}>"
-    module = tlir.parse_module(
-        f"func.func @main(%x: {t}) -> {t} {{\n"
-        f"  %y = tlir.softmax %x axis = 1 : ({t}) -> {t}\n  func.return %y : {t}\n}}\n"
+    mask = str(MASK.tolist()).lower()
+    op = (
+        f"tlir.hard_masked_softmax %x {{mask = dense<{mask}> : tensor<3x5xi1>}}"
+        if masked
+        else "tlir.softmax %x axis = 1"
     )
+    module = tlir.parse_module(
+        f"func.func @main(%x: {t}) -> {t} {{\n  %y = {op} : ({t}) -> {t}\n"
+        f"  func.return %y : {t}\n}}\n"
+    )
+    allowed = MASK if masked else np.ones((3, 5), bool)
     centre = rng.normal(size=(3, 5)) * 4
     radius = np.abs(rng.normal(size=(3, 5))) * (rng.random((3, 5)) < 0.7) * 0.3
     lo, hi = (centre - radius).astype(np_dtype), (centre + radius).astype(np_dtype)
@@ -195,11 +208,14 @@ def test_softmax_boxes_hold_the_exact_function(dtype):
             point = np.where(choice < 0.3, lo, np.where(choice < 0.6, hi, lo + (hi - lo) * choice))
             point = np.clip(point.astype(np_dtype), lo, hi)
             for r in range(3):
-                terms = [Decimal(float(v)).exp() for v in point[r]]
+                terms = [Decimal(float(v)).exp() if a else 0 for v, a in zip(point[r], allowed[r])]
                 total = sum(terms)
                 for i in range(5):
-                    value = terms[i] / total
+                    value = terms[i] / total if total else Decimal(0)
                     assert Decimal(float(box[0][r, i])) <= value <= Decimal(float(box[1][r, i]))
+    assert np.all(box[0][~allowed] == 0) and np.all(box[1][~allowed] == 0)
+    if masked:
+        assert box[0][2, 1] == 1 and box[1][2, 1] == 1
 
 
 @budget(ci=25, long=1_000)

@@ -170,20 +170,28 @@ def _safe_log(op, boxes, dtype):
     return no_nan(np.where(low < floor, floor, low), np.where(high > ceiling, ceiling, high))
 
 
-def softmax_rows(lo, hi) -> Box:
+def softmax_rows(lo, hi, allowed=None) -> Box:
     """Along the last axis: y_i = 1 / Σ_j exp(x_j − x_i) (the j = i term is
     exp(0) = 1), so y_i ≥ 1 / Σ_j exp(v_j − l_i) with v_j = u_j (v_i = l_i) and
     y_i ≤ 1 / Σ_j exp(w_j − u_i) with w_j = l_j (w_i = u_i); the sums fold j
-    ascending from 0 in directed arithmetic."""
+    ascending from 0 in directed arithmetic. With a mask `allowed` (of lo's
+    shape) the sums take only allowed j (a blocked term is an exact 0, which the
+    tight sums add without a step) and a blocked i is [0, 0]."""
     n = lo.shape[-1]
     eye = np.eye(n, dtype=bool)
     l_i, u_i = lo[..., :, np.newaxis], hi[..., :, np.newaxis]
     above = exp_up(sub_up(np.where(eye, l_i, hi[..., np.newaxis, :]), l_i))
     below = exp_down(sub_down(np.where(eye, u_i, lo[..., np.newaxis, :]), u_i))
+    zero, one = lo.dtype.type(0), lo.dtype.type(1)
+    if allowed is not None:
+        above = np.where(allowed[..., np.newaxis, :], above, zero)
+        below = np.where(allowed[..., np.newaxis, :], below, zero)
     s_lo, s_hi = fold(below, above, -1)
-    one = lo.dtype.type(1)
     low = np.where(s_hi == 1, one, div_down(one, s_hi))
-    return clamp(low, div_up(one, s_lo), 0.0, 1.0)
+    low, high = clamp(low, div_up(one, s_lo), 0.0, 1.0)
+    if allowed is not None:
+        low, high = np.where(allowed, low, zero), np.where(allowed, high, zero)
+    return low, high
 
 
 @tight_rule(T.SoftmaxOp)
@@ -192,6 +200,18 @@ def _softmax(op, boxes, dtype):
     lo, hi = (np.moveaxis(b, axis, -1) for b in boxes[0])
     low, high = softmax_rows(lo, hi)
     return no_nan(np.moveaxis(low, -1, axis), np.moveaxis(high, -1, axis))
+
+
+@tight_rule(T.HardMaskedSoftmaxOp)
+def _hard_masked_softmax(op, boxes, dtype):
+    """Softmax over the allowed cells of each row (the last axis); a blocked
+    cell, and a row with no allowed cell, is 0. Rank 0: 1 if allowed, else 0."""
+    ((lo, hi),) = boxes
+    allowed = np.array(op.mask.get_values(), bool).reshape(lo.shape)
+    if lo.ndim == 0:
+        value = np.asarray(dtype.type(1 if allowed[()] else 0))
+        return value, value.copy()
+    return no_nan(*softmax_rows(lo, hi, allowed))
 
 
 __all__ = ["TIGHT_RULES", "exp_down", "exp_up", "log_down", "log_up", "softmax_rows"]
