@@ -223,7 +223,8 @@ def test_softmax_boxes_hold_the_exact_function(dtype, masked):
 def test_graph_bounds_hold_the_forward_values(tmp_path_factory, data):
     """For random graphs and boxes, the forward evaluator's outputs at corners
     and points of the box lie inside the tight box, up to the C library's
-    error on the last step (a few ulps)."""
+    error on the last step (a few ulps); a NaN end, which the rules of the
+    algebraic ops let through as TorchLean's do, claims nothing."""
     from tlir.torchlean import import_file
 
     document = data.draw(fuzz_graphs.graphs(), label="graph")
@@ -251,7 +252,9 @@ def test_graph_bounds_hold_the_forward_values(tmp_path_factory, data):
             low, high = box[0], box[1]
             for _ in range(4):
                 low, high = np.nextafter(low, -np.inf), np.nextafter(high, np.inf)
+            # a NaN end (inf − inf in a TorchLean rule, as there) bounds nothing
             ok = ((low <= value) & (value <= high)) | np.isnan(value)
+            ok |= np.isnan(low) | np.isnan(high)
             assert np.all(ok), (value[~ok], box[0][~ok], box[1][~ok])
 
 
