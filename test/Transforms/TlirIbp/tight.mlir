@@ -15,8 +15,8 @@
 // CHECK-NEXT:    [[W:%[a-zA-Z0-9_.$-]+]] = arith.subf [[B]], [[T]] : f64
 // CHECK-NEXT:    [[E:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V]], [[W]] : f64
 // CHECK:         arith.cmpf oge, [[E]]
-// CHECK:         [[D:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[S]] : f64
-// CHECK-NEXT:    arith.select {{.*}}, [[S]], [[D]] : f64
+// CHECK:         [[STEP:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[S]] : f64
+// CHECK-NEXT:    arith.select {{.*}}, [[S]], [[STEP]] : f64
 // CHECK:         tlir_ad.yield
 // CHECK:         tlir_ad.map
 // CHECK:         [[P:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[X:%[a-zA-Z0-9_.$-]+]], [[Y:%[a-zA-Z0-9_.$-]+]] : f64
@@ -25,8 +25,8 @@
 // CHECK:         tlir_ad.yield
 // CHECK:         tlir_ad.map
 // CHECK:         [[EXP:%[a-zA-Z0-9_.$-]+]] = math.exp [[L:%[a-zA-Z0-9_.$-]+]] : f64
-// CHECK-NEXT:    [[D1:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[EXP]] : f64
-// CHECK-NEXT:    [[D2:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[D1]] : f64
+// CHECK-NEXT:    [[DOWN1:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[EXP]] : f64
+// CHECK-NEXT:    [[DOWN2:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[DOWN1]] : f64
 // CHECK:         arith.cmpf oeq, [[L]]
 // CHECK:         math.exp
 // CHECK-NEXT:    tlir_ad.next_up
