@@ -131,9 +131,12 @@ def outward(values, dtype: np.dtype, lower: bool) -> np.ndarray:
     return np.where(moved, step, narrow).astype(dtype)
 
 
-def ball(center: np.ndarray, eps: float, dtype: np.dtype, where: str) -> tuple[np.ndarray, ...]:
+def ball(
+    center: np.ndarray, eps: float, dtype: np.dtype, where: str, rules: str = "torchlean"
+) -> tuple[np.ndarray, ...]:
     """TorchLean's ℓ∞ input box: `[subDown(c, eps), addUp(c, eps)]` per
-    coordinate, the centre rounded to nearest and `eps` upward into `dtype`."""
+    coordinate, the centre rounded to nearest and `eps` upward into `dtype`
+    (the tight rules' `subDown`/`addUp` with `rules="tight"`)."""
     if isinstance(eps, bool) or not isinstance(eps, int | float | np.floating | np.integer):
         raise TlirError(where, f"eps must be a number, got {type(eps).__name__}")
     if not math.isfinite(float(eps)) or float(eps) < 0:
@@ -141,6 +144,8 @@ def ball(center: np.ndarray, eps: float, dtype: np.dtype, where: str) -> tuple[n
     c = np.asarray(center).astype(dtype)
     e = outward(float(eps), dtype, lower=False)[()]
     with np.errstate(all="ignore"):
+        if rules == "tight":
+            return add_down_tight(c, -e), add_up_tight(c, e)
         return down(c - e), up(c + e)
 
 

@@ -283,10 +283,13 @@ class CompiledModel:
     def ibp_ball(
         self, inputs: Sequence[np.ndarray], eps: float, rules: str = "torchlean"
     ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
-        """`ibp` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]."""
+        """`ibp` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]
+        (the tight rules' steps with `rules="tight"`)."""
+        from tlir.tight import check_rules
         from tlir.verification import ball_boxes
 
-        return self.ibp(*ball_boxes(self.function_op, inputs, eps, self.where), rules)
+        rules = check_rules(rules, self.where)
+        return self.ibp(*ball_boxes(self.function_op, inputs, eps, self.where, rules), rules)
 
     def bounds(self, lowers, uppers, rules: str = "torchlean"):
         """`ibp` with the reason of every unresolved output (`tlir.verification.IbpResult`)."""

@@ -37,10 +37,11 @@ def model_crown_ball(
 ):
     """`model_crown` on TorchLean's ℓ∞ box of radius `eps` around the input."""
     from tlir.reference.crown import single_input_output
+    from tlir.tight import check_rules
     from tlir.verification import ball_boxes
 
     single_input_output(function_op, where)
-    lows, highs = ball_boxes(function_op, inputs, eps, where)
+    lows, highs = ball_boxes(function_op, inputs, eps, where, check_rules(rules, where))
     return model_crown(function_op, module, lows, highs, objective, mode, where, rules)
 
 

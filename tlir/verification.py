@@ -69,7 +69,7 @@ def _box_end(value, typ, lower: bool, k: int, where: str) -> np.ndarray:
     return outward(wide, dtype, lower).copy(order="C")
 
 
-def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str):
+def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str, rules="torchlean"):
     types = function_op.function_type.inputs.data
     inputs = list(inputs)
     if len(inputs) != len(types):
@@ -82,7 +82,7 @@ def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str):
                 where, f"input {k} has shape {list(array.shape)}, expected "
                 f"{list(typ.get_shape())}"
             )  # fmt: skip
-        lo, hi = ball(array, eps, numpy_dtype(typ), where)
+        lo, hi = ball(array, eps, numpy_dtype(typ), where, rules)
         lows.append(lo)
         highs.append(hi)
     return lows, highs

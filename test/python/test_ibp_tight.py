@@ -438,13 +438,31 @@ def test_tlir_run_rules_tight(tmp_path):
         lo, hi = data["lower0"], data["upper0"]
     from tlir.verification import ball_boxes
 
-    lows, highs = ball_boxes(module.body.block.first_op, [np.load(x)], 0.01, "x")
+    lows, highs = ball_boxes(module.body.block.first_op, [np.load(x)], 0.01, "x", "tight")
     want = reference_boxes(module, lows, highs, rules="tight").output_boxes()[0]
     assert fuzz_graphs.same_bits(lo, want[0]) and fuzz_graphs.same_bits(hi, want[1])
     out = _run(model, "--input", x, "--rules", "tight")
     assert out.returncode == 1 and out.stderr.strip().endswith("--rules goes with --ibp or --crown")
     out = _run(model, "--input", x, "--ibp", "0.01", "--rules", "exact")
     assert out.returncode != 0 and "invalid choice" in out.stderr
+
+
+def test_tight_ball_is_exact_where_it_can_be():
+    """The ball's ends by the tight steps: 1 ± 0.5 exactly (TorchLean's widen)."""
+    t = "tensor<2xf64>"
+    module = tlir.parse_module(
+        f"func.func @main(%x: {t}) -> {t} {{\n  %y = tlir.detach %x : ({t}) -> {t}\n"
+        f"  func.return %y : {t}\n}}\n"
+    )
+    model = tlir.compile(module)
+    x = np.array([1.0, 0.1])
+    lo, hi = model.ibp_ball([x], 0.5, rules="tight")
+    assert lo[0][0] == 0.5 and hi[0][0] == 1.5
+    # 0.1 − 0.5 and 0.1 + 0.5 are inexact: one step out, in the error's direction
+    assert Fraction(float(lo[0][1])) < Fraction(0.1) - Fraction(0.5) < Fraction(float(hi[0][1]))
+    loose_lo, loose_hi = model.ibp_ball([x], 0.5)
+    assert loose_lo[0][0] < 0.5 and loose_hi[0][0] > 1.5
+    assert loose_lo[0][1] <= lo[0][1] and hi[0][1] <= loose_hi[0][1]
 
 
 def test_crown_takes_tight_boxes():

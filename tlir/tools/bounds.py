@@ -55,7 +55,7 @@ def run_bounds(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> 
 
     main = find_function(module)
     rules = check_rules(args.rules, "tlir-run")
-    lows, highs = ball_boxes(main, inputs, args.ibp, where)
+    lows, highs = ball_boxes(main, inputs, args.ibp, where, rules)
     result = None
     if not args.reference:
         from tlir.tools.run import compile_from_args

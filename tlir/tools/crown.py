@@ -70,7 +70,7 @@ def _reason(module: ModuleOp, inputs: list[np.ndarray], eps: float, rules: str) 
     from tlir.reference.ibp import boxes
     from tlir.verification import ball_boxes
 
-    lows, highs = ball_boxes(find_function(module), inputs, eps, "input")
+    lows, highs = ball_boxes(find_function(module), inputs, eps, "input", rules)
     cause = boxes(module, lows, highs, rules=rules).output_causes()[0]
     return cause.message() if cause else "a box the sweep needs is unresolved"
 
