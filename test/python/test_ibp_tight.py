@@ -111,8 +111,11 @@ def _exact(name: str, x: Decimal) -> Decimal:
     if name == "log":
         return x.ln()
     if name == "tanh":
-        e = (2 * x).exp()
-        return (e - 1) / (e + 1)
+        with localcontext() as ctx:  # e^2x − 1 cancels: as many more digits as x is small
+            ctx.prec = 60 + max(0, -x.adjusted()) if x else 60
+            e = (2 * x).exp()
+            value = (e - 1) / (e + 1)
+        return +value
     if name == "sigmoid":
         return 1 / (1 + (-x).exp())
     return (1 + x.exp()).ln()  # softplus
@@ -173,6 +176,29 @@ def test_boxes_hold_the_exact_function(name, dtype):
         box = _tight_box(name, dtype, lo, hi)
         assert box is not None
         assert _violations(name, lo, hi, box) == []
+
+
+EXTREMES = {
+    "exp": [-745.0, -744.0, -740.0, -708.5, -1e-300, 1e-300, 88.5, 709.7, 709.78],
+    "log": [5e-324, 1e-310, 1e-300, 0.999999999, 1.0, 1.0000001, 1e300, 1.7e308],
+    "tanh": [-1e-300, 1e-300, 1e-8, 0.5493, 19.06, 20.0, 1e5],
+    "sigmoid": [-745.0, -710.0, -40.0, -1e-300, 1e-300, 40.0, 745.0],
+    "softplus": [-745.0, -40.0, -1e-300, 1e-300, 36.0, 40.0, 1e5],
+}
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("name", sorted(EXTREMES))
+def test_boxes_hold_at_extreme_points(name, dtype):
+    """Point boxes near underflow, overflow and 0, where ulps are subnormal or
+    the result is infinite (an infinite end is a bound)."""
+    np_dtype = np.float32 if dtype == "f32" else np.float64
+    with np.errstate(over="ignore", under="ignore"):
+        x = np.array(EXTREMES[name], np_dtype)
+    x = x[np.isfinite(x)]
+    box = _tight_box(name, dtype, x, x)
+    assert box is not None
+    assert _violations(name, x, x, box) == []
 
 
 MASK = np.array([[1, 0, 1, 1, 0], [0, 0, 0, 0, 0], [0, 1, 0, 0, 0]], bool)
