@@ -99,6 +99,57 @@ def mul_up_tight(a, b):
     return np.where(keep, p, up(p))
 
 
+def remainder(a, b, q) -> np.ndarray:
+    """A value with the sign of `a − q·b` wherever `quotient_known` holds;
+    compiled code computes `fma(−q, b, a)`. There `a − q·b` is a nonzero
+    multiple of the smallest subnormal or 0 (the quanta of a and of q·b are at
+    least that), so one rounding keeps its sign. Float32: exact in float64.
+    Float64: Dekker's exact product of the significands of q and b against a
+    scaled alike (q normal, so a scaled is within a factor 2 of it: the
+    difference is exact)."""
+    a, b, q = np.asarray(a), np.asarray(b), np.asarray(q)
+    if q.dtype == np.float32:
+        wide = np.float64
+        return a.astype(wide) - q.astype(wide) * b.astype(wide)
+    mq, eq = np.frexp(q)
+    mb, eb = np.frexp(b)
+    x = mq * mb
+    split = 134217729.0  # 2^27 + 1
+    tq, tb = split * mq, split * mb
+    qh, bh = tq - (tq - mq), tb - (tb - mb)
+    ql, bl = mq - qh, mb - bh
+    y = ((qh * bh - x) + qh * bl + ql * bh) + ql * bl
+    return (np.ldexp(a, -(eq + eb)) - x) - y
+
+
+def quotient_known(a, b, q) -> np.ndarray:
+    """Where the sign of the error of `q = RN(a/b)` is known: a, b, q finite,
+    and q normal with |RN(q·b)| above `product_threshold`, or a zero (and b
+    not): then the quotient is exactly ±0."""
+    a, b, q = np.asarray(a), np.asarray(b), np.asarray(q)
+    info = np.finfo(q.dtype)
+    threshold = q.dtype.type(product_threshold(q.dtype))
+    finite = (a - a == 0) & (b - b == 0) & (q - q == 0)
+    big = (np.abs(q) >= info.smallest_normal) & (np.abs(q * b) >= threshold)
+    return finite & (big | ((a == 0) & (b != 0)))
+
+
+def div_down_tight(a, b):
+    """`a / b` rounded to nearest, one step down unless the exact quotient
+    `q + (a − q·b)/b` is not below it."""
+    q = np.asarray(a / b)
+    r = remainder(a, b, q)
+    above = (r == 0) | ((r > 0) == (np.asarray(b) > 0))
+    return np.where(quotient_known(a, b, q) & above, q, down(q))
+
+
+def div_up_tight(a, b):
+    q = np.asarray(a / b)
+    r = remainder(a, b, q)
+    below = (r == 0) | ((r < 0) == (np.asarray(b) > 0))
+    return np.where(quotient_known(a, b, q) & below, q, up(q))
+
+
 def count_interval(n: int, dtype: np.dtype) -> tuple[np.generic, np.generic]:
     """The count of a directed mean: 1 added to (0, 0) `n` times, down and up
     (exactly `n` in the tight rules while n is exact in the carrier)."""

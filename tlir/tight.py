@@ -4,8 +4,9 @@ reference rules and the `tlir-ibp` pass share.
 `rules="torchlean"` (the default) is TorchLean's host policy bit for bit.
 `rules="tight"` is an opt-in, still sound, tighter mode:
 
-* directed `+`, `-`, `×` move one step only when the rounded result is not
-  exact, in the direction of the error (an error-free transformation finds it);
+* directed `+`, `-`, `×`, `/` move one step only when the rounded result is
+  not exact, in the direction of the error (an error-free transformation, or
+  the FMA's remainder, finds it);
 * `exp`, `log`, `tanh` and the ops built on them get boxes from the C
   library's function at the endpoints, widened outward by the library's
   documented maximum error (`LIBM_ULPS`).

@@ -4,9 +4,10 @@ Each is the carrier's round-to-nearest operation followed by one
 `tlir_ad.next_down` / `next_up` step (docs/verification.md#directed-rounding);
 `min2`/`max2` select on `a > b`. The functions mirror `tlir.reference.interval`
 name for name, in the same order of operations. Under the tight rules
-(`tlir.tight`) `+`, `-`, `×` step only where the rounded result is inexact,
-found by the error-free transformations of `tlir.bounds` (TwoSum, and the
-product's error as `fma(a, b, -p)`), the same operations as the reference's.
+(`tlir.tight`) `+`, `-`, `×`, `/` step only where the rounded result is
+inexact, found by the error-free transformations of `tlir.bounds` (TwoSum,
+the product's error as `fma(a, b, -p)`, the quotient's remainder as
+`fma(-q, b, a)`), deciding as the reference does.
 """
 
 from __future__ import annotations
@@ -145,11 +146,42 @@ def product(s: Scalar, x: Pair, w: Pair | SSAValue) -> Pair:
     return interval_mul(s, x[0], x[1], w[0], w[1])
 
 
+def tight_quotient(s: Scalar, a: SSAValue, b: SSAValue, upward: bool) -> SSAValue:
+    """`q = a / b`, kept where the sign of `fma(-q, b, a)` (the sign of
+    `a − q·b` where `tlir.bounds.quotient_known` holds) puts the exact
+    quotient on the right side of it, else stepped."""
+    q = s.div(a, b)
+    r = s(math.FmaOp(s.neg(q), b, a))
+    zero = s.const(0.0)
+    wide = s.element_type.bitwidth == 64
+    threshold = product_threshold("float64" if wide else "float32")
+    normal = 2.0**-1022 if wide else 2.0**-126
+    finite_all = s.both(finite(s, a), s.both(finite(s, b), finite(s, q)))
+    big = s.both(
+        s.cmp("oge", s(math.AbsFOp(q)), s.const(normal)),
+        s.cmp("oge", s(math.AbsFOp(s.mul(q, b))), s.const(threshold)),
+    )
+    zero_quotient = s.both(s.cmp("oeq", a, zero), s.cmp("une", b, zero))
+    known = s.both(finite_all, s.either(big, zero_quotient))
+    # the exact quotient is q + r/b: above q where r and b have one sign
+    side = s.cmp("olt" if upward else "ogt", r, zero)
+    same = negate(s, s(arith.XOrIOp(side, s.cmp("ogt", b, zero))))
+    exact = s.both(known, s.either(s.cmp("oeq", r, zero), same))
+    return s.select(exact, q, (up if upward else down)(s, q))
+
+
 def div_bounds(s: Scalar, al, ah, bl, bh) -> tuple[SSAValue, SSAValue, SSAValue]:
     """(lo, hi, ok): four quotients to nearest, min2/max2, one step out; ok
-    (i1) where the divisor's interval avoids 0."""
+    (i1) where the divisor's interval avoids 0. The tight rules take the
+    literal min2/max2 of four tight quotients."""
     zero = s.const(0.0)
     ok = s.either(s.cmp("ogt", bl, zero), s.cmp("ogt", zero, bh))
+    if tight():
+        pairs = ((al, bl), (al, bh), (ah, bl), (ah, bh))
+        lows = [tight_quotient(s, a, b, False) for a, b in pairs]
+        highs = [tight_quotient(s, a, b, True) for a, b in pairs]
+        lo = min2(s, min2(s, lows[0], lows[1]), min2(s, lows[2], lows[3]))
+        return lo, max2(s, max2(s, highs[0], highs[1]), max2(s, highs[2], highs[3])), ok
     q = [s.div(al, bl), s.div(al, bh), s.div(ah, bl), s.div(ah, bh)]
     lo = down(s, min2(s, min2(s, q[0], q[1]), min2(s, q[2], q[3])))
     hi = up(s, max2(s, max2(s, q[0], q[1]), max2(s, q[2], q[3])))

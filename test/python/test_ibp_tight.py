@@ -361,6 +361,64 @@ def test_inexact_results_step_toward_the_error(backend):
             assert fuzz_graphs.same_bits(hi, np.array(want_hi)), (op, hi)
 
 
+def _special_floats(dtype, rng, n):
+    """Random floats over the whole range: normal, subnormal, huge, signed."""
+    info = np.finfo(dtype)
+    exponents = rng.integers(info.minexp - info.nmant, info.maxexp, n)
+    values = np.ldexp(rng.random(n) + 0.5, exponents).astype(dtype)
+    return values * rng.choice([-1, 1], n).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tight_quotients_hold_the_exact_quotient(dtype):
+    """`div_down_tight(a, b) ≤ a/b ≤ div_up_tight(a, b)` exactly (fractions)
+    over the whole range, subnormal and overflowing quotients included, and
+    exact quotients are kept."""
+    from tlir.bounds import div_down_tight, div_up_tight
+
+    rng = np.random.default_rng(3)
+    a, b = _special_floats(dtype, rng, 3000), _special_floats(dtype, rng, 3000)
+    a[:40], b[:40] = (np.arange(40) - 20).astype(dtype), np.array([4, -2, 0.5, 8] * 10, dtype)
+    with np.errstate(all="ignore"):
+        low, high = div_down_tight(a, b), div_up_tight(a, b)
+        q = a / b
+    kept = 0
+    for x, y, lo, hi, rounded in zip(a, b, low, high, q, strict=True):
+        exact = Fraction(float(x)) / Fraction(float(y))
+        if np.isfinite(lo):
+            assert Fraction(float(lo)) <= exact, (x, y, lo)
+        if np.isfinite(hi):
+            assert exact <= Fraction(float(hi)), (x, y, hi)
+        # kept where nothing is near underflow (far above it: |a| > 2^-90), or a is 0
+        clear = abs(x) > 2.0**-90 and abs(rounded) >= np.finfo(dtype).smallest_normal
+        if np.isfinite(rounded) and (clear or x == 0) and Fraction(float(rounded)) == exact:
+            assert lo == rounded and hi == rounded, (x, y)
+            kept += 1
+    assert kept >= 40
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_exact_means_and_inverses_are_points(backend):
+    """The mean of [2, 4] is 3 and 1/4 is 0.25, with no step (the count is
+    exactly [2, 2]); 1/3 rounds down, so it steps up only."""
+    t, r = "tensor<2xf64>", "tensor<f64>"
+    module = tlir.parse_module(
+        f"func.func @main(%x: {t}) -> ({r}, {t}) {{\n"
+        f"  %m = tlir.reduce_mean %x axis = 0 : ({t}) -> {r}\n"
+        f"  %i = tlir.inv %x : ({t}) -> {t}\n"
+        f"  func.return %m, %i : {r}, {t}\n}}\n"
+    )
+    x = np.array([2.0, 4.0])
+    got = tlir.compile(module, backend=backend).bounds([x], [x], rules="tight")
+    assert got.lowers[0] == 3 and got.uppers[0] == 3
+    assert list(got.lowers[1]) == [0.5, 0.25] and list(got.uppers[1]) == [0.5, 0.25]
+    x = np.array([3.0, 3.0])
+    got = tlir.compile(module, backend=backend).bounds([x], [x], rules="tight")
+    third = 1 / 3
+    assert Fraction(third) < Fraction(1, 3)
+    assert got.lowers[1][0] == third and got.uppers[1][0] == np.nextafter(third, 1)
+
+
 # --- the C library's error table ----------------------------------------------------
 
 
