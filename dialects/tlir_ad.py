@@ -125,11 +125,13 @@ SCALAR_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp,
     arith.NegfOp, arith.CmpfOp, arith.SelectOp, arith.AndIOp, arith.OrIOp,
     arith.XOrIOp, math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp,
-    math.SqrtOp, math.AbsFOp, NextUpOp, NextDownOp,
+    math.SqrtOp, math.AbsFOp, math.FmaOp, NextUpOp, NextDownOp,
 )  # fmt: skip
 """The scalar ops a region may hold: what `convert-tlir-to-linalg`'s output
-already uses, so both routes to machine code lower them unchanged, and the two
-directed steps, which it expands into integer arithmetic."""
+already uses, so both routes to machine code lower them unchanged (`math.fma`
+is the `llvm.fma` intrinsic on both: the tight interval rules read the exact
+error of a product from it), and the two directed steps, which it expands into
+integer arithmetic."""
 
 PARALLEL, REDUCTION = "parallel", "reduction"
 

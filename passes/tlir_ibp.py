@@ -10,7 +10,8 @@ maps and folds of directed operations, so the function compiles like any
 model. A rule that fails on some values sets a failure flag the status
 combines; an op with no rule on the carrier (`exp`, `tlir.custom`), or whose
 rule fails for every value, is unresolved at compile time, and so are the ops
-that read it (their boxes are NaN).
+that read it (their boxes are NaN). `rules=tight` emits the tight rules
+(`tlir.tight`, `passes/ibp/tight.py`) instead of TorchLean's.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from tlir.passes.autodiff.builder import Builder, Scalar, element_of, shape_of
 from tlir.passes.autodiff.driver import add_function, find
 from tlir.passes.ibp import elementwise, normalization, structured  # noqa: F401 - fill IBP_RULES
 from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule
+from tlir.passes.ibp.tight import TIGHT_RULES
 from tlir.passes.tlir_specialize_batch import refuse_dynamic
+from tlir.tight import check_rules, rules_mode, tight
 
 NAME = "tlir-ibp"
 RESOLVED = math.inf
@@ -63,7 +66,7 @@ class Ibp:
         if 0 in shape:
             empty = b.array(np.zeros(shape, ctx.dtype), element)
             return Bound(empty, empty)
-        rule = IBP_RULES.lookup(op)
+        rule = (TIGHT_RULES.lookup(op) if tight() else None) or IBP_RULES.lookup(op)
         reads = rule is None or rule.reads_operands
         parents = [bounds[v] for v in op.operands] if reads else []
         static = [p.status for p in parents if not isinstance(p.status, SSAValue)]
@@ -123,9 +126,14 @@ class TlirIbp(ModulePass):
     name = NAME
 
     function: str = "main"
+    rules: str = "torchlean"
 
     def apply(self, ctx: XdslContext, op: ModuleOp) -> None:
         refuse_dynamic(op, NAME)
+        with rules_mode(check_rules(self.rules, NAME)):
+            self._apply(op)
+
+    def _apply(self, op: ModuleOp) -> None:
         source = find(op, self.function, NAME)
         inputs = list(source.function_type.inputs.data)
         block = Block(arg_types=[*inputs, *inputs])

@@ -272,49 +272,59 @@ class CompiledModel:
         )
 
     def ibp(
-        self, lowers: Sequence[np.ndarray], uppers: Sequence[np.ndarray]
+        self, lowers: Sequence[np.ndarray], uppers: Sequence[np.ndarray], rules: str = "torchlean"
     ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
         """Interval bound propagation (TorchLean's rules, docs/verification.md):
         `(lowers, uppers)` per output for a box per input, None for an output
-        the rules leave unresolved (`bounds` says why)."""
-        result = self.bounds(lowers, uppers)
+        the rules leave unresolved (`bounds` says why). `rules="tight"`: the
+        opt-in tight rules (docs/verification.md#tight-rules)."""
+        result = self.bounds(lowers, uppers, rules)
         return result.lowers, result.uppers
 
     def ibp_ball(
-        self, inputs: Sequence[np.ndarray], eps: float
+        self, inputs: Sequence[np.ndarray], eps: float, rules: str = "torchlean"
     ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
-        """`ibp` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]."""
+        """`ibp` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]
+        (the tight rules' steps with `rules="tight"`)."""
+        from tlir.tight import check_rules
         from tlir.verification import ball_boxes
 
-        return self.ibp(*ball_boxes(self.function_op, inputs, eps, self.where))
+        rules = check_rules(rules, self.where)
+        return self.ibp(*ball_boxes(self.function_op, inputs, eps, self.where, rules), rules)
 
-    def bounds(self, lowers, uppers):
+    def bounds(self, lowers, uppers, rules: str = "torchlean"):
         """`ibp` with the reason of every unresolved output (`tlir.verification.IbpResult`)."""
+        from tlir.tight import check_rules
         from tlir.verification import input_boxes, interpret
 
+        rules = check_rules(rules, self.where)
         boxes = input_boxes(self.function_op, lowers, uppers, self.where)
-        results = self._derivative("ibp", None).run_checked(boxes)
-        return interpret(self.function_op, results)
+        results = self._derivative("ibp", rules).run_checked(boxes)
+        return interpret(self.function_op, results, rules)
 
-    def crown(self, lowers, uppers, objective=None, mode: str = "torchlean"):
+    def crown(
+        self, lowers, uppers, objective=None, mode: str = "torchlean", rules: str = "torchlean"
+    ):
         """CROWN bounds `(lower, upper)` of `C·y` over the box of the model's one
         input (`lowers`/`uppers`: one array each, as for `ibp`): `objective` is
         `C` (rows × output size; default the identity, and the bounds have the
         output's shape); `mode` "torchlean" (TorchLean's directed sweep) or "relu"
         (ReLU relaxations); (None, None) where no bound can be given
-        (docs/verification.md#crown)."""
+        (docs/verification.md#crown); `rules` the IBP rules of its boxes."""
         from tlir.crown import model_crown
 
         return model_crown(
-            self.function_op, self.module(), lowers, uppers, objective, mode, self.where
+            self.function_op, self.module(), lowers, uppers, objective, mode, self.where, rules
         )
 
-    def crown_ball(self, inputs, eps: float, objective=None, mode: str = "torchlean"):
+    def crown_ball(
+        self, inputs, eps: float, objective=None, mode: str = "torchlean", rules: str = "torchlean"
+    ):
         """`crown` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]."""
         from tlir.crown import model_crown_ball
 
         return model_crown_ball(
-            self.function_op, self.module(), inputs, eps, objective, mode, self.where
+            self.function_op, self.module(), inputs, eps, objective, mode, self.where, rules
         )
 
     def _check(self, arrays, what: str, plural: str) -> list[np.ndarray]:
@@ -441,7 +451,7 @@ def derivative_module(
 ) -> ModuleOp:
     """`@{function}_jvp` (`tlir-jvp`, parameter tangents if `option`),
     `@{function}_vjp` (`tlir-vjp`, wrt=`option`, default all) or
-    `@{function}_ibp` (`tlir-ibp`) of `module`, in a module of its own (the
+    `@{function}_ibp` (`tlir-ibp`, rules=`option`) of `module`, in a module of its own (the
     forward function dropped) whose copies of the constants are tagged."""
     from tlir.passes.tlir_ibp import TlirIbp
     from tlir.passes.tlir_jvp import TlirJvp
@@ -450,7 +460,8 @@ def derivative_module(
 
     work = tag_constants(module, function)
     if mode == "ibp":
-        TlirIbp(function=function).apply(context(), work)
+        rules = option if isinstance(option, str) else "torchlean"
+        TlirIbp(function=function, rules=rules).apply(context(), work)
     elif mode == "jvp":
         TlirJvp(params=bool(option), function=function).apply(context(), work)
     else:

@@ -127,21 +127,21 @@ class DynamicBatchModel:
     def vjp(self, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray], wrt="all"):
         return self.at(self.batch_of(inputs)).vjp(inputs, cotangents, wrt)
 
-    def ibp(self, lowers, uppers):
-        return self.at(self.batch_of(lowers, "lower bound")).ibp(lowers, uppers)
+    def ibp(self, lowers, uppers, rules: str = "torchlean"):
+        return self.at(self.batch_of(lowers, "lower bound")).ibp(lowers, uppers, rules)
 
-    def ibp_ball(self, inputs, eps: float):
-        return self.at(self.batch_of(inputs)).ibp_ball(inputs, eps)
+    def ibp_ball(self, inputs, eps: float, rules: str = "torchlean"):
+        return self.at(self.batch_of(inputs)).ibp_ball(inputs, eps, rules)
 
-    def bounds(self, lowers, uppers):
-        return self.at(self.batch_of(lowers, "lower bound")).bounds(lowers, uppers)
+    def bounds(self, lowers, uppers, rules: str = "torchlean"):
+        return self.at(self.batch_of(lowers, "lower bound")).bounds(lowers, uppers, rules)
 
-    def crown(self, lowers, uppers, objective=None, mode: str = "torchlean"):
+    def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
         model = self.at(self.batch_of(lowers, "lower bound"))
-        return model.crown(lowers, uppers, objective, mode)
+        return model.crown(lowers, uppers, objective, mode, rules)
 
-    def crown_ball(self, inputs, eps: float, objective=None, mode: str = "torchlean"):
-        return self.at(self.batch_of(inputs)).crown_ball(inputs, eps, objective, mode)
+    def crown_ball(self, inputs, eps: float, objective=None, mode="torchlean", rules="torchlean"):
+        return self.at(self.batch_of(inputs)).crown_ball(inputs, eps, objective, mode, rules)
 
     # --- parameters and the module ------------------------------------------------
 

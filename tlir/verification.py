@@ -69,7 +69,7 @@ def _box_end(value, typ, lower: bool, k: int, where: str) -> np.ndarray:
     return outward(wide, dtype, lower).copy(order="C")
 
 
-def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str):
+def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str, rules="torchlean"):
     types = function_op.function_type.inputs.data
     inputs = list(inputs)
     if len(inputs) != len(types):
@@ -82,13 +82,13 @@ def ball_boxes(function_op, inputs: Sequence[np.ndarray], eps, where: str):
                 where, f"input {k} has shape {list(array.shape)}, expected "
                 f"{list(typ.get_shape())}"
             )  # fmt: skip
-        lo, hi = ball(array, eps, numpy_dtype(typ), where)
+        lo, hi = ball(array, eps, numpy_dtype(typ), where, rules)
         lows.append(lo)
         highs.append(hi)
     return lows, highs
 
 
-def interpret(function_op, results: list[np.ndarray]) -> IbpResult:
+def interpret(function_op, results: list[np.ndarray], rules: str = "torchlean") -> IbpResult:
     """Split `@main_ibp`'s results and replace unresolved outputs by None."""
     count = len(results) // 3
     lowers, uppers, statuses = results[:count], results[count : 2 * count], results[2 * count :]
@@ -104,7 +104,7 @@ def interpret(function_op, results: list[np.ndarray]) -> IbpResult:
         op = next(op for k, op in enumerate(function_op.body.block.ops) if k == index)
         out.lowers.append(None)
         out.uppers.append(None)
-        out.reasons.append(unresolved_message(op, index, lo.dtype))
+        out.reasons.append(unresolved_message(op, index, lo.dtype, rules))
     return out
 
 

@@ -143,8 +143,8 @@ def _rows(ctx: Context, lo, hi, gamma, beta, eps: float, width: int) -> Out:
         rl, rh = D.sub_down(s, c_lo, q_hi), D.sub_up(s, c_hi, q_lo)
         zero = s.const(0.0)
         touches = s.both(D.negate(s, s.cmp("olt", zero, rl)), D.negate(s, s.cmp("olt", rh, zero)))
-        low = D.min2(s, D.down(s, s.mul(rl, rl)), D.down(s, s.mul(rh, rh)))
-        high = D.max2(s, D.up(s, s.mul(rl, rl)), D.up(s, s.mul(rh, rh)))
+        low = D.min2(s, D.mul_down(s, rl, rl), D.mul_down(s, rh, rh))
+        high = D.max2(s, D.mul_up(s, rl, rl), D.mul_up(s, rh, rh))
         return [s.select(touches, zero, low), high, D.bad(s, D.checked(s, rl, rh))]
 
     sl, sh, f3 = _gather(ctx, grid, [(cl, rc), (ch, rc), (ql, r_), (qh, r_)], square, 3)

@@ -90,10 +90,10 @@ def _mse_loss(ctx, op, boxes):
         y_lo, y_hi, t_lo, t_hi = args
         lo, hi = D.sub_down(s, y_lo, t_hi), D.sub_up(s, y_hi, t_lo)
         zero = s.const(0.0)
-        l2, u2 = D.down(s, s.mul(lo, lo)), D.down(s, s.mul(hi, hi))
+        l2, u2 = D.mul_down(s, lo, lo), D.mul_down(s, hi, hi)
         straddles = s.both(s.cmp("olt", lo, zero), s.cmp("olt", zero, hi))
         low = s.select(straddles, zero, s.select(s.cmp("olt", l2, u2), l2, u2))
-        lu, uu = D.up(s, s.mul(lo, lo)), D.up(s, s.mul(hi, hi))
+        lu, uu = D.mul_up(s, lo, lo), D.mul_up(s, hi, hi)
         return low, s.select(s.cmp("ogt", lu, uu), lu, uu)
 
     sq = pair_map(ctx, [yl, yh, tl, th], square)

@@ -201,6 +201,18 @@ def test_jvp_and_ibp_run_at_the_inputs_batch():
         assert lowers[0].shape == (batch, 3)
 
 
+def test_bound_options_reach_the_batchs_model():
+    """`rules=` and `mode=` are passed on to the model compiled for the batch."""
+    model = tlir.compile(module("f64"), cache=False)
+    x = inputs(3, "f64")
+    static = tlir.compile(specialize(module("f64"), 3), cache=False)
+    for rules in ("torchlean", "tight"):
+        got = model.ibp_ball([x], 0.01, rules=rules)
+        want = static.ibp_ball([x], 0.01, rules=rules)
+        assert_identical([*got[0], *got[1]], [*want[0], *want[1]])
+    assert model.bounds([x - 0.01], [x + 0.01], rules="tight") is not None
+
+
 def test_concurrent_first_calls_compile_a_batch_once():
     from concurrent.futures import ThreadPoolExecutor
 

@@ -131,7 +131,8 @@ def kernel_llvm_ir(loops: ModuleOp, where: str = "module") -> str:
 
 
 def _fma_to_llvm_intrinsic(module: ModuleOp) -> None:
-    """`math.fma` (kernels in the opt-in `fma` numerics) as `llvm.intr.fma`: what
+    """`math.fma` (kernels in the opt-in `fma` numerics; the tight interval rules'
+    exact error of a product) as `llvm.intr.fma`: what
     convert-math-to-llvm makes of it, done ahead of the pipeline because
     convert-math-to-libm, which runs first there, would make every lane a call
     of the C library's `fma`."""

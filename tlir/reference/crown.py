@@ -300,11 +300,12 @@ def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: st
 
 def crown(
     module, lower, upper, objective=None, mode: str = "torchlean", function: str = "main",
-    where: str = "input",
+    where: str = "input", rules: str = "torchlean",
 ) -> tuple[np.ndarray | None, np.ndarray | None]:  # fmt: skip
     """Lower and upper bounds of `C·y` (`C` rows × |y|, default the identity:
     then the bounds have y's shape) over the box `[lower, upper]` of the
-    input; (None, None) where no bound can be given (an unresolved output)."""
+    input; (None, None) where no bound can be given (an unresolved output).
+    `rules`: the IBP rules ("torchlean" or "tight") of the boxes."""
     if mode not in MODES:
         raise TlirError(where, f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     target = find_function(module, function)
@@ -314,7 +315,7 @@ def crown(
     out_shape = tuple(out_type.get_shape())
     c = checked_objective(objective, int(np.prod(out_shape, dtype=np.int64)), dtype, where)
     check_coefficient_bytes(target, c, mode, where)
-    found = ibp_boxes(module, [lower], [upper], function, where).boxes
+    found = ibp_boxes(module, [lower], [upper], function, where, rules).boxes
     with np.errstate(all="ignore"):  # NaN and infinite ends flow as the rules say
         if mode == "torchlean":
             lo, hi = torchlean_crown(target, found, c)

@@ -6,7 +6,8 @@ dtype) or None, TorchLean's unresolved node, with the first op on its path that
 gave no box and why. `ibp` returns the outputs' boxes. The rules are in
 `tlir.reference.ibp_rules`; parameters (a `linear`'s weight, a `batch_norm`'s
 statistics, ...) are operands like any other, so a constant one is a point box
-and its rule computes TorchLean's bits.
+and its rule computes TorchLean's bits. `rules="tight"` runs the tight rules
+(`tlir.tight`, `tlir.reference.ibp_tight`) instead.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from tlir.bounds import reason, unresolved_message
 from tlir.diagnostics import TlirError
 from tlir.interface import find_function, numpy_dtype
 from tlir.reference.ibp_rules import IBP_RULES, NoRule
+from tlir.reference.ibp_tight import TIGHT_RULES
 from tlir.reference.interval import Box, NoBox
+from tlir.tight import check_rules, rules_mode, tight
 
 
 @dataclass(frozen=True)
@@ -33,10 +36,11 @@ class Cause:
     index: int
     op: Operation
     reason: str
+    rules: str = "torchlean"
 
     def message(self) -> str:
         dtype = numpy_dtype(self.op.results[0].type)
-        return unresolved_message(self.op, self.index, dtype)
+        return unresolved_message(self.op, self.index, dtype, self.rules)
 
 
 @dataclass
@@ -78,8 +82,17 @@ def _checked_boxes(function: func.FuncOp, lowers, uppers, where: str) -> list[Bo
     return out
 
 
-def boxes(module: ModuleOp, lowers, uppers, function: str = "main", where: str = "input") -> Bounds:
-    """Every value's box: TorchLean's `runIBP` over the function's ops in order."""
+def boxes(
+    module: ModuleOp, lowers, uppers, function: str = "main", where: str = "input",
+    rules: str = "torchlean",
+) -> Bounds:  # fmt: skip
+    """Every value's box: TorchLean's `runIBP` over the function's ops in order
+    (`rules`: "torchlean", or "tight" for the tight rules)."""
+    with rules_mode(check_rules(rules, where)):
+        return _boxes(module, lowers, uppers, function, where)
+
+
+def _boxes(module: ModuleOp, lowers, uppers, function: str, where: str) -> Bounds:
     target = find_function(module, function)
     result = Bounds()
     for arg, box in zip(target.body.block.args, _checked_boxes(target, lowers, uppers, where),
@@ -103,29 +116,30 @@ def _step(op: Operation, index: int, state: Bounds) -> tuple[Box | None, Cause |
     if 0 in shape:
         empty = np.zeros(shape, dtype)
         return (empty, empty.copy()), None  # nothing can fail on no elements
-    rule = IBP_RULES.lookup(op)
+    rules = "tight" if tight() else "torchlean"
+    rule = (TIGHT_RULES.lookup(op) if tight() else None) or IBP_RULES.lookup(op)
     reads = rule is None or rule.reads_operands
     parents = [state.boxes[v] for v in op.operands] if reads else []
     missing = [state.causes[v] for v, b in zip(op.operands, parents, strict=False) if b is None]
     if missing:
         return None, min(missing, key=lambda c: c.index)
     if rule is None:
-        return None, Cause(index, op, reason(op.name, dtype))
+        return None, Cause(index, op, reason(op.name, dtype, rules), rules)
     try:
         with np.errstate(all="ignore"):
             lo, hi = rule(op, parents, dtype)
     except (NoRule, NoBox):
-        return None, Cause(index, op, reason(op.name, dtype))
+        return None, Cause(index, op, reason(op.name, dtype, rules), rules)
     lo, hi = np.asarray(lo, dtype).reshape(shape), np.asarray(hi, dtype).reshape(shape)
     return (lo.copy(order="C"), hi.copy(order="C")), None
 
 
 def ibp(
     module: ModuleOp, lowers: Sequence[np.ndarray], uppers: Sequence[np.ndarray],
-    function: str = "main",
+    function: str = "main", rules: str = "torchlean",
 ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:  # fmt: skip
     """The outputs' lower and upper bounds (None where unresolved)."""
-    found = boxes(module, lowers, uppers, function).output_boxes()
+    found = boxes(module, lowers, uppers, function, rules=rules).output_boxes()
     return [b and b[0] for b in found], [b and b[1] for b in found]
 
 

@@ -2,14 +2,27 @@
 
 Each operation is the carrier's round-to-nearest result moved one step outward
 (`tlir.bounds.down`/`up`); `min2`/`max2` are the comparisons of the bound rules
-(`a > b`), not Lean's `max`. Every helper keeps the carrier's dtype.
+(`a > b`), not Lean's `max`. Every helper keeps the carrier's dtype. Under the
+tight rules (`tlir.tight`) `+`, `-`, `×` and `/` move only where the rounded
+result is not exact (`tlir.bounds.add_down_tight`, ...).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tlir.bounds import count_interval, down, up
+from tlir.bounds import (
+    add_down_tight,
+    add_up_tight,
+    count_interval,
+    div_down_tight,
+    div_up_tight,
+    down,
+    mul_down_tight,
+    mul_up_tight,
+    up,
+)
+from tlir.tight import tight
 
 Box = tuple[np.ndarray, np.ndarray]
 
@@ -19,27 +32,28 @@ class NoBox(Exception):
 
 
 def add_down(a, b):
-    return down(a + b)
+    return add_down_tight(a, b) if tight() else down(a + b)
 
 
 def add_up(a, b):
-    return up(a + b)
+    return add_up_tight(a, b) if tight() else up(a + b)
 
 
 def sub_down(a, b):
-    return down(a - b)
+    """`a - b` is `a + (-b)` in IEEE arithmetic, bit for bit (negation is exact)."""
+    return add_down_tight(a, -b) if tight() else down(a - b)
 
 
 def sub_up(a, b):
-    return up(a - b)
+    return add_up_tight(a, -b) if tight() else up(a - b)
 
 
 def mul_down(a, b):
-    return down(a * b)
+    return mul_down_tight(a, b) if tight() else down(a * b)
 
 
 def mul_up(a, b):
-    return up(a * b)
+    return mul_up_tight(a, b) if tight() else up(a * b)
 
 
 def min2(a, b):
@@ -68,6 +82,12 @@ def div_bounds(al, ah, bl, bh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, hi, ok): the four quotients rounded to nearest, their min2/max2
     moved one step out; ok where the divisor's interval avoids 0."""
     ok = (bl > 0) | (bh < 0)
+    if tight():
+        pairs = ((al, bl), (al, bh), (ah, bl), (ah, bh))
+        lows = [div_down_tight(a, b) for a, b in pairs]
+        highs = [div_up_tight(a, b) for a, b in pairs]
+        lo = min2(min2(lows[0], lows[1]), min2(lows[2], lows[3]))
+        return lo, max2(max2(highs[0], highs[1]), max2(highs[2], highs[3])), ok
     q = (al / bl, al / bh, ah / bl, ah / bh)
     lo = down(min2(min2(q[0], q[1]), min2(q[2], q[3])))
     hi = up(max2(max2(q[0], q[1]), max2(q[2], q[3])))

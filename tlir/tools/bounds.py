@@ -4,7 +4,8 @@
 Each output's bounds are printed (`lower0`, `upper0`, …) or written to
 `--output B.npz` under those keys; an output the rules leave unresolved is one
 line `output0: unresolved: model.json: node 4 (tlir.exp): …` (and has no keys).
-`--reference` computes them with the reference rules, `--compare` both.
+`--reference` computes them with the reference rules, `--compare` both;
+`--rules tight` uses the tight rules.
 `--certificate C.json` writes TorchLean's IBP output certificate of one
 output (`--certificate-output K`, default 0); `--check-certificate C.json`
 checks that the computed box lies inside the certificate's.
@@ -30,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="interval bounds of the outputs over [x - EPS, x + EPS] (TorchLean's rules)",
     )  # fmt: skip
     parser.add_argument(
+        "--rules", choices=("torchlean", "tight"), default="torchlean",
+        help="with --ibp or --crown: TorchLean's interval rules, bit for bit (default), or "
+        "the sound, tighter ones (docs/verification.md#tight-rules)",
+    )  # fmt: skip
+    parser.add_argument(
         "--certificate", metavar="C.json", help="with --ibp: write an IBP output certificate"
     )
     parser.add_argument(
@@ -44,17 +50,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_bounds(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> None:
     from tlir.interface import find_function
+    from tlir.tight import check_rules
     from tlir.verification import ball_boxes
 
     main = find_function(module)
-    lows, highs = ball_boxes(main, inputs, args.ibp, where)
+    rules = check_rules(args.rules, "tlir-run")
+    lows, highs = ball_boxes(main, inputs, args.ibp, where, rules)
     result = None
     if not args.reference:
         from tlir.tools.run import compile_from_args
 
-        result = compile_from_args(args, module).bounds(lows, highs)
+        result = compile_from_args(args, module).bounds(lows, highs, rules)
     if args.reference or args.compare:
-        reference = _reference(module, lows, highs)
+        reference = _reference(module, lows, highs, rules)
         if args.reference:
             result = reference
     if args.output:
@@ -74,11 +82,11 @@ def run_bounds(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> 
         _check_certificate(args, result)
 
 
-def _reference(module, lows, highs):
+def _reference(module, lows, highs, rules: str = "torchlean"):
     from tlir.reference.ibp import boxes
     from tlir.verification import IbpResult
 
-    found = boxes(module, lows, highs)
+    found = boxes(module, lows, highs, rules=rules)
     out = IbpResult([], [], [])
     for box, cause in zip(found.output_boxes(), found.output_causes(), strict=True):
         out.lowers.append(None if box is None else box[0])

@@ -63,15 +63,15 @@ def _load_objective(path: str) -> np.ndarray:
     return value
 
 
-def _reason(module: ModuleOp, inputs: list[np.ndarray], eps: float) -> str:
+def _reason(module: ModuleOp, inputs: list[np.ndarray], eps: float, rules: str) -> str:
     """Why the output has no bound: its IBP box is unresolved (the sweep needed
     a box it could not have, and so is the output's)."""
     from tlir.interface import find_function
     from tlir.reference.ibp import boxes
     from tlir.verification import ball_boxes
 
-    lows, highs = ball_boxes(find_function(module), inputs, eps, "input")
-    cause = boxes(module, lows, highs).output_causes()[0]
+    lows, highs = ball_boxes(find_function(module), inputs, eps, "input", rules)
+    cause = boxes(module, lows, highs, rules=rules).output_causes()[0]
     return cause.message() if cause else "a box the sweep needs is unresolved"
 
 
@@ -89,9 +89,10 @@ def run_crown(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> N
         raw = _load_objective(args.objective)
         objective = checked_objective(raw, size, numpy_dtype(out), args.objective)
     mode = args.crown_mode or "torchlean"
-    lo, hi = model_crown_ball(main, module, inputs, args.crown, objective, mode, where)
+    rules = args.rules
+    lo, hi = model_crown_ball(main, module, inputs, args.crown, objective, mode, where, rules)
     if lo is None:
-        sys.stdout.write(f"output0: unresolved: {_reason(module, inputs, args.crown)}\n")
+        sys.stdout.write(f"output0: unresolved: {_reason(module, inputs, args.crown, rules)}\n")
         return
     if args.output:
         buffer = io.BytesIO()

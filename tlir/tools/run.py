@@ -4,7 +4,7 @@
            [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
            [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
-           [--ibp EPS [--certificate C.json | --check-certificate C.json]]
+           [--ibp EPS [--rules torchlean|tight] [--certificate C.json | --check-certificate C.json]]
            [--crown EPS [--crown-mode torchlean|relu] [--objective C.npy]]
 
 Outputs go to OUT.npz as `output0`, `output1`, ... in output order; without
@@ -364,6 +364,8 @@ def run(argv: Sequence[str] | None = None) -> None:
     check_inputs(main, inputs, where)  # before the compile, to fail fast
     if args.certificate or args.check_certificate:
         raise TlirError("tlir-run", "--certificate and --check-certificate go with --ibp")
+    if args.rules != "torchlean":
+        raise TlirError("tlir-run", "--rules goes with --ibp or --crown")
     if args.jvp or args.vjp or args.param_tangents:
         from tlir.tools.derivatives import run_derivatives
 
