@@ -298,6 +298,21 @@ def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: st
     check_total_bytes(rows * widest * objective.itemsize, what, where)
 
 
+def _relu_mode(module, target: func.FuncOp, lower, upper, objective, c, where: str):
+    """relu mode reads TorchLean's IBP box of the output only when its own
+    bounds might leave it (`tlir.reference.crown_relu.within_ibp`)."""
+    from tlir.reference.crown_relu import relu_crown
+    from tlir.reference.ibp import checked_boxes
+
+    ((x_lo, x_hi),) = checked_boxes(target, [lower], [upper], where)
+    (y,) = list(target.body.block.ops)[-1].operands
+
+    def reference_box():
+        return ibp_boxes(module, [lower], [upper], target.sym_name.data, where).boxes.get(y)
+
+    return relu_crown(target, (x_lo, x_hi), None if objective is None else c, reference_box)
+
+
 def crown(
     module, lower, upper, objective=None, mode: str = "torchlean", function: str = "main",
     where: str = "input",
@@ -314,15 +329,12 @@ def crown(
     out_shape = tuple(out_type.get_shape())
     c = checked_objective(objective, int(np.prod(out_shape, dtype=np.int64)), dtype, where)
     check_coefficient_bytes(target, c, mode, where)
-    found = ibp_boxes(module, [lower], [upper], function, where).boxes
     with np.errstate(all="ignore"):  # NaN and infinite ends flow as the rules say
         if mode == "torchlean":
+            found = ibp_boxes(module, [lower], [upper], function, where).boxes
             lo, hi = torchlean_crown(target, found, c)
         else:
-            from tlir.reference.crown_relu import relu_crown
-
-            (x,) = target.body.block.args
-            lo, hi = relu_crown(target, found[x], None if objective is None else c)
+            lo, hi = _relu_mode(module, target, lower, upper, objective, c, where)
     if lo is None or objective is not None:
         return lo, hi
     return lo.reshape(out_shape), hi.reshape(out_shape)

@@ -1,0 +1,279 @@
+"""The affine ops of relu-mode CROWN (docs/verification.md#crown): each as
+`y = M·x + b` on its varying operand `x`, with `M` within `radius` of a point
+operator and `b` in a box, and the sound boxes of `y` they give.
+
+An operator multiplies coefficients (`times`: `a @ M`), and values
+(`forward`: `M @ v`, or `|M| @ v`), without forming `M` where the op has
+structure (a linear's weight row by row, a conv's own windows and transposed
+windows), and knows the most nonzero products of one sum each way (`terms`,
+`forward_terms`) for the error bounds of `tlir.reference.sound_linalg`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir import Operation
+
+from tlir.dialects import tlir as T
+from tlir.optable import OpTable
+from tlir.reference import crown_maps as maps
+from tlir.reference.interval import (
+    Box,
+    add_down,
+    add_up,
+    div_bounds,
+    interval_mul,
+    max2,
+    mul_up,
+    sqrt_bounds,
+    sub_down,
+    sub_up,
+)
+from tlir.reference.sound_linalg import (
+    F64,
+    UNIT,
+    PointMatrix,
+    centre_radius,
+    magnitude,
+    relative,
+    tiny_times,
+    up_scalar,
+    upper_sum,
+)
+
+
+class RowsLinear:
+    """`linear`'s `W` (n × m) on every one of `lead` rows of its input."""
+
+    def __init__(self, weight: np.ndarray, lead: int):
+        self.weight, self.magnitude_weight, self.lead = weight, np.abs(weight), lead
+        nonzero = weight != 0
+        self.terms = int(nonzero.sum(axis=0).max(initial=0))
+        self.forward_terms = int(nonzero.sum(axis=1).max(initial=0))
+
+    def times(self, left: np.ndarray) -> np.ndarray:
+        n, m = self.weight.shape
+        rows = left.shape[0]
+        return (left.reshape(rows * self.lead, n) @ self.weight).reshape(rows, self.lead * m)
+
+    def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        weight = self.magnitude_weight if magnitude else self.weight
+        return (v.reshape(self.lead, -1) @ weight.T).reshape(-1)
+
+
+class Diagonal:
+    """A diagonal matrix (a per-cell scale)."""
+
+    def __init__(self, scale: np.ndarray):
+        self.scale, self.terms, self.forward_terms = scale, 1, 1
+
+    def times(self, left: np.ndarray) -> np.ndarray:
+        return left * self.scale
+
+    def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        return (np.abs(self.scale) if magnitude else self.scale) * v
+
+
+@dataclass(frozen=True)
+class Affine:
+    """`y = M·x + b` on operand `operand` (flat, float64): `M` within
+    `radius` of the point operator `matrix` (`radius(v)` bounds `|M − M̃|·v`
+    above for `v ≥ 0`; None: `M` is the point), `b` in the box `bias`.
+    `exact_ibp`: TorchLean's IBP rule of the op is, in exact arithmetic, the
+    range of this map on a box (point parameters, a single linear product)."""
+
+    operand: int
+    matrix: object
+    bias: Box
+    radius: Callable[[np.ndarray], np.ndarray] | None = None
+    exact_ibp: bool = False
+    roundings: int = 1
+    extra: np.ndarray | None = None
+
+    def sizes(self, size: np.ndarray) -> np.ndarray:
+        """An upper bound of `(|M̃| + R)·m` for sizes `m ≥ 0` of the operand."""
+        matrix = self.matrix
+        with np.errstate(all="ignore"):
+            w = upper_sum(matrix.forward(size, magnitude=True), max(matrix.forward_terms, 1))
+            return w if self.radius is None else add_up(w, self.radius(size))
+
+    def evaluation_error(self, sizes: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        """An upper bound of how far the evaluator's rounded `y` (in the
+        model's carrier) is from the exact map of its operand: a sum of
+        `n = roundings` rounded terms, each at most `sizes` (`(|M̃| + R)·m`)
+        plus the bias's size (or `extra`: the sizes of the terms the op
+        rounds besides its products), is within `γ(n)` of their sum."""
+        info = np.finfo(dtype)
+        n = self.roundings + max(self.matrix.forward_terms, 1)
+        extra = self.extra if self.extra is not None else np.maximum(
+            np.abs(self.bias[0]), np.abs(self.bias[1]))  # fmt: skip
+        factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
+        with np.errstate(all="ignore"):
+            total = add_up(sizes, extra)
+            return add_up(mul_up(total, factor), up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)))
+
+
+def _point(box: Box | None) -> np.ndarray | None:
+    found = maps.point(box)
+    return None if found is None else np.asarray(found, F64)
+
+
+AFFINE_RULES: OpTable = OpTable("CROWN affine map")
+
+
+@AFFINE_RULES.register(T.LinearOp)
+def _linear(op, boxes):
+    weight, bias = _point(boxes[1]), _point(boxes[2])
+    if weight is None or bias is None:
+        return None
+    lead = maps.size(op.operands[0]) // weight.shape[1]
+    tiled = np.tile(bias, lead)
+    return Affine(0, RowsLinear(weight, lead), (tiled, tiled), exact_ibp=True, roundings=2)
+
+
+@AFFINE_RULES.register(T.ConvOp)
+def _conv(op, boxes):
+    weight, bias = _point(boxes[1]), _point(boxes[2])
+    if weight is None or bias is None:
+        return None
+    flat = maps.conv_bias(op, bias)
+    return Affine(0, maps.ConvTranspose(op, weight), (flat, flat), exact_ibp=True, roundings=2)
+
+
+@AFFINE_RULES.register(T.MatmulOp)
+def _matmul(op, boxes):
+    found = maps.linear_map(op, boxes)
+    if found is None:
+        return None
+    zeros = np.zeros(maps.size(op.results[0]), F64)
+    matrix = PointMatrix.of(found.matrix)
+    return Affine(found.operand, matrix, (zeros, zeros), exact_ibp=True)
+
+
+@AFFINE_RULES.register(T.AvgPoolOp)
+def _avg_pool(op, boxes):
+    """The window sums' 0/1 incidence matrix times `q = fl(1/K)`, within
+    `|1/K − q| ≤ u·q/(1 − u) ≤ 2u·q` per entry of the exact `1/K`."""
+    incidence = maps.avg_pool_incidence(op, F64)
+    q = 1.0 / float(maps.kernel_volume(op))
+    terms = int(np.count_nonzero(incidence, axis=1).max(initial=0))
+    width = float(up_scalar(2 * UNIT * q))
+
+    def radius(v: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return mul_up(upper_sum(incidence @ v, max(terms, 1)), width)
+
+    zeros = np.zeros(maps.size(op.results[0]), F64)
+    return Affine(0, PointMatrix.of(incidence * q), (zeros, zeros), radius, roundings=3)
+
+
+def _batch_norm_scale_shift(op: T.BatchNormEvalOp, params: list[Box]) -> tuple[Box, Box] | None:
+    """Scale `γ/sqrt(max(var, 0) + eps)` and shift `β − mean·scale` per channel,
+    as intervals from the parameters' boxes by the directed operations."""
+    (g_lo, g_hi), (b_lo, b_hi), (m_lo, m_hi), (v_lo, v_hi) = params
+    dtype = g_lo.dtype
+    eps, zero = dtype.type(op.eps.value.data), dtype.type(0)
+    with np.errstate(all="ignore"):
+        d_lo, d_hi, ok = sqrt_bounds(add_down(max2(v_lo, zero), eps), add_up(max2(v_hi, zero), eps))
+        s_lo, s_hi, ok2 = div_bounds(g_lo, g_hi, d_lo, d_hi)
+        p_lo, p_hi = interval_mul(m_lo, m_hi, s_lo, s_hi)
+        t_lo, t_hi = sub_down(b_lo, p_hi), sub_up(b_hi, p_lo)
+    finite = np.isfinite(np.stack([s_lo, s_hi, t_lo, t_hi]))
+    if not (np.all(ok & ok2 & (d_lo > 0)) and np.all(finite)):
+        return None
+    return (s_lo, s_hi), (t_lo, t_hi)
+
+
+@AFFINE_RULES.register(T.BatchNormEvalOp)
+def _batch_norm_eval(op, boxes):
+    """A diagonal map: the scale interval's centre, its radius the matrix's."""
+    params = boxes[1:]
+    if any(p is None for p in params):
+        return None
+    found = _batch_norm_scale_shift(op, params)
+    if found is None:
+        return None
+    (s_lo, s_hi), (t_lo, t_hi) = found
+    shape = tuple(op.input.type.get_shape())
+    axis = op.channel_axis.value.data
+    channels = np.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
+    channel = np.broadcast_to(channels, shape).reshape(-1)
+    centre, spread = centre_radius((s_lo[channel], s_hi[channel]))
+    bias = (t_lo[channel].astype(F64), t_hi[channel].astype(F64))
+    # the evaluator's ((x − mean) / std)·γ + β: six roundings of terms at most
+    # |scale|·(|x| + |mean|) and |β|
+    scale = np.maximum(np.abs(s_lo), np.abs(s_hi)).astype(F64)
+    mean = np.maximum(np.abs(params[2][0]), np.abs(params[2][1])).astype(F64)
+    beta = np.maximum(np.abs(params[1][0]), np.abs(params[1][1])).astype(F64)
+    with np.errstate(all="ignore"):
+        extra = add_up(mul_up(scale, mean), beta)[channel]
+
+    def radius(v: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return mul_up(spread, v)
+
+    return Affine(0, Diagonal(centre), bias, radius, roundings=8, extra=extra)
+
+
+def affine_map(op: Operation, boxes: list[Box | None]) -> Affine | None:
+    """The op as an affine map of its one varying operand, or None."""
+    rule = AFFINE_RULES.lookup(op)
+    return None if rule is None else rule(op, boxes)
+
+
+# --- boxes -------------------------------------------------------------------------------
+
+
+def _images(affine: Affine, c: np.ndarray, r: np.ndarray):
+    """`(fl(M̃c), fl(|M̃|r), e)` with `e` bounding both products' errors:
+    `2n·u·|M̃|(|c| + |r|) + 2n·η`, from `|M̃|` times `g ≥ |c| + |r|`."""
+    matrix, n = affine.matrix, max(affine.matrix.forward_terms, 1)
+    with np.errstate(all="ignore"):
+        g = add_up(np.abs(c), np.abs(r))
+        sizes = upper_sum(matrix.forward(g, magnitude=True), n)
+        err = add_up(mul_up(sizes, relative(n)), tiny_times(2 * n, 1.0))
+        return matrix.forward(c), matrix.forward(r, magnitude=True), err, g
+
+
+def outer_box(affine: Affine, box: Box, dtype: np.dtype) -> Box:
+    """A float64 box holding `M·x + b` for every `x` in `box`, and the
+    evaluator's value of it in `dtype` (its centre's image, its radius's image
+    by `|M̃|`, their errors, the matrix radius on `|c| + r`, the bias's own
+    radius and the evaluation's rounding, the ends rounded outward)."""
+    c, r = centre_radius(box)
+    yc, yr, err, g = _images(affine, c, r)
+    bc, br = centre_radius(affine.bias)
+    rounding = affine.evaluation_error(affine.sizes(magnitude(box)), dtype)
+    with np.errstate(all="ignore"):
+        spread = add_up(add_up(add_up(yr, err), br), rounding)
+        if affine.radius is not None:
+            spread = add_up(spread, affine.radius(g))
+        return sub_down(add_down(yc, bc), spread), add_up(add_up(yc, bc), spread)
+
+
+def inner_box(affine: Affine, ends: Box) -> Box | None:
+    """Inner ends of the exact range of `M·x + b` (point `M`, `b`) on a box
+    `[l, h]` whose ends lie inside `ends = (L, H)`: `L ≥ l`, `H ≤ h` (then
+    `L > H` may be): a lower end `≥ M⁺l + M⁻h + b` and an upper end
+    `≤ M⁺h + M⁻l + b`, or None if one is not finite. With `c` and `r` such
+    that `c − r ≥ L` and `c + r ≤ H` (`r` may be negative),
+    `M·c − |M|·r = M⁺(c − r) + M⁻(c + r) ≥ M⁺L + M⁻H ≥ M⁺l + M⁻h` (the upper
+    end alike); each is moved inward by the products' error bound."""
+    lo, hi = (np.asarray(b, F64).reshape(-1) for b in ends)
+    with np.errstate(all="ignore"):
+        c = lo * 0.5 + hi * 0.5
+        r = np.minimum(sub_down(hi, c), sub_down(c, lo))
+        yc, yr, err, _ = _images(affine, c, r)
+        b = affine.bias[0]
+        low = add_up(sub_up(add_up(yc, b), yr), err)
+        high = sub_down(add_down(add_down(yc, b), yr), err)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        return None
+    return low, high
+
+
+__all__ = ["AFFINE_RULES", "Affine", "Diagonal", "RowsLinear", "affine_map", "inner_box",
+           "outer_box"]  # fmt: skip
