@@ -592,8 +592,8 @@ def test_large_matrices_are_refused_in_one_line(monkeypatch):
     monkeypatch.setenv("TLIR_MAX_TENSOR_BYTES", "1500")
     module = mlp.module()  # its constants fit
     crown(module, np.zeros(6), np.ones(6))  # 3 rows × 16 cells fit too
-    with pytest.raises(TlirError, match="CROWN coefficient matrix of 16 rows × 16 cells"):
-        crown(module, np.zeros(6), np.ones(6), mode="relu")  # a row per ReLU operand cell
+    with pytest.raises(TlirError, match="CROWN coefficient matrix of 32 rows × 16 cells"):
+        crown(module, np.zeros(6), np.ones(6), mode="relu")  # two rows per ReLU operand cell
     monkeypatch.setenv("TLIR_MAX_TENSOR_BYTES", "20000")
     with pytest.raises(TlirError, match=r"the dense 64 × 64 matrix of tlir.conv takes"):
         crown(cnn.module(), np.zeros(cnn.input_shape), np.ones(cnn.input_shape))

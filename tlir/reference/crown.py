@@ -290,12 +290,12 @@ def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: st
         if any(v in varying for v in op.operands):
             varying.update(op.results)
     widest = max((maps.size(v) for v in varying), default=0)
-    rows = objective.shape[0]
-    if mode == "relu":
+    rows, itemsize = objective.shape[0], objective.itemsize
+    if mode == "relu":  # a float64 row per bound, lower and upper
         relus = [maps.size(op.operands[0]) for op in ops if isinstance(op, T.ReluOp)]
-        rows = max([rows, *relus])
+        rows, itemsize = 2 * max([rows, *relus]), 8
     what = f"a CROWN coefficient matrix of {rows} rows × {widest} cells"
-    check_total_bytes(rows * widest * objective.itemsize, what, where)
+    check_total_bytes(rows * widest * itemsize, what, where)
 
 
 def _relu_mode(module, target: func.FuncOp, lower, upper, objective, c, where: str):

@@ -11,6 +11,7 @@ windows), and knows the most nonzero products of one sum each way (`terms`,
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,7 +38,8 @@ from tlir.reference.sound_linalg import (
     UNIT,
     PointMatrix,
     centre_radius,
-    magnitude,
+    dense,
+    is_sparse,
     relative,
     tiny_times,
     up_scalar,
@@ -54,14 +56,22 @@ class RowsLinear:
         self.terms = int(nonzero.sum(axis=0).max(initial=0))
         self.forward_terms = int(nonzero.sum(axis=1).max(initial=0))
 
-    def times(self, left: np.ndarray) -> np.ndarray:
+    def times(self, left) -> np.ndarray:
         n, m = self.weight.shape
         rows = left.shape[0]
+        if is_sparse(left):
+            if self.lead == 1:
+                return left @ self.weight
+            left = dense(left)
         return (left.reshape(rows * self.lead, n) @ self.weight).reshape(rows, self.lead * m)
 
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`M @ v` (or `|M| @ v`), `v` a vector or a matrix of columns."""
         weight = self.magnitude_weight if magnitude else self.weight
-        return (v.reshape(self.lead, -1) @ weight.T).reshape(-1)
+        if self.lead == 1:
+            return weight @ v
+        columns = v.reshape(self.lead, weight.shape[1], -1)
+        return (weight @ columns).reshape((-1, *v.shape[1:]))
 
 
 class Diagonal:
@@ -70,11 +80,16 @@ class Diagonal:
     def __init__(self, scale: np.ndarray):
         self.scale, self.terms, self.forward_terms = scale, 1, 1
 
-    def times(self, left: np.ndarray) -> np.ndarray:
+    def times(self, left):
+        if is_sparse(left):
+            out = left.tocsr(copy=True)
+            out.data = out.data * self.scale[out.indices]
+            return out
         return left * self.scale
 
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
-        return (np.abs(self.scale) if magnitude else self.scale) * v
+        scale = np.abs(self.scale) if magnitude else self.scale
+        return (scale if v.ndim == 1 else scale[:, np.newaxis]) * v
 
 
 @dataclass(frozen=True)
@@ -218,10 +233,33 @@ def _batch_norm_eval(op, boxes):
     return Affine(0, Diagonal(centre), bias, radius, roundings=8, extra=extra)
 
 
+_MAPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""op → (its operands' boxes, its map): a linear or conv op met again with
+the same parameters (a bound computed at many inputs) keeps its map, whose
+sparse matrix took time to build."""
+
+
+def _same_boxes(old: list[Box | None], new: list[Box | None]) -> bool:
+    return len(old) == len(new) and all(
+        (a is None) == (b is None) and (a is None or all(
+            x.shape == y.shape and np.array_equal(x, y) for x, y in zip(a, b, strict=True)))
+        for a, b in zip(old, new, strict=True))  # fmt: skip
+
+
 def affine_map(op: Operation, boxes: list[Box | None]) -> Affine | None:
     """The op as an affine map of its one varying operand, or None."""
     rule = AFFINE_RULES.lookup(op)
-    return None if rule is None else rule(op, boxes)
+    if rule is None:
+        return None
+    if not isinstance(op, T.LinearOp | T.ConvOp):
+        return rule(op, boxes)
+    params = boxes[1:]  # the input's box changes from call to call, not the map
+    kept = _MAPS.get(op)
+    if kept is not None and _same_boxes(kept[0], params):
+        return kept[1]
+    found = rule(op, boxes)
+    _MAPS[op] = ([None if b is None else (b[0].copy(), b[1].copy()) for b in params], found)
+    return found
 
 
 # --- boxes -------------------------------------------------------------------------------
@@ -233,9 +271,10 @@ def _images(affine: Affine, c: np.ndarray, r: np.ndarray):
     matrix, n = affine.matrix, max(affine.matrix.forward_terms, 1)
     with np.errstate(all="ignore"):
         g = add_up(np.abs(c), np.abs(r))
-        sizes = upper_sum(matrix.forward(g, magnitude=True), n)
+        both = matrix.forward(np.stack([r, g], axis=1), magnitude=True)
+        sizes = upper_sum(both[:, 1], n)
         err = add_up(mul_up(sizes, relative(n)), tiny_times(2 * n, 1.0))
-        return matrix.forward(c), matrix.forward(r, magnitude=True), err, g
+        return matrix.forward(c), both[:, 0], err, g, sizes
 
 
 def outer_box(affine: Affine, box: Box, dtype: np.dtype) -> Box:
@@ -244,9 +283,12 @@ def outer_box(affine: Affine, box: Box, dtype: np.dtype) -> Box:
     by `|M̃|`, their errors, the matrix radius on `|c| + r`, the bias's own
     radius and the evaluation's rounding, the ends rounded outward)."""
     c, r = centre_radius(box)
-    yc, yr, err, g = _images(affine, c, r)
+    yc, yr, err, g, sizes = _images(affine, c, r)
     bc, br = centre_radius(affine.bias)
-    rounding = affine.evaluation_error(affine.sizes(magnitude(box)), dtype)
+    if affine.radius is not None:  # `g ≥ m`: (|M̃| + R)·g bounds the operand's sizes
+        with np.errstate(all="ignore"):
+            sizes = add_up(sizes, affine.radius(g))
+    rounding = affine.evaluation_error(sizes, dtype)
     with np.errstate(all="ignore"):
         spread = add_up(add_up(add_up(yr, err), br), rounding)
         if affine.radius is not None:
@@ -266,7 +308,7 @@ def inner_box(affine: Affine, ends: Box) -> Box | None:
     with np.errstate(all="ignore"):
         c = lo * 0.5 + hi * 0.5
         r = np.minimum(sub_down(hi, c), sub_down(c, lo))
-        yc, yr, err, _ = _images(affine, c, r)
+        yc, yr, err, _, _ = _images(affine, c, r)
         b = affine.bias[0]
         low = add_up(sub_up(add_up(yc, b), yr), err)
         high = sub_down(add_down(add_down(yc, b), yr), err)

@@ -106,7 +106,12 @@ class ConvTranspose:
         self.terms = cfg.out_channels // cfg.groups * volume
         self.forward_terms = cfg.in_channels // cfg.groups * volume
 
-    def times(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
+    def times(self, left, magnitude: bool = False):
+        """`left @ M` (or `left @ |M|`): by the sparse `M` when SciPy is
+        installed (faster for any `left`, and `left` may be sparse itself)."""
+        matrix = self.sparse_or_none(magnitude)
+        if matrix is not None:
+            return left @ matrix
         cfg, axis = self.cfg, self.cfg.channel_axis
         weight = self.magnitude_weight if magnitude else self.weight
         rows = left.shape[0] * int(np.prod(self.out_shape[:axis], dtype=np.int64))
@@ -136,9 +141,71 @@ class ConvTranspose:
         moved = np.moveaxis(acc[(slice(None), slice(None), *inside)], 0, 1)
         return np.ascontiguousarray(moved).reshape(left.shape[0], -1)
 
+    def sparse_or_none(self, magnitude: bool = False):
+        """`sparse()` (or its magnitude), None without SciPy."""
+        try:
+            matrix = self.sparse()
+        except ImportError:
+            return None
+        if not magnitude:
+            return matrix
+        if getattr(self, "_magnitude", None) is None:
+            self._magnitude = abs(matrix)
+        return self._magnitude
+
+    def sparse(self):
+        """`M` as a SciPy CSR array (|y| × |x|), built from the conv's index
+        arithmetic: output cell `o` of channel `oc` reads input cell
+        `o·stride + k·dilation − padding` of each channel of its group through
+        tap `k`, when that cell is inside the input."""
+        from scipy import sparse
+
+        if getattr(self, "_sparse", None) is not None:
+            return self._sparse
+        cfg, axis = self.cfg, self.cfg.channel_axis
+        out_sp, in_sp = self.out_shape[axis + 1 :], self.in_shape[axis + 1 :]
+        rank = len(cfg.kernel)
+        def per_dim(values) -> np.ndarray:
+            return np.array(values).reshape(rank, 1, 1)
+
+        outs = np.indices(out_sp).reshape(rank, -1)
+        taps = np.indices(cfg.kernel).reshape(rank, -1)
+        pos = (outs[:, :, None] * per_dim(cfg.stride) + taps[:, None, :] * per_dim(cfg.dilation)
+               - per_dim(cfg.padding))  # fmt: skip
+        inside = np.all((pos >= 0) & (pos < per_dim(in_sp)), axis=0)  # cells × taps
+        cell = np.ravel_multi_index(tuple(np.clip(pos, 0, per_dim(in_sp) - 1)), in_sp)
+        in_per_group = cfg.in_channels // cfg.groups
+        out_per_group = cfg.out_channels // cfg.groups
+        n_out, n_in = outs.shape[1], int(np.prod(in_sp, dtype=np.int64))
+        oc = np.arange(cfg.out_channels)[:, None, None, None]
+        ic = (oc // out_per_group) * in_per_group + np.arange(in_per_group)[None, :, None, None]
+        p = np.arange(n_out)[None, None, :, None]
+        flat = self.weight.reshape(cfg.out_channels, cfg.in_channels, -1)
+        values = flat[np.arange(cfg.out_channels)[:, None], ic[:, :, 0, 0]][:, :, None]
+        shape = (cfg.out_channels, in_per_group, n_out, taps.shape[1])
+        keep = np.broadcast_to(inside[None, None], shape) & np.broadcast_to(values != 0, shape)
+        rows = np.broadcast_to(oc * n_out + p, shape)[keep]
+        cols = np.broadcast_to(ic * n_in + cell[None, None], shape)[keep]
+        data = np.broadcast_to(values, shape)[keep]
+        lead = int(np.prod(self.in_shape[:axis], dtype=np.int64))
+        per_out, per_in = cfg.out_channels * n_out, cfg.in_channels * n_in
+        shift = np.arange(lead)[:, None]
+        matrix = sparse.csr_array(
+            (np.tile(data, lead), ((rows + shift * per_out).ravel(), (cols + shift * per_in).ravel())),
+            shape=(lead * per_out, lead * per_in),
+        )
+        self._sparse = matrix
+        return matrix
+
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
         """`M @ v` (or `|M| @ v`) for a flat input `v`: the conv itself without
-        bias, per group one BLAS product of the input's windows by the taps."""
+        bias, per group one BLAS product of the input's windows by the taps
+        (or the sparse `M`)."""
+        matrix = self.sparse_or_none(magnitude)
+        if matrix is not None:
+            return matrix @ v
+        if v.ndim == 2:
+            return np.stack([self.forward(column, magnitude) for column in v.T], axis=1)
         cfg, axis = self.cfg, self.cfg.channel_axis
         weight = self.magnitude_weight if magnitude else self.weight
         rank = len(cfg.kernel)
@@ -158,7 +225,8 @@ class ConvTranspose:
         parts = []
         for g in range(cfg.groups):
             ins = windows[:, g * in_per_group : (g + 1) * in_per_group]
-            w = weight[g * out_per_group : (g + 1) * out_per_group]
+            w = weight[g * out_per_group : (g + 1) * out_per_group,
+                       g * in_per_group : (g + 1) * in_per_group]  # fmt: skip
             axes = [1, *range(2 + rank, 2 + 2 * rank)]
             parts.append(np.tensordot(ins, w, axes=(axes, [1, *range(2, 2 + rank)])))
         out = np.concatenate(parts, axis=-1)  # lead, spatial…, out channels

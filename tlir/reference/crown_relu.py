@@ -36,10 +36,13 @@ from tlir.reference.interval import Box, NoBox, add_up, fold, interval_mul, mul_
 from tlir.reference.sound_linalg import (
     F64,
     UNIT,
+    dense,
+    is_sparse,
     magnitude,
     nonneg_dot_up,
     product_error,
     relative,
+    sparse_module,
     tiny_times,
     up_scalar,
     upper_on_box,
@@ -66,10 +69,13 @@ class UpperSweep:
         if value not in self.coeffs:
             self.coeffs[value] = a
             return
-        total = self.coeffs[value] + a
+        old = self.coeffs[value]
+        if is_sparse(old) != is_sparse(a):
+            old, a = dense(old), dense(a)
+        total = old + a
         size = magnitude(self.box(value))
         with np.errstate(all="ignore"):
-            self.constant(mul_up(nonneg_dot_up(np.abs(total), size), up_scalar(2 * UNIT)))
+            self.constant(mul_up(nonneg_dot_up(abs(total), size), up_scalar(2 * UNIT)))
         self.coeffs[value] = total
 
     def constant(self, bound: np.ndarray) -> None:
@@ -151,11 +157,12 @@ def _affine(op, a, sweep):
         return _discharge(op, a, sweep)
     we, carried = sweep.cached((op, "error"), lambda: _error_vectors(op, affine, sweep))
     sweep.add(op.operands[affine.operand], affine.matrix.times(a))
-    sizes = nonneg_dot_up(abs(a), we)
+    size = abs(a)
+    sizes = nonneg_dot_up(size, we)
     terms = max(affine.matrix.terms, 1)
     with np.errstate(all="ignore"):
         sweep.constant(add_up(add_up(mul_up(sizes[:, 0], relative(terms)), carried), sizes[:, 1]))
-    sweep.constant(upper_on_box(a, affine.bias))
+    sweep.constant(upper_on_box(a, affine.bias, size))
 
 
 @RELU_RULES.register(T.SumOp)
@@ -169,11 +176,12 @@ def _sum(op, a, sweep):
         e = mul_up(total, up_scalar(2 * (size.size + 1) * unit))
     sweep.constant(nonneg_dot_up(abs(a), e))
     shape = (a.shape[0], maps.size(op.operands[0]))
-    sweep.add(op.operands[0], np.broadcast_to(a[:, :1], shape).copy())
+    sweep.add(op.operands[0], np.broadcast_to(dense(a)[:, :1], shape).copy())
 
 
 @RELU_RULES.register(*maps.INDEX_MAPS)
 def _moved(op, a, sweep):
+    a = dense(a)
     for operand, (out_pos, in_pos) in zip(op.operands, maps.index_map(op), strict=True):
         sweep.add(operand, maps.pull_back(a, out_pos, in_pos, maps.size(operand)))
 
@@ -213,6 +221,12 @@ class ReluRelaxation:
     tiny: np.float64
     loose: np.ndarray
 
+    def per_cell(self, values: np.ndarray) -> np.ndarray:
+        """Values of the crossing cells spread over all cells (0 elsewhere)."""
+        full = np.zeros(self.base.size, F64)
+        full[self.cross] = values
+        return full
+
     @staticmethod
     def of(box: Box) -> ReluRelaxation:
         lo, hi = (np.asarray(b, F64) for b in box)
@@ -235,6 +249,8 @@ def _relu(op, a, sweep):
     (exact: 0 or 1); the bias `max(a, 0)·t` and the roundings join the
     constant. A cell without lines is discharged against the ReLU's box."""
     relax = sweep.cached(op, lambda: ReluRelaxation.of(sweep.box(op.operands[0])))
+    if is_sparse(a):
+        return _relu_sparse(op, a, relax, sweep)
     out = a * relax.base
     if relax.cross.size:
         crossing = a[:, relax.cross]
@@ -249,6 +265,36 @@ def _relu(op, a, sweep):
         sweep.constant(upper_on_box(a[:, relax.loose], (y_lo[relax.loose], y_hi[relax.loose])))
         out[:, relax.loose] = 0.0
     sweep.add(op.operands[0], out)
+
+
+def _relu_sparse(op, a, relax: ReluRelaxation, sweep) -> None:
+    """`_relu` on the stored entries of a SciPy CSR coefficient."""
+    a = a.tocsr()
+    cells, data = a.indices, a.data
+    crossing = np.zeros(relax.base.size, bool)
+    crossing[relax.cross] = True
+    up = crossing[cells] & (data >= 0)
+    slope = relax.base[cells]
+    slope[up] = relax.per_cell(relax.slopes)[cells[up]]
+    out = data * slope
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    if relax.cross.size:
+        terms = data[up] * relax.per_cell(relax.w)[cells[up]]
+        with np.errstate(all="ignore"):
+            found = np.bincount(rows[up], weights=terms, minlength=a.shape[0])
+            sweep.constant(add_up(upper_sum(found, relax.cross.size), relax.tiny))
+    if relax.loose.size:
+        loose = np.zeros(relax.base.size, bool)
+        loose[relax.loose] = True
+        picked = loose[cells]
+        part = type(a)((np.where(picked, data, 0.0), cells, a.indptr), shape=a.shape)
+        part.eliminate_zeros()
+        y_lo, y_hi = sweep.box(op.results[0])
+        sweep.constant(upper_on_box(part, (np.where(loose, y_lo, 0.0), np.where(loose, y_hi, 0.0))))
+        out[picked] = 0.0
+    result = type(a)((out, cells.copy(), a.indptr.copy()), shape=a.shape)
+    result.eliminate_zeros()
+    sweep.add(op.operands[0], result)
 
 
 def sweep_upper(ops, start, objective, boxes, x, cache) -> np.ndarray | None:
@@ -275,7 +321,10 @@ def sweep_upper(ops, start, objective, boxes, x, cache) -> np.ndarray | None:
 def bounds(ops, start, objective, boxes, x, cache) -> Box | None:
     """Lower and upper bounds of `objective·start` (float64), from one sweep of
     the rows `[C; −C]`."""
-    both = np.concatenate([objective, -objective]).astype(F64)
+    if is_sparse(objective):
+        both = sparse_module().vstack([objective, -objective], format="csr")
+    else:
+        both = np.concatenate([objective, -objective]).astype(F64)
     found = sweep_upper(ops, start, both, boxes, x, cache)
     if found is None:
         return None
@@ -343,8 +392,13 @@ def tightened(ops, value: SSAValue, boxes, x, cache) -> Box | None:
         cells = np.flatnonzero((box[0].reshape(-1) < 0) & (box[1].reshape(-1) > 0))
         if cells.size == 0:
             return box
-    objective = np.zeros((cells.size, n), F64)
-    objective[np.arange(cells.size), cells] = 1.0
+    sparse = sparse_module()
+    if sparse is not None:  # one-hot rows stay sparse through the first convs
+        ones = np.ones(cells.size, F64)
+        objective = sparse.csr_array((ones, (np.arange(cells.size), cells)), shape=(cells.size, n))
+    else:
+        objective = np.zeros((cells.size, n), F64)
+        objective[np.arange(cells.size), cells] = 1.0
     found = bounds(ops, value, objective, boxes, x, cache)
     if found is None:
         return box

@@ -27,6 +27,7 @@ order in which a sum is formed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,15 +42,41 @@ SPARSE_DENSITY = 0.1
 """A matrix with fewer nonzeros than this share is multiplied as a sparse one."""
 
 
+def sparse_module():
+    """`scipy.sparse`, or None: SciPy is optional (sparse coefficients and
+    matrices only save time)."""
+    try:
+        from scipy import sparse
+    except ImportError:
+        return None
+    return sparse
+
+
+def is_sparse(a) -> bool:
+    return not isinstance(a, np.ndarray)
+
+
+def dense(a) -> np.ndarray:
+    """A coefficient matrix as a NumPy array."""
+    return a if isinstance(a, np.ndarray) else a.toarray()
+
+
 def _check(n: int) -> None:
     if n * UNIT > 0.25:
         raise ValueError("sum too long for its error bound")
 
 
+@functools.lru_cache(maxsize=1024)
 def relative(n: int) -> float:
     """A float ≥ 2n·u ≥ γ(n): the relative error bound of a sum of n products."""
     _check(n)
     return float(up_scalar(2.0 * (n + 1) * UNIT))
+
+
+@functools.lru_cache(maxsize=1024)
+def _sum_factors(n: int) -> tuple[np.float64, np.float64]:
+    _check(n)
+    return up_scalar(4.0 * (n + 1) * UNIT), up_scalar(2.0 * (n + 1) * TINY)
 
 
 def up_scalar(x: float) -> np.float64:
@@ -59,8 +86,7 @@ def up_scalar(x: float) -> np.float64:
 def upper_sum(computed: np.ndarray, n: int) -> np.ndarray:
     """An upper bound of the exact sum of `n` nonnegative products whose
     round-to-nearest sum is `computed` (the second bound above)."""
-    _check(n)
-    factor, absolute = up_scalar(4.0 * (n + 1) * UNIT), up_scalar(2.0 * (n + 1) * TINY)
+    factor, absolute = _sum_factors(n)
     with np.errstate(all="ignore"):
         return add_up(add_up(computed, mul_up(computed, factor)), absolute)
 
@@ -86,7 +112,7 @@ def magnitude(box: Box) -> np.ndarray:
     return np.maximum(np.abs(lo), np.abs(hi))
 
 
-def upper_on_box(a: np.ndarray, box: Box) -> np.ndarray:
+def upper_on_box(a, box: Box, size=None) -> np.ndarray:
     """Per row of `a` (float64, rows × n), an upper bound of `max a·z` over
     `z` in the box: `a·c + |a|·r` exactly; computed as `fl(a@c) + fl(|a|@r)`,
     whose error is at most `2n·u·|a|(|c| + r) + 2n·η`, bounded above by
@@ -95,7 +121,7 @@ def upper_on_box(a: np.ndarray, box: Box) -> np.ndarray:
     n = max(a.shape[1], 1)
     with np.errstate(all="ignore"):
         g = add_up(np.abs(c), r)
-        size = np.abs(a) @ np.stack([r, g], axis=1)
+        size = (abs(a) if size is None else size) @ np.stack([r, g], axis=1)
         spread, scale = size[:, 0], upper_sum(size[:, 1], n)
         err = add_up(mul_up(scale, relative(n)), up_scalar(2.0 * n * TINY))
         return add_up(add_up(a @ c, spread), err)
@@ -108,7 +134,7 @@ def product_error(a: np.ndarray, w: np.ndarray, terms: int, carried: np.ndarray)
     `2·terms·u·|a|(|M|·m) + terms·η·Σm`. `w` bounds `|M|·m` above and
     `carried` is `terms·η·Σm` rounded up."""
     with np.errstate(all="ignore"):
-        return add_up(mul_up(nonneg_dot_up(np.abs(a), w), relative(terms)), carried)
+        return add_up(mul_up(nonneg_dot_up(abs(a), w), relative(terms)), carried)
 
 
 def tiny_times(n: int, total: float) -> np.float64:
@@ -135,31 +161,28 @@ class PointMatrix:
         row = np.count_nonzero(dense, axis=1)
         terms = int(column.max()) if column.size else 0
         forward = int(row.max()) if row.size else 0
-        if dense.size and column.sum() < SPARSE_DENSITY * dense.size:
-            try:
-                from scipy import sparse
-            except ImportError:
-                sparse = None
-            if sparse is not None:
-                as_sparse = sparse.csr_matrix(dense)
-                return PointMatrix(as_sparse, abs(as_sparse), terms, forward)
+        sparse = sparse_module()
+        if sparse is not None and dense.size and column.sum() < SPARSE_DENSITY * dense.size:
+            as_sparse = sparse.csr_array(dense)
+            return PointMatrix(as_sparse, abs(as_sparse), terms, forward)
         return PointMatrix(dense, np.abs(dense), terms, forward)
 
-    def times(self, left: np.ndarray) -> np.ndarray:
-        """`left @ M`."""
-        if isinstance(self.matrix, np.ndarray):
-            return left @ self.matrix
-        return np.asarray((self.matrix.T @ left.T).T)
+    def times(self, left):
+        """`left @ M` (either may be sparse)."""
+        return left @ self.matrix
 
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
-        """`M @ v` (or `|M| @ v`) for a vector `v`."""
+        """`M @ v` (or `|M| @ v`), `v` a vector or a matrix of columns."""
         matrix = self.magnitude if magnitude else self.matrix
-        return np.asarray(matrix @ v).reshape(-1)
+        return np.asarray(matrix @ v)
 
 
 __all__ = [
     "PointMatrix",
     "centre_radius",
+    "dense",
+    "is_sparse",
+    "sparse_module",
     "magnitude",
     "nonneg_dot_up",
     "product_error",
