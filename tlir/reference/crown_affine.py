@@ -126,9 +126,9 @@ class Affine:
         extra = self.extra if self.extra is not None else np.maximum(
             np.abs(self.bias[0]), np.abs(self.bias[1]))  # fmt: skip
         factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
+        absolute = up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal))
         with np.errstate(all="ignore"):
-            total = add_up(sizes, extra)
-            return add_up(mul_up(total, factor), up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)))
+            return add_up(mul_up(add_up(sizes, extra), factor), absolute)
 
 
 def _point(box: Box | None) -> np.ndarray | None:

@@ -165,6 +165,7 @@ class ConvTranspose:
         cfg, axis = self.cfg, self.cfg.channel_axis
         out_sp, in_sp = self.out_shape[axis + 1 :], self.in_shape[axis + 1 :]
         rank = len(cfg.kernel)
+
         def per_dim(values) -> np.ndarray:
             return np.array(values).reshape(rank, 1, 1)
 
@@ -190,9 +191,9 @@ class ConvTranspose:
         lead = int(np.prod(self.in_shape[:axis], dtype=np.int64))
         per_out, per_in = cfg.out_channels * n_out, cfg.in_channels * n_in
         shift = np.arange(lead)[:, None]
+        where = ((rows + shift * per_out).ravel(), (cols + shift * per_in).ravel())
         matrix = sparse.csr_array(
-            (np.tile(data, lead), ((rows + shift * per_out).ravel(), (cols + shift * per_in).ravel())),
-            shape=(lead * per_out, lead * per_in),
+            (np.tile(data, lead), where), shape=(lead * per_out, lead * per_in)
         )
         self._sparse = matrix
         return matrix

@@ -40,7 +40,6 @@ from tlir.reference.sound_linalg import (
     is_sparse,
     magnitude,
     nonneg_dot_up,
-    product_error,
     relative,
     sparse_module,
     tiny_times,
@@ -137,8 +136,9 @@ def _operand_boxes(op: Operation, sweep: UpperSweep) -> list[Box | None]:
 
 def _error_vectors(op, affine, sweep) -> tuple[np.ndarray, np.float64]:
     """`[w, e]` and `terms·η·Σm` rounded up, `m` the sizes of the varying
-    operand's box: `w ≥ (|M̃| + R)·m` (with it `product_error` bounds a
-    product's error) and `e` the bound of the evaluator's rounding of `y`."""
+    operand's box: `w ≥ (|M̃| + R)·m` (a product's error is at most
+    `2n·u·|a|·w` plus that term) and `e` the bound of the evaluator's
+    rounding of `y`."""
     size = magnitude(sweep.box(op.operands[affine.operand]))
     w = affine.sizes(size)
     e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))

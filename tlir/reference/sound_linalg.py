@@ -127,16 +127,6 @@ def upper_on_box(a, box: Box, size=None) -> np.ndarray:
         return add_up(add_up(a @ c, spread), err)
 
 
-def product_error(a: np.ndarray, w: np.ndarray, terms: int, carried: np.ndarray) -> np.ndarray:
-    """Per row, an upper bound of `Σ_k |E_ik|·m_k` for `E = a·M − fl(a·M)`,
-    the rounding error of a product by a matrix with at most `terms` nonzero
-    products per sum, discharged against values of size at most `m`:
-    `2·terms·u·|a|(|M|·m) + terms·η·Σm`. `w` bounds `|M|·m` above and
-    `carried` is `terms·η·Σm` rounded up."""
-    with np.errstate(all="ignore"):
-        return add_up(mul_up(nonneg_dot_up(abs(a), w), relative(terms)), carried)
-
-
 def tiny_times(n: int, total: float) -> np.float64:
     """`n·η·total` rounded up (`total` an upper bound of a sum of sizes)."""
     with np.errstate(all="ignore"):
@@ -185,7 +175,6 @@ __all__ = [
     "sparse_module",
     "magnitude",
     "nonneg_dot_up",
-    "product_error",
     "relative",
     "tiny_times",
     "upper_on_box",
