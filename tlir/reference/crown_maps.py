@@ -100,6 +100,7 @@ class ConvTranspose:
         cfg = op.config
         self.cfg = cfg
         self.weight, self.magnitude_weight = weight, np.abs(weight)
+        self._sparse = self._magnitude = None
         self.in_shape = tuple(op.input.type.get_shape())
         self.out_shape = tuple(op.results[0].type.get_shape())
         volume = int(np.prod(cfg.kernel, dtype=np.int64))
@@ -108,10 +109,15 @@ class ConvTranspose:
 
     def times(self, left, magnitude: bool = False):
         """`left @ M` (or `left @ |M|`): by the sparse `M` when SciPy is
-        installed (faster for any `left`, and `left` may be sparse itself)."""
+        installed (faster for any `left`, and `left` may be sparse itself),
+        else the transposed conv."""
         matrix = self.sparse_or_none(magnitude)
         if matrix is not None:
             return left @ matrix
+        return self.transposed_conv(left, magnitude)
+
+    def transposed_conv(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`left @ M` (or `left @ |M|`) in NumPy."""
         cfg, axis = self.cfg, self.cfg.channel_axis
         weight = self.magnitude_weight if magnitude else self.weight
         rows = left.shape[0] * int(np.prod(self.out_shape[:axis], dtype=np.int64))
@@ -149,7 +155,7 @@ class ConvTranspose:
             return None
         if not magnitude:
             return matrix
-        if getattr(self, "_magnitude", None) is None:
+        if self._magnitude is None:
             self._magnitude = abs(matrix)
         return self._magnitude
 
@@ -160,7 +166,7 @@ class ConvTranspose:
         tap `k`, when that cell is inside the input."""
         from scipy import sparse
 
-        if getattr(self, "_sparse", None) is not None:
+        if self._sparse is not None:
             return self._sparse
         cfg, axis = self.cfg, self.cfg.channel_axis
         out_sp, in_sp = self.out_shape[axis + 1 :], self.in_shape[axis + 1 :]
@@ -199,14 +205,18 @@ class ConvTranspose:
         return matrix
 
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
-        """`M @ v` (or `|M| @ v`) for a flat input `v`: the conv itself without
-        bias, per group one BLAS product of the input's windows by the taps
-        (or the sparse `M`)."""
+        """`M @ v` (or `|M| @ v`), `v` a flat input or a matrix of them as
+        columns: by the sparse `M` when SciPy is installed, else the conv."""
         matrix = self.sparse_or_none(magnitude)
         if matrix is not None:
             return matrix @ v
         if v.ndim == 2:
-            return np.stack([self.forward(column, magnitude) for column in v.T], axis=1)
+            return np.stack([self.conv(column, magnitude) for column in v.T], axis=1)
+        return self.conv(v, magnitude)
+
+    def conv(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`M @ v` (or `|M| @ v`) in NumPy: the conv itself without bias, per
+        group one BLAS product of the input's windows by the taps."""
         cfg, axis = self.cfg, self.cfg.channel_axis
         weight = self.magnitude_weight if magnitude else self.weight
         rank = len(cfg.kernel)
