@@ -21,27 +21,21 @@ from xdsl.ir import Operation
 from tlir.dialects import tlir as T
 from tlir.optable import OpTable
 from tlir.reference import crown_maps as maps
-from tlir.reference.interval import (
-    Box,
-    add_down,
-    add_up,
-    div_bounds,
-    interval_mul,
-    max2,
-    mul_up,
-    sqrt_bounds,
-    sub_down,
-    sub_up,
-)
+from tlir.reference.interval import Box, div_bounds, interval_mul, max2, sqrt_bounds
 from tlir.reference.sound_linalg import (
     F64,
     UNIT,
     PointMatrix,
+    absolute,
+    add_down,
+    add_up,
     centre_radius,
     dense,
     is_sparse,
+    mul_up,
     relative,
-    tiny_times,
+    sub_down,
+    sub_up,
     up_scalar,
     upper_sum,
 )
@@ -126,9 +120,9 @@ class Affine:
         extra = self.extra if self.extra is not None else np.maximum(
             np.abs(self.bias[0]), np.abs(self.bias[1]))  # fmt: skip
         factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
-        absolute = up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal))
+        tiny = max(up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)), absolute(n))
         with np.errstate(all="ignore"):
-            return add_up(mul_up(add_up(sizes, extra), factor), absolute)
+            return add_up(mul_up(add_up(sizes, extra), factor), tiny)
 
 
 def _point(box: Box | None) -> np.ndarray | None:
@@ -273,7 +267,7 @@ def _images(affine: Affine, c: np.ndarray, r: np.ndarray):
         g = add_up(np.abs(c), np.abs(r))
         both = matrix.forward(np.stack([r, g], axis=1), magnitude=True)
         sizes = upper_sum(both[:, 1], n)
-        err = add_up(mul_up(sizes, relative(n)), tiny_times(2 * n, 1.0))
+        err = add_up(mul_up(sizes, relative(n)), absolute(2 * n))
         return matrix.forward(c), both[:, 0], err, g, sizes
 
 

@@ -32,16 +32,21 @@ from tlir.optable import OpTable
 from tlir.reference import crown_maps as maps
 from tlir.reference.crown_affine import affine_map, inner_box, outer_box
 from tlir.reference.ibp_rules import IBP_RULES, NoRule
-from tlir.reference.interval import Box, NoBox, add_up, fold, interval_mul, mul_up, sub_up
+from tlir.reference.interval import Box, NoBox, fold, interval_mul
 from tlir.reference.sound_linalg import (
     F64,
     UNIT,
+    absolute,
+    add_up,
+    centre_radius,
     dense,
     is_sparse,
     magnitude,
+    mul_up,
     nonneg_dot_up,
     relative,
     sparse_module,
+    sub_up,
     tiny_times,
     up_scalar,
     upper_on_box,
@@ -134,35 +139,52 @@ def _operand_boxes(op: Operation, sweep: UpperSweep) -> list[Box | None]:
     return [sweep.boxes.get(v) for v in op.operands]
 
 
-def _error_vectors(op, affine, sweep) -> tuple[np.ndarray, np.float64]:
-    """`[w, e]` and `terms·η·Σm` rounded up, `m` the sizes of the varying
-    operand's box: `w ≥ (|M̃| + R)·m` (a product's error is at most
-    `2n·u·|a|·w` plus that term) and `e` the bound of the evaluator's
-    rounding of `y`."""
-    size = magnitude(sweep.box(op.operands[affine.operand]))
-    w = affine.sizes(size)
-    e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
-    with np.errstate(all="ignore"):
-        total = upper_sum(np.sum(size, keepdims=True), size.size)[0]
-    return np.stack([w, e], axis=1), tiny_times(max(affine.matrix.terms, 1), total)
+@dataclass(frozen=True)
+class AffineTerms:
+    """What an affine op adds to a row's constant beyond `a·centre(b)`: at
+    most `|a|·v + carried`, with (each rounded up)
+
+    * `relative(terms)·w`, `w ≥ (|M̃| + R)·m` (`m` the sizes of the varying
+      operand's box): the product `fl(a·M̃)`'s error and the matrix radius,
+      discharged on `|x| ≤ m`, whose absolute part is `terms·η·Σm`;
+    * `e`: the evaluator's rounding of `y`;
+    * `radius(b) + relative(n)·(|centre(b)| + radius(b))`: the bias's spread
+      and the rounding of `a·centre(b)`, whose absolute part is `2n·η`.
+
+    One product `|a| @ v` bounds them all (the sum is linear in `v`)."""
+
+    v: np.ndarray
+    centre: np.ndarray
+    carried: float
+
+    @staticmethod
+    def of(op, affine, sweep) -> AffineTerms:
+        size = magnitude(sweep.box(op.operands[affine.operand]))
+        w = affine.sizes(size)
+        e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
+        centre, radius = centre_radius(affine.bias)
+        n, terms = max(w.size, 1), max(affine.matrix.terms, 1)
+        with np.errstate(all="ignore"):
+            total = upper_sum(np.sum(size, keepdims=True), size.size)[0]
+            spread = add_up(radius, mul_up(add_up(np.abs(centre), radius), relative(n)))
+            v = add_up(add_up(mul_up(w, relative(terms)), e), spread)
+            carried = add_up(tiny_times(terms, total), absolute(n))
+        return AffineTerms(v, centre, float(carried))
 
 
 @RELU_RULES.register(T.LinearOp, T.MatmulOp, T.ConvOp, T.AvgPoolOp, T.BatchNormEvalOp)
 def _affine(op, a, sweep):
     """`a·y = fl(a·M̃)·x + (a·M − fl(a·M̃))·x + a·b + a·δ` (δ the evaluator's
-    rounding of y): the product goes to `x`; its error (and the matrix
-    radius), the bias's bound and `|a|·e` to the constant."""
+    rounding of y): the product goes to `x`, the rest to the constant
+    (`AffineTerms`)."""
     affine = sweep.cached((op, "affine"), lambda: affine_map(op, _operand_boxes(op, sweep)))
     if affine is None:
         return _discharge(op, a, sweep)
-    we, carried = sweep.cached((op, "error"), lambda: _error_vectors(op, affine, sweep))
+    terms = sweep.cached((op, "terms"), lambda: AffineTerms.of(op, affine, sweep))
     sweep.add(op.operands[affine.operand], affine.matrix.times(a))
-    size = abs(a)
-    sizes = nonneg_dot_up(size, we)
-    terms = max(affine.matrix.terms, 1)
     with np.errstate(all="ignore"):
-        sweep.constant(add_up(add_up(mul_up(sizes[:, 0], relative(terms)), carried), sizes[:, 1]))
-    sweep.constant(upper_on_box(a, affine.bias, size))
+        spread = add_up(nonneg_dot_up(abs(a), terms.v), terms.carried)
+        sweep.constant(add_up(a @ terms.centre, spread))
 
 
 @RELU_RULES.register(T.SumOp)

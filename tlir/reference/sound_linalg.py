@@ -32,11 +32,50 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tlir.reference.interval import Box, add_up, mul_up, sub_up
+from tlir.bounds import down, up
+from tlir.reference.interval import Box
 
 F64 = np.dtype(np.float64)
 UNIT = float(np.finfo(F64).eps) / 2
 TINY = float(np.finfo(F64).smallest_subnormal)
+
+FLOOR = 2.0**-600
+"""Absolute error terms are taken at least this large (a normal number whose
+products with coefficients stay normal: subnormal operands make every
+floating-point step that meets them many times slower)."""
+
+
+def absolute(n: int) -> float:
+    """A normal float ≥ 2(n + 1)·η, the absolute term of a sum of n products."""
+    return 2.0 * (n + 1) * FLOOR
+
+
+def add_up(a, b):
+    """`a + b` rounded up: the rounded sum one step up, except an exact 0 (a
+    rounded sum is 0 only when the exact one is: sums do not underflow), which
+    TorchLean's `addUp` would turn into a subnormal."""
+    s = np.add(a, b)
+    return np.where(s == 0, s, up(s))
+
+
+def add_down(a, b):
+    s = np.add(a, b)
+    return np.where(s == 0, s, down(s))
+
+
+def sub_up(a, b):
+    return add_up(a, np.negative(b))
+
+
+def sub_down(a, b):
+    return add_down(a, np.negative(b))
+
+
+def mul_up(a, b):
+    """`a·b` rounded up: exact (no step) when a factor is 0."""
+    p = np.multiply(a, b)
+    return np.where((np.equal(a, 0) | np.equal(b, 0)) & ~np.isnan(p), p, up(p))
+
 
 SPARSE_DENSITY = 0.1
 """A matrix with fewer nonzeros than this share is multiplied as a sparse one."""
@@ -74,9 +113,9 @@ def relative(n: int) -> float:
 
 
 @functools.lru_cache(maxsize=1024)
-def _sum_factors(n: int) -> tuple[np.float64, np.float64]:
+def _sum_factors(n: int) -> tuple[np.float64, float]:
     _check(n)
-    return up_scalar(4.0 * (n + 1) * UNIT), up_scalar(2.0 * (n + 1) * TINY)
+    return up_scalar(4.0 * (n + 1) * UNIT), absolute(n)
 
 
 def up_scalar(x: float) -> np.float64:
@@ -123,7 +162,7 @@ def upper_on_box(a, box: Box, size=None) -> np.ndarray:
         g = add_up(np.abs(c), r)
         size = (abs(a) if size is None else size) @ np.stack([r, g], axis=1)
         spread, scale = size[:, 0], upper_sum(size[:, 1], n)
-        err = add_up(mul_up(scale, relative(n)), up_scalar(2.0 * n * TINY))
+        err = add_up(mul_up(scale, relative(n)), absolute(n))
         return add_up(add_up(a @ c, spread), err)
 
 
@@ -168,7 +207,14 @@ class PointMatrix:
 
 
 __all__ = [
+    "FLOOR",
     "PointMatrix",
+    "absolute",
+    "add_down",
+    "add_up",
+    "mul_up",
+    "sub_down",
+    "sub_up",
     "centre_radius",
     "dense",
     "is_sparse",
