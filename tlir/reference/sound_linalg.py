@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tlir.bounds import down, up
 from tlir.reference.interval import Box
 
 F64 = np.dtype(np.float64)
@@ -55,12 +54,12 @@ def add_up(a, b):
     rounded sum is 0 only when the exact one is: sums do not underflow), which
     TorchLean's `addUp` would turn into a subnormal."""
     s = np.add(a, b)
-    return np.where(s == 0, s, up(s))
+    return np.where(s == 0, s, np.nextafter(s, np.inf))
 
 
 def add_down(a, b):
     s = np.add(a, b)
-    return np.where(s == 0, s, down(s))
+    return np.where(s == 0, s, np.nextafter(s, -np.inf))
 
 
 def sub_up(a, b):
@@ -74,7 +73,7 @@ def sub_down(a, b):
 def mul_up(a, b):
     """`a·b` rounded up: exact (no step) when a factor is 0."""
     p = np.multiply(a, b)
-    return np.where((np.equal(a, 0) | np.equal(b, 0)) & ~np.isnan(p), p, up(p))
+    return np.where(np.equal(a, 0) | np.equal(b, 0), p, np.nextafter(p, np.inf))
 
 
 SPARSE_DENSITY = 0.1
@@ -115,7 +114,7 @@ def relative(n: int) -> float:
 @functools.lru_cache(maxsize=1024)
 def _sum_factors(n: int) -> tuple[np.float64, float]:
     _check(n)
-    return up_scalar(4.0 * (n + 1) * UNIT), absolute(n)
+    return up_scalar(1.0 + 4.0 * (n + 2) * UNIT), 2 * absolute(n)
 
 
 def up_scalar(x: float) -> np.float64:
@@ -124,10 +123,15 @@ def up_scalar(x: float) -> np.float64:
 
 def upper_sum(computed: np.ndarray, n: int) -> np.ndarray:
     """An upper bound of the exact sum of `n` nonnegative products whose
-    round-to-nearest sum is `computed` (the second bound above)."""
-    factor, absolute = _sum_factors(n)
+    round-to-nearest sum is `ŝ = computed`: `s ≤ ŝ(1 + 4nu) + 2nη` (the second
+    bound above), evaluated as `up(fl(fl(ŝ·F) + A))` with `F = up(1 + 4(n + 2)u)
+    ≥ (1 + 4nu)(1 + 4u)` and `A = 4(n + 1)·2⁻⁶⁰⁰`: `fl(ŝ·F) ≥ ŝ(1 + 4nu)(1 + 2u)
+    − η/2`, the sum loses at most a factor `1 − u`, which the step up (at
+    least a factor `1 + u`) restores to `1 − u²`, and `A − η ≥ 2nη` covers the
+    absolute terms."""
+    factor, floor = _sum_factors(n)
     with np.errstate(all="ignore"):
-        return add_up(add_up(computed, mul_up(computed, factor)), absolute)
+        return np.nextafter(computed * factor + floor, np.inf)
 
 
 def nonneg_dot_up(p: np.ndarray, v: np.ndarray) -> np.ndarray:
