@@ -334,7 +334,7 @@ def sweep_upper(ops, start, objective, boxes, x, cache) -> np.ndarray | None:
                 rule = (RELU_RULES.lookup(op) or _discharge) if maps.nonempty(op) else _discharge
                 rule(op, sweep.coeffs.pop(live[0]), sweep)
         if x in sweep.coeffs:
-            sweep.discharge(sweep.coeffs[x], x)
+            sweep.discharge(sweep.coeffs.pop(x), x)
     except maps.SweepFailed:
         return None
     return np.where(np.isnan(sweep.k), np.inf, sweep.k)
