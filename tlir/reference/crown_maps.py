@@ -11,6 +11,7 @@ operand, the output positions it feeds and the operand positions they read.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 
 import numpy as np
@@ -26,7 +27,12 @@ class SweepFailed(Exception):
 
 
 def size(value: SSAValue) -> int:
-    return int(np.prod(value.type.get_shape(), dtype=np.int64))
+    return _type_size(value.type)
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_size(typ) -> int:
+    return int(np.prod(typ.get_shape(), dtype=np.int64))
 
 
 def nonempty(op: Operation) -> bool:
