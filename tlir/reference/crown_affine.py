@@ -259,25 +259,40 @@ def affine_map(op: Operation, boxes: list[Box | None]) -> Affine | None:
 # --- boxes -------------------------------------------------------------------------------
 
 
-def _images(affine: Affine, c: np.ndarray, r: np.ndarray):
-    """`(fl(M̃c), fl(|M̃|r), e)` with `e` bounding both products' errors:
-    `2n·u·|M̃|(|c| + |r|) + 2n·η`, from `|M̃|` times `g ≥ |c| + |r|`."""
+def _images(affine: Affine, pairs: list[tuple[np.ndarray, np.ndarray]]):
+    """Per `(c, r)`: `(fl(M̃c), fl(|M̃|r), e, g, s)` with `e` bounding both
+    products' errors, `2n·u·|M̃|(|c| + |r|) + 2n·η`, from `s ≥ |M̃|·g`,
+    `g ≥ |c| + |r|`; all pairs in two products."""
     matrix, n = affine.matrix, max(affine.matrix.forward_terms, 1)
     with np.errstate(all="ignore"):
-        g = add_up(np.abs(c), np.abs(r))
-        both = matrix.forward(np.stack([r, g], axis=1), magnitude=True)
-        sizes = upper_sum(both[:, 1], n)
-        err = add_up(mul_up(sizes, relative(n)), absolute(2 * n))
-        return matrix.forward(c), both[:, 0], err, g, sizes
+        gs = [add_up(np.abs(c), np.abs(r)) for c, r in pairs]
+        centres = matrix.forward(np.stack([c for c, _ in pairs], axis=1))
+        sizes = matrix.forward(np.stack([*(r for _, r in pairs), *gs], axis=1), magnitude=True)
+        found = []
+        for k, g in enumerate(gs):
+            bound = upper_sum(sizes[:, len(pairs) + k], n)
+            err = add_up(mul_up(bound, relative(n)), absolute(2 * n))
+            found.append((centres[:, k], sizes[:, k], err, g, bound))
+        return found
 
 
-def outer_box(affine: Affine, box: Box, dtype: np.dtype) -> Box:
+def _inner_centre(ends: Box) -> tuple[np.ndarray, np.ndarray]:
+    """`c`, `r` with `c − r ≥ L` and `c + r ≤ H` (`r` may be negative)."""
+    lo, hi = (np.asarray(b, F64).reshape(-1) for b in ends)
+    with np.errstate(all="ignore"):
+        c = lo * 0.5 + hi * 0.5
+        return c, np.minimum(sub_down(hi, c), sub_down(c, lo))
+
+
+def outer_box(affine: Affine, box: Box, dtype: np.dtype, ends: Box | None = None):
     """A float64 box holding `M·x + b` for every `x` in `box`, and the
     evaluator's value of it in `dtype` (its centre's image, its radius's image
     by `|M̃|`, their errors, the matrix radius on `|c| + r`, the bias's own
-    radius and the evaluation's rounding, the ends rounded outward)."""
-    c, r = centre_radius(box)
-    yc, yr, err, g, sizes = _images(affine, c, r)
+    radius and the evaluation's rounding, the ends rounded outward). With
+    `ends`, also (same products) `inner_box(affine, ends)`: `(box, inner)`."""
+    pairs = [centre_radius(box)] + ([] if ends is None else [_inner_centre(ends)])
+    images = _images(affine, pairs)
+    yc, yr, err, g, sizes = images[0]
     bc, br = centre_radius(affine.bias)
     if affine.radius is not None:  # `g ≥ m`: (|M̃| + R)·g bounds the operand's sizes
         with np.errstate(all="ignore"):
@@ -287,7 +302,19 @@ def outer_box(affine: Affine, box: Box, dtype: np.dtype) -> Box:
         spread = add_up(add_up(add_up(yr, err), br), rounding)
         if affine.radius is not None:
             spread = add_up(spread, affine.radius(g))
-        return sub_down(add_down(yc, bc), spread), add_up(add_up(yc, bc), spread)
+        found = sub_down(add_down(yc, bc), spread), add_up(add_up(yc, bc), spread)
+    return found if ends is None else (found, _inner_ends(affine, images[1]))
+
+
+def _inner_ends(affine: Affine, image) -> Box | None:
+    yc, yr, err, _, _ = image
+    b = affine.bias[0]
+    with np.errstate(all="ignore"):
+        low = add_up(sub_up(add_up(yc, b), yr), err)
+        high = sub_down(add_down(add_down(yc, b), yr), err)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        return None
+    return low, high
 
 
 def inner_box(affine: Affine, ends: Box) -> Box | None:
@@ -298,17 +325,7 @@ def inner_box(affine: Affine, ends: Box) -> Box | None:
     that `c − r ≥ L` and `c + r ≤ H` (`r` may be negative),
     `M·c − |M|·r = M⁺(c − r) + M⁻(c + r) ≥ M⁺L + M⁻H ≥ M⁺l + M⁻h` (the upper
     end alike); each is moved inward by the products' error bound."""
-    lo, hi = (np.asarray(b, F64).reshape(-1) for b in ends)
-    with np.errstate(all="ignore"):
-        c = lo * 0.5 + hi * 0.5
-        r = np.minimum(sub_down(hi, c), sub_down(c, lo))
-        yc, yr, err, _, _ = _images(affine, c, r)
-        b = affine.bias[0]
-        low = add_up(sub_up(add_up(yc, b), yr), err)
-        high = sub_down(add_down(add_down(yc, b), yr), err)
-    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
-        return None
-    return low, high
+    return _inner_ends(affine, _images(affine, [_inner_centre(ends)])[0])
 
 
 __all__ = ["AFFINE_RULES", "Affine", "Diagonal", "RowsLinear", "affine_map", "inner_box",

@@ -387,20 +387,34 @@ def carrier_box(found: Box, dtype: np.dtype, shape: tuple[int, ...] = (-1,)) -> 
             outward(hi, dtype, lower=False).reshape(shape))  # fmt: skip
 
 
-def box_step(op: Operation, boxes, cache) -> Box | None:
-    """An affine op of a varying operand: its sound mid-radius box; any other
-    op: its IBP rule."""
-    affine = None
-    if maps.nonempty(op) and len(op.results) == 1:
-        key = (op, "affine")
-        if key not in cache:
-            cache[key] = affine_map(op, [boxes.get(v) for v in op.operands])
-        affine = cache[key]
+def _affine_of(op: Operation, boxes, cache):
+    """The op's affine map (kept in `cache`), or None."""
+    if not maps.nonempty(op) or len(op.results) != 1:
+        return None
+    key = (op, "affine")
+    if key not in cache:
+        cache[key] = affine_map(op, [boxes.get(v) for v in op.operands])
+    return cache[key]
+
+
+def box_step(op: Operation, boxes, cache, chain: InnerChain) -> Box | None:
+    """An affine op of a varying operand: its sound mid-radius box (and the
+    inner chain's next ends, from the same products); any other op: its IBP
+    rule (and the inner chain moved or given up)."""
+    affine = _affine_of(op, boxes, cache)
     if affine is None or boxes.get(op.operands[affine.operand]) is None:
+        chain.move(op)
         return ibp_step(op, boxes)
     result = op.results[0]
-    found = outer_box(affine, boxes[op.operands[affine.operand]], numpy_dtype(result.type))
-    return carrier_box(found, numpy_dtype(result.type), tuple(result.type.get_shape()))
+    dtype, shape = numpy_dtype(result.type), tuple(result.type.get_shape())
+    box, ends = boxes[op.operands[affine.operand]], chain.ends_for(op, affine)
+    if ends is None:
+        chain.give_up()
+        found = outer_box(affine, box, dtype)
+    else:
+        found, inner = outer_box(affine, box, dtype, ends)
+        chain.set(result, inner)
+    return carrier_box(found, dtype, shape)
 
 
 def tightened(ops, value: SSAValue, boxes, x, cache) -> Box | None:
@@ -439,29 +453,45 @@ INNER_MOVES = (T.ReluOp, *maps.PASS_THROUGH)
 """Ops whose exact IBP rule maps an inner box to an inner box as it is."""
 
 
-def inner_ibp(ops, x: SSAValue, input_box: Box, cache) -> Box | None:
-    """A float64 box inside the exact-real IBP box of the function's output,
-    hence inside TorchLean's (whose rules enclose their exact versions, which
-    are inclusion-monotone): None when an op on the way has no such rule here
-    (affine ops with point parameters, relu, pass-through ops, constants)."""
-    inner: dict[SSAValue, Box] = {x: tuple(np.asarray(b, F64).reshape(-1) for b in input_box)}
-    for op in ops:
-        varying = [v for v in op.operands if v in inner]
-        if not varying:
-            continue
-        affine = cache.get((op, "affine"))
-        if isinstance(op, INNER_MOVES):
-            lo, hi = inner[op.operands[0]]
-            inner[op.results[0]] = (np.maximum(lo, 0), np.maximum(hi, 0)) if isinstance(
-                op, T.ReluOp) else (lo, hi)  # fmt: skip
-        elif affine is not None and affine.exact_ibp and varying == [op.operands[affine.operand]]:
-            found = inner_box(affine, inner[varying[0]])
-            if found is None:
-                return None
-            inner[op.results[0]] = found
+class InnerChain:
+    """Float64 ends inside the exact-real IBP box of each value, hence inside
+    TorchLean's (whose rules enclose their exact versions, which are
+    inclusion-monotone), followed op by op beside the boxes while every
+    varying op has such a rule here (affine ops with point parameters, relu,
+    pass-through ops); given up at the first other one."""
+
+    def __init__(self, x: SSAValue, input_box: Box):
+        self.ends: dict[SSAValue, Box] | None = {
+            x: tuple(np.asarray(b, F64).reshape(-1) for b in input_box)}  # fmt: skip
+
+    def give_up(self) -> None:
+        self.ends = None
+
+    def set(self, value: SSAValue, ends: Box | None) -> None:
+        if self.ends is None or ends is None:
+            self.give_up()
         else:
+            self.ends[value] = ends
+
+    def ends_for(self, op: Operation, affine) -> Box | None:
+        """The varying operand's ends, if the op's exact IBP rule is its map's range."""
+        if self.ends is None or not affine.exact_ibp:
             return None
-    return inner.get(ops[-1].results[0]) if ops else None
+        varying = [v for v in op.operands if v in self.ends]
+        operand = op.operands[affine.operand]
+        return self.ends[operand] if varying == [operand] else None
+
+    def move(self, op: Operation) -> None:
+        if self.ends is None:
+            return
+        if not isinstance(op, INNER_MOVES) or op.operands[0] not in self.ends:
+            return self.give_up()
+        lo, hi = self.ends[op.operands[0]]
+        relu = isinstance(op, T.ReluOp)
+        self.ends[op.results[0]] = (np.maximum(lo, 0), np.maximum(hi, 0)) if relu else (lo, hi)
+
+    def of(self, value: SSAValue) -> Box | None:
+        return None if self.ends is None else self.ends.get(value)
 
 
 def objective_inner(objective: np.ndarray | None, box: Box) -> Box | None:
@@ -486,12 +516,12 @@ def objective_box(objective: np.ndarray | None, box: Box | None) -> Box | None:
     return fold(t_lo, t_hi, 1)
 
 
-def within_ibp(found: Box, objective, ops, x, input_box, cache, reference_box) -> Box:
+def within_ibp(found: Box, objective, inner: Box | None, reference_box) -> Box:
     """`found` intersected with TorchLean's IBP bounds of `C·y`. When `found`
-    lies inside a box that lies inside them (`inner_ibp`), the intersection is
-    `found` itself and TorchLean's IBP is not run; otherwise it is computed
-    (`reference_box()`, y's box) and intersected."""
-    inner = inner_ibp(ops, x, input_box, cache)
+    lies inside a box that lies inside them (`inner`, y's ends in the
+    `InnerChain`), the intersection is `found` itself and TorchLean's IBP is
+    not run; otherwise it is computed (`reference_box()`, y's box) and
+    intersected."""
     if inner is not None:
         inner = objective_inner(objective, inner)
     if inner is not None and np.all(found[0] >= inner[0]) and np.all(found[1] <= inner[1]):
@@ -509,14 +539,14 @@ def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray | None
     (x,) = target.body.block.args
     boxes: dict[SSAValue, Box | None] = {x: input_box}
     relu_inputs = {op.operands[0] for op in ops if isinstance(op, T.ReluOp)}
-    varying, cache = {x}, {}
+    varying, cache, chain = {x}, {}, InnerChain(x, input_box)
     # an op of the input alone keeps its box: a sweep gives its range again
     for k, op in enumerate(ops):
         result = op.results[0]
         if not any(v in varying for v in op.operands):
             boxes[result] = ibp_step(op, boxes)
             continue
-        boxes[result] = box_step(op, boxes, cache)
+        boxes[result] = box_step(op, boxes, cache, chain)
         varying.add(result)
         if result in relu_inputs and {v for v in op.operands if v in varying} != {x}:
             boxes[result] = tightened(ops[: k + 1], result, boxes, x, cache)
@@ -529,7 +559,7 @@ def relu_crown(target: func.FuncOp, input_box: Box, objective: np.ndarray | None
     if found is None:  # no sweep and no box of y here: TorchLean's, if any
         return objective_box(objective, reference_box()) or (None, None)
     found = (outward(found[0], dtype, lower=True), outward(found[1], dtype, lower=False))
-    return within_ibp(found, objective, ops, x, input_box, cache, reference_box)
+    return within_ibp(found, objective, chain.of(y), reference_box)
 
 
 def _f64(box: Box | None) -> Box | None:
