@@ -284,12 +284,26 @@ def _inner_centre(ends: Box) -> tuple[np.ndarray, np.ndarray]:
         return c, np.minimum(sub_down(hi, c), sub_down(c, lo))
 
 
-def outer_box(affine: Affine, box: Box, dtype: np.dtype, ends: Box | None = None):
+@dataclass(frozen=True)
+class Forward:
+    """An affine op's boxes from one set of products: `box` (`outer_box`),
+    `inner` (`inner_box` of the given ends, or None), and for the sweeps
+    `sizes ≥ (|M̃| + R)·g`, `rounding` (the evaluation's bound) and `g`, the
+    operand's sizes bounded above (`g ≥ |c| + r ≥ max(|lo|, |hi|)`)."""
+
+    box: Box
+    inner: Box | None
+    sizes: np.ndarray
+    rounding: np.ndarray
+    g: np.ndarray
+
+
+def outer_box(affine: Affine, box: Box, dtype: np.dtype, ends: Box | None = None) -> Forward:
     """A float64 box holding `M·x + b` for every `x` in `box`, and the
     evaluator's value of it in `dtype` (its centre's image, its radius's image
     by `|M̃|`, their errors, the matrix radius on `|c| + r`, the bias's own
     radius and the evaluation's rounding, the ends rounded outward). With
-    `ends`, also (same products) `inner_box(affine, ends)`: `(box, inner)`."""
+    `ends`, also (same products) `inner_box(affine, ends)`."""
     pairs = [centre_radius(box)] + ([] if ends is None else [_inner_centre(ends)])
     images = _images(affine, pairs)
     yc, yr, err, g, sizes = images[0]
@@ -303,7 +317,8 @@ def outer_box(affine: Affine, box: Box, dtype: np.dtype, ends: Box | None = None
         if affine.radius is not None:
             spread = add_up(spread, affine.radius(g))
         found = sub_down(add_down(yc, bc), spread), add_up(add_up(yc, bc), spread)
-    return found if ends is None else (found, _inner_ends(affine, images[1]))
+    inner = None if ends is None else _inner_ends(affine, images[1])
+    return Forward(found, inner, sizes, rounding, g)
 
 
 def _inner_ends(affine: Affine, image) -> Box | None:
@@ -328,5 +343,5 @@ def inner_box(affine: Affine, ends: Box) -> Box | None:
     return _inner_ends(affine, _images(affine, [_inner_centre(ends)])[0])
 
 
-__all__ = ["AFFINE_RULES", "Affine", "Diagonal", "RowsLinear", "affine_map", "inner_box",
+__all__ = ["AFFINE_RULES", "Affine", "Diagonal", "Forward", "RowsLinear", "affine_map", "inner_box",
            "outer_box"]  # fmt: skip

@@ -159,9 +159,13 @@ class AffineTerms:
 
     @staticmethod
     def of(op, affine, sweep) -> AffineTerms:
-        size = magnitude(sweep.box(op.operands[affine.operand]))
-        w = affine.sizes(size)
-        e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
+        kept = sweep.cache.get((op, "forward"))  # the box's products, on g ≥ the sizes
+        if kept is not None:
+            size, w, e = kept.g, kept.sizes, kept.rounding
+        else:
+            size = magnitude(sweep.box(op.operands[affine.operand]))
+            w = affine.sizes(size)
+            e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
         centre, radius = centre_radius(affine.bias)
         n, terms = max(w.size, 1), max(affine.matrix.terms, 1)
         with np.errstate(all="ignore"):
@@ -408,13 +412,10 @@ def box_step(op: Operation, boxes, cache, chain: InnerChain) -> Box | None:
     result = op.results[0]
     dtype, shape = numpy_dtype(result.type), tuple(result.type.get_shape())
     box, ends = boxes[op.operands[affine.operand]], chain.ends_for(op, affine)
-    if ends is None:
-        chain.give_up()
-        found = outer_box(affine, box, dtype)
-    else:
-        found, inner = outer_box(affine, box, dtype, ends)
-        chain.set(result, inner)
-    return carrier_box(found, dtype, shape)
+    found = outer_box(affine, box, dtype, ends)
+    chain.set(result, found.inner)
+    cache[(op, "forward")] = found  # the sweeps' error vectors, from the same products
+    return carrier_box(found.box, dtype, shape)
 
 
 def tightened(ops, value: SSAValue, boxes, x, cache) -> Box | None:
