@@ -11,6 +11,7 @@ windows), and knows the most nonzero products of one sum each way (`terms`,
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -101,6 +102,11 @@ class Affine:
     exact_ibp: bool = False
     roundings: int = 1
     extra: np.ndarray | None = None
+
+    @functools.cached_property
+    def bias_centre_radius(self) -> tuple[np.ndarray, np.ndarray]:
+        """`centre_radius(bias)`, once per map (a map is kept across calls)."""
+        return centre_radius(self.bias)
 
     def sizes(self, size: np.ndarray) -> np.ndarray:
         """An upper bound of `(|M̃| + R)·m` for sizes `m ≥ 0` of the operand."""
@@ -307,7 +313,7 @@ def outer_box(affine: Affine, box: Box, dtype: np.dtype, ends: Box | None = None
     pairs = [centre_radius(box)] + ([] if ends is None else [_inner_centre(ends)])
     images = _images(affine, pairs)
     yc, yr, err, g, sizes = images[0]
-    bc, br = centre_radius(affine.bias)
+    bc, br = affine.bias_centre_radius
     if affine.radius is not None:  # `g ≥ m`: (|M̃| + R)·g bounds the operand's sizes
         with np.errstate(all="ignore"):
             sizes = add_up(sizes, affine.radius(g))

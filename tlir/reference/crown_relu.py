@@ -38,7 +38,6 @@ from tlir.reference.sound_linalg import (
     UNIT,
     absolute,
     add_up,
-    centre_radius,
     dense,
     is_sparse,
     magnitude,
@@ -166,7 +165,7 @@ class AffineTerms:
             size = magnitude(sweep.box(op.operands[affine.operand]))
             w = affine.sizes(size)
             e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
-        centre, radius = centre_radius(affine.bias)
+        centre, radius = affine.bias_centre_radius
         n, terms = max(w.size, 1), max(affine.matrix.terms, 1)
         with np.errstate(all="ignore"):
             total = upper_sum(np.sum(size, keepdims=True), size.size)[0]
