@@ -12,7 +12,9 @@ and one output:
   correction, concretised on the input box. If the sweep fails (a box it needs
   is unresolved), the objective is discharged against the output's box.
 * `mode="relu"` (`tlir.reference.crown_relu`) also relaxes ReLUs, with every
-  ReLU's pre-activation bounds tightened by a sweep of their own.
+  ReLU's pre-activation bounds tightened by a sweep of their own, in float64
+  point coefficients whose rounding errors are discharged as they happen; it
+  runs TorchLean's IBP only when its bounds might leave IBP's.
 
 Every objective row is one sweep; rows run together as the rows of the
 coefficient matrices.
@@ -279,9 +281,10 @@ def checked_objective(objective, out_size: int, dtype: np.dtype, where: str) -> 
 
 def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: str,
                             where: str) -> None:  # fmt: skip
-    """A sweep's coefficient matrix (a row per objective row, or per ReLU operand
-    cell when relu mode tightens it, a column per cell of a value) must fit the
-    tensor limit, as any tensor of a model must."""
+    """A sweep's coefficient matrix (a row per objective row; in relu mode two
+    float64 rows, lower and upper, per objective row or per ReLU operand cell
+    it tightens; a column per cell of a value) must fit the tensor limit, as
+    any tensor of a model must."""
     from tlir.limits import check_total_bytes
 
     ops = list(target.body.block.ops)
