@@ -4,11 +4,14 @@ model in the same run.
 
     python bench/crown.py [--lirpa DIR] [--repeat N]
 
-The models are PyTorch modules (PyTorch is needed). DIR holds auto_LiRPA's
-source tree (its `auto_LiRPA` package; several directories separated by the
-path separator for the packages it imports); it is never a dependency of
-tlir. Widths are mean output-bound widths; a ratio above 1 means tlir's
-CROWN is wider.
+The models are PyTorch modules (PyTorch is needed). DIR (default: the
+TLIR_AUTO_LIRPA environment variable) holds auto_LiRPA's source tree (its
+`auto_LiRPA` package; several directories separated by the path separator
+for the packages it imports); it is never a dependency of tlir. Times are the
+best of N calls, wall clock and CPU time of the process (on a shared machine
+the CPU time is the steadier figure); widths are mean output-bound widths. In
+the last table a ratio below 1 means tlir is faster, a width ratio above 1
+that tlir's CROWN is wider.
 """
 
 from __future__ import annotations
@@ -106,12 +109,15 @@ def models():
 
 
 def timed(function, repeat: int):
-    best, result = float("inf"), None
+    """(best wall seconds, best CPU seconds, the last result)."""
+    wall = cpu = float("inf")
+    result = None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+    return wall, cpu, result
 
 
 def lirpa_crown(net, x: np.ndarray, eps: float, repeat: int):
@@ -128,42 +134,54 @@ def lirpa_crown(net, x: np.ndarray, eps: float, repeat: int):
     bounded = BoundedTensor(xt, PerturbationLpNorm(norm=float("inf"), eps=eps))
     out = {}
     for method in ("IBP", "CROWN"):
-        seconds, (lb, ub) = timed(lambda m=method: module.compute_bounds(x=(bounded,), method=m),
-                                  repeat)  # fmt: skip
-        out[method] = (seconds, (ub - lb).detach().numpy().reshape(-1))
+        wall, cpu, (lb, ub) = timed(
+            lambda m=method: module.compute_bounds(x=(bounded,), method=m), repeat
+        )
+        out[method] = (wall, cpu, (ub - lb).detach().numpy().reshape(-1))
     return out
+
+
+def row(label: str, wall: float, cpu: float, width: float) -> str:
+    return f"  {label:<20} {wall * 1e3:9.2f} ms {cpu * 1e3:9.2f} ms   width {width:.6g}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="CROWN against IBP and auto_LiRPA")
-    parser.add_argument("--lirpa", help="directory holding auto_LiRPA's source")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--lirpa", default=os.environ.get("TLIR_AUTO_LIRPA"),
+                        help="directory holding auto_LiRPA's source")  # fmt: skip
+    parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
     if args.lirpa:
         sys.path[:0] = args.lirpa.split(os.pathsep)
+    summary = []
     for name, net, shape, eps in models():
         module = tlir.parse_module(to_tlir(list(net), shape))
         x = np.random.default_rng(0).uniform(0, 1, shape)
         lo, hi = ball(x, eps, np.dtype(np.float64), "x")
-        t_ibp, (il, ih) = timed(lambda m=module, lo=lo, hi=hi: ibp(m, [lo], [hi]), args.repeat)
-        t_crown, (cl, ch) = timed(
-            lambda m=module, lo=lo, hi=hi: crown(m, lo, hi, mode="relu"), args.repeat
-        )
-        t_tl, (tl, th) = timed(lambda m=module, lo=lo, hi=hi: crown(m, lo, hi), args.repeat)
-        ibp_width, crown_width = np.mean(ih[0] - il[0]), np.mean(ch - cl)
-        print(f"{name}, eps {eps}")
-        print(f"  tlir IBP            {t_ibp * 1e3:8.1f} ms  width {ibp_width:.6g}")
-        print(f"  tlir CROWN (tl)     {t_tl * 1e3:8.1f} ms  width {np.mean(th - tl):.6g}")
-        print(f"  tlir CROWN (relu)   {t_crown * 1e3:8.1f} ms  width {crown_width:.6g}  "
-              f"IBP/CROWN {ibp_width / crown_width:.3f}")  # fmt: skip
+        ibp_run = timed(lambda m=module, lo=lo, hi=hi: ibp(m, [lo], [hi]), args.repeat)
+        relu_run = timed(lambda m=module, lo=lo, hi=hi: crown(m, lo, hi, mode="relu"), args.repeat)
+        tl_run = timed(lambda m=module, lo=lo, hi=hi: crown(m, lo, hi), args.repeat)
+        (il,), (ih,) = ibp_run[2]
+        ibp_width = np.mean(ih - il)
+        crown_width = np.mean(relu_run[2][1] - relu_run[2][0])
+        print(f"{name}, eps {eps}                 wall          CPU")
+        print(row("tlir IBP", *ibp_run[:2], ibp_width))
+        print(row("tlir CROWN (tl)", *tl_run[:2], np.mean(tl_run[2][1] - tl_run[2][0])))
+        print(row("tlir CROWN (relu)", *relu_run[:2], crown_width)
+              + f"   IBP/CROWN {ibp_width / crown_width:.3f}")  # fmt: skip
         lirpa = lirpa_crown(net, x, eps, args.repeat)
         if lirpa is None:
-            print("  auto_LiRPA: not importable (pass --lirpa DIR)")
+            print("  auto_LiRPA: not importable (pass --lirpa DIR or set TLIR_AUTO_LIRPA)")
             continue
-        for method, (seconds, width) in lirpa.items():
-            print(f"  auto_LiRPA {method:<8} {seconds * 1e3:8.1f} ms  width {np.mean(width):.6g}")
-        ratio = crown_width / np.mean(lirpa["CROWN"][1])
-        print(f"  tlir CROWN width / auto_LiRPA CROWN width {ratio:.9f}")
+        for method, (wall, cpu, width) in lirpa.items():
+            print(row(f"auto_LiRPA {method}", wall, cpu, np.mean(width)))
+        theirs = lirpa["CROWN"]
+        summary.append((name, relu_run[0] / theirs[0], relu_run[1] / theirs[1],
+                        crown_width / np.mean(theirs[2])))  # fmt: skip
+    if summary:
+        print("\ntlir CROWN (relu) / auto_LiRPA CROWN    time (wall)  time (CPU)  width")
+        for name, wall, cpu, width in summary:
+            print(f"  {name:<36} {wall:9.3f} {cpu:11.3f} {width:12.9f}")
 
 
 if __name__ == "__main__":

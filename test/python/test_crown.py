@@ -503,8 +503,9 @@ CONV = (
                                          ("2, 3", "1, 2", "0, 1", "1, 1", "2, 1", 1)])  # fmt: skip
 def test_conv_matrix_and_transposed_conv_are_the_conv(k, s, p, q, d, g):
     """A conv's dense matrix (a leading batch, groups, strides, dilation,
-    uneven padding) is its evaluator's map; the transposed conv (relu mode's
-    products) multiplies by that matrix and by its magnitude."""
+    uneven padding) is its evaluator's map; the transposed conv and the conv
+    (relu mode's products without SciPy) multiply by that matrix and by its
+    magnitude, and the sparse matrix (with SciPy) is that matrix."""
     from tlir.reference.crown_maps import ConvTranspose, conv_matrix
     from tlir.reference.ops import EVALUATORS
     from tlir.shapes import ConvConfig
@@ -532,6 +533,16 @@ def test_conv_matrix_and_transposed_conv_are_the_conv(k, s, p, q, d, g):
     assert np.allclose(transposed.times(left), left @ matrix, rtol=1e-12, atol=1e-12)
     assert np.allclose(transposed.times(left, magnitude=True), left @ np.abs(matrix),
                        rtol=1e-12, atol=1e-12)  # fmt: skip
+    for magnitude, m in ((False, matrix), (True, np.abs(matrix))):
+        assert np.allclose(transposed.transposed_conv(left, magnitude), left @ m, rtol=1e-12,
+                           atol=1e-12)  # fmt: skip
+        columns = rng.normal(size=(matrix.shape[1], 2))
+        assert np.allclose(transposed.conv(columns[:, 0], magnitude), m @ columns[:, 0],
+                           rtol=1e-12, atol=1e-12)  # fmt: skip
+        assert np.allclose(transposed.forward(columns, magnitude), m @ columns, rtol=1e-12,
+                           atol=1e-12)  # fmt: skip
+    pytest.importorskip("scipy")
+    assert np.array_equal(transposed.sparse().toarray(), matrix)
 
 
 @fuzz_graphs.budget(ci=30)
@@ -592,8 +603,8 @@ def test_large_matrices_are_refused_in_one_line(monkeypatch):
     monkeypatch.setenv("TLIR_MAX_TENSOR_BYTES", "1500")
     module = mlp.module()  # its constants fit
     crown(module, np.zeros(6), np.ones(6))  # 3 rows × 16 cells fit too
-    with pytest.raises(TlirError, match="CROWN coefficient matrix of 16 rows × 16 cells"):
-        crown(module, np.zeros(6), np.ones(6), mode="relu")  # a row per ReLU operand cell
+    with pytest.raises(TlirError, match="CROWN coefficient matrix of 32 rows × 16 cells"):
+        crown(module, np.zeros(6), np.ones(6), mode="relu")  # two rows per ReLU operand cell
     monkeypatch.setenv("TLIR_MAX_TENSOR_BYTES", "20000")
     with pytest.raises(TlirError, match=r"the dense 64 × 64 matrix of tlir.conv takes"):
         crown(cnn.module(), np.zeros(cnn.input_shape), np.ones(cnn.input_shape))

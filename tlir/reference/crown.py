@@ -12,7 +12,9 @@ and one output:
   correction, concretised on the input box. If the sweep fails (a box it needs
   is unresolved), the objective is discharged against the output's box.
 * `mode="relu"` (`tlir.reference.crown_relu`) also relaxes ReLUs, with every
-  ReLU's pre-activation bounds tightened by a sweep of their own.
+  ReLU's pre-activation bounds tightened by a sweep of their own, in float64
+  point coefficients whose rounding errors are discharged as they happen; it
+  runs TorchLean's IBP only when its bounds might leave IBP's.
 
 Every objective row is one sweep; rows run together as the rows of the
 coefficient matrices.
@@ -279,9 +281,10 @@ def checked_objective(objective, out_size: int, dtype: np.dtype, where: str) -> 
 
 def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: str,
                             where: str) -> None:  # fmt: skip
-    """A sweep's coefficient matrix (a row per objective row, or per ReLU operand
-    cell when relu mode tightens it, a column per cell of a value) must fit the
-    tensor limit, as any tensor of a model must."""
+    """A sweep's coefficient matrix (a row per objective row; in relu mode two
+    float64 rows, lower and upper, per objective row or per ReLU operand cell
+    it tightens; a column per cell of a value) must fit the tensor limit, as
+    any tensor of a model must."""
     from tlir.limits import check_total_bytes
 
     ops = list(target.body.block.ops)
@@ -290,12 +293,28 @@ def check_coefficient_bytes(target: func.FuncOp, objective: np.ndarray, mode: st
         if any(v in varying for v in op.operands):
             varying.update(op.results)
     widest = max((maps.size(v) for v in varying), default=0)
-    rows = objective.shape[0]
-    if mode == "relu":
+    rows, itemsize = objective.shape[0], objective.itemsize
+    if mode == "relu":  # a float64 row per bound, lower and upper
         relus = [maps.size(op.operands[0]) for op in ops if isinstance(op, T.ReluOp)]
-        rows = max([rows, *relus])
+        rows, itemsize = 2 * max([rows, *relus]), 8
     what = f"a CROWN coefficient matrix of {rows} rows × {widest} cells"
-    check_total_bytes(rows * widest * objective.itemsize, what, where)
+    check_total_bytes(rows * widest * itemsize, what, where)
+
+
+def _relu_mode(module, target: func.FuncOp, lower, upper, objective, c, where: str, rules: str):
+    """relu mode reads the IBP box of the output (under `rules`) only when its
+    own bounds might leave it (`tlir.reference.crown_relu.within_ibp`)."""
+    from tlir.reference.crown_relu import relu_crown
+    from tlir.reference.ibp import checked_boxes
+
+    ((x_lo, x_hi),) = checked_boxes(target, [lower], [upper], where)
+    (y,) = list(target.body.block.ops)[-1].operands
+
+    def reference_box():
+        boxes = ibp_boxes(module, [lower], [upper], target.sym_name.data, where, rules).boxes
+        return boxes.get(y)
+
+    return relu_crown(target, (x_lo, x_hi), None if objective is None else c, reference_box)
 
 
 def crown(
@@ -315,15 +334,12 @@ def crown(
     out_shape = tuple(out_type.get_shape())
     c = checked_objective(objective, int(np.prod(out_shape, dtype=np.int64)), dtype, where)
     check_coefficient_bytes(target, c, mode, where)
-    found = ibp_boxes(module, [lower], [upper], function, where, rules).boxes
     with np.errstate(all="ignore"):  # NaN and infinite ends flow as the rules say
         if mode == "torchlean":
+            found = ibp_boxes(module, [lower], [upper], function, where, rules).boxes
             lo, hi = torchlean_crown(target, found, c)
         else:
-            from tlir.reference.crown_relu import relu_crown
-
-            (x,) = target.body.block.args
-            lo, hi = relu_crown(target, found[x], None if objective is None else c)
+            lo, hi = _relu_mode(module, target, lower, upper, objective, c, where, rules)
     if lo is None or objective is not None:
         return lo, hi
     return lo.reshape(out_shape), hi.reshape(out_shape)

@@ -11,6 +11,7 @@ operand, the output positions it feeds and the operand positions they read.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 
 import numpy as np
@@ -26,7 +27,12 @@ class SweepFailed(Exception):
 
 
 def size(value: SSAValue) -> int:
-    return int(np.prod(value.type.get_shape(), dtype=np.int64))
+    return _type_size(value.type)
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_size(typ) -> int:
+    return int(np.prod(typ.get_shape(), dtype=np.int64))
 
 
 def nonempty(op: Operation) -> bool:
@@ -92,49 +98,156 @@ def conv_matrix(op: T.ConvOp, weight: np.ndarray) -> np.ndarray:
 
 class ConvTranspose:
     """A conv's dense matrix `M` (without bias) as products `left @ M` on rows
-    of output coefficients: the transposed conv, per group one stacked BLAS
-    product (taps by each row's output cells) and a strided add per kernel offset,
-    without forming `M`."""
+    of output coefficients (the transposed conv: per group one BLAS product of
+    the taps by every row's output cells, then a strided add per kernel
+    offset) and `M @ v` on inputs (the conv), without forming `M`."""
 
     def __init__(self, op: T.ConvOp, weight: np.ndarray):
         cfg = op.config
         self.cfg = cfg
         self.weight, self.magnitude_weight = weight, np.abs(weight)
+        self._sparse = self._magnitude = None
         self.in_shape = tuple(op.input.type.get_shape())
         self.out_shape = tuple(op.results[0].type.get_shape())
-        out_per_group = cfg.out_channels // cfg.groups
-        self.terms = out_per_group * int(np.prod(cfg.kernel, dtype=np.int64))
+        volume = int(np.prod(cfg.kernel, dtype=np.int64))
+        self.terms = cfg.out_channels // cfg.groups * volume
+        self.forward_terms = cfg.in_channels // cfg.groups * volume
 
-    def times(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
+    def times(self, left, magnitude: bool = False):
+        """`left @ M` (or `left @ |M|`): by the sparse `M` when SciPy is
+        installed (faster for any `left`, and `left` may be sparse itself),
+        else the transposed conv."""
+        matrix = self.sparse_or_none(magnitude)
+        if matrix is not None:
+            return left @ matrix
+        return self.transposed_conv(left, magnitude)
+
+    def transposed_conv(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`left @ M` (or `left @ |M|`) in NumPy."""
         cfg, axis = self.cfg, self.cfg.channel_axis
         weight = self.magnitude_weight if magnitude else self.weight
         rows = left.shape[0] * int(np.prod(self.out_shape[:axis], dtype=np.int64))
-        a = left.reshape((rows, *self.out_shape[axis:]))
         out_spatial = self.out_shape[axis + 1 :]
-        pad = F.conv_padding(dataclasses.replace(cfg, channel_axis=1))
-        padded_shape = tuple(n + b + e for n, (b, e) in zip(
-            (rows, *self.in_shape[axis:]), pad, strict=True))  # fmt: skip
-        acc = np.zeros(padded_shape, left.dtype)
+        # channels first, then rows and cells: one product per group for all rows
+        a = np.moveaxis(left.reshape((rows, *self.out_shape[axis:])), 1, 0)
+        pad = F.conv_padding(dataclasses.replace(cfg, channel_axis=1))[2:]
+        padded = tuple(n + b + e for n, (b, e) in zip(self.in_shape[axis + 1 :], pad, strict=True))
+        acc = np.zeros((cfg.in_channels, rows, *padded), left.dtype)
         in_per_group = cfg.in_channels // cfg.groups
         out_per_group = cfg.out_channels // cfg.groups
         for g in range(cfg.groups):
             outs = slice(g * out_per_group, (g + 1) * out_per_group)
             ins = slice(g * in_per_group, (g + 1) * in_per_group)
-            # per row, taps (in channels · offsets × out channels) by the row's
-            # output cells (out channels × cells): the cells stay innermost
             taps = np.moveaxis(weight[outs, ins], 0, -1).reshape(-1, out_per_group)
-            cells = a[:, outs].reshape(rows, out_per_group, -1)
-            cols = np.matmul(taps, cells).reshape((rows, in_per_group, *cfg.kernel, *out_spatial))
+            cells = a[outs].reshape(out_per_group, -1)
+            cols = (taps @ cells).reshape((in_per_group, *cfg.kernel, rows, *out_spatial))
             for offset in itertools.product(*(range(k) for k in cfg.kernel)):
                 window = tuple(
                     slice(w * d, w * d + (o - 1) * s + 1, s) if o else slice(0, 0)
                     for w, d, s, o in zip(offset, cfg.dilation, cfg.stride, out_spatial,
                                           strict=True)
                 )  # fmt: skip
-                acc[(slice(None), ins, *window)] += cols[(slice(None), slice(None), *offset)]
-        inside = tuple(slice(b, b + n) for n, (b, _) in zip(self.in_shape[axis:], pad[1:],
+                acc[(ins, slice(None), *window)] += cols[(slice(None), *offset)]
+        inside = tuple(slice(b, b + n) for n, (b, _) in zip(self.in_shape[axis + 1 :], pad,
                                                              strict=True))  # fmt: skip
-        return acc[(slice(None), *inside)].reshape(left.shape[0], -1)
+        moved = np.moveaxis(acc[(slice(None), slice(None), *inside)], 0, 1)
+        return np.ascontiguousarray(moved).reshape(left.shape[0], -1)
+
+    def sparse_or_none(self, magnitude: bool = False):
+        """`sparse()` (or its magnitude), None without SciPy."""
+        try:
+            matrix = self.sparse()
+        except ImportError:
+            return None
+        if not magnitude:
+            return matrix
+        if self._magnitude is None:
+            self._magnitude = abs(matrix)
+        return self._magnitude
+
+    def sparse(self):
+        """`M` as a SciPy CSR array (|y| × |x|), built from the conv's index
+        arithmetic: output cell `o` of channel `oc` reads input cell
+        `o·stride + k·dilation − padding` of each channel of its group through
+        tap `k`, when that cell is inside the input."""
+        from scipy import sparse
+
+        if self._sparse is not None:
+            return self._sparse
+        cfg, axis = self.cfg, self.cfg.channel_axis
+        out_sp, in_sp = self.out_shape[axis + 1 :], self.in_shape[axis + 1 :]
+        rank = len(cfg.kernel)
+
+        def per_dim(values) -> np.ndarray:
+            return np.array(values).reshape(rank, 1, 1)
+
+        outs = np.indices(out_sp).reshape(rank, -1)
+        taps = np.indices(cfg.kernel).reshape(rank, -1)
+        pos = (outs[:, :, None] * per_dim(cfg.stride) + taps[:, None, :] * per_dim(cfg.dilation)
+               - per_dim(cfg.padding))  # fmt: skip
+        inside = np.all((pos >= 0) & (pos < per_dim(in_sp)), axis=0)  # cells × taps
+        cell = np.ravel_multi_index(tuple(np.clip(pos, 0, per_dim(in_sp) - 1)), in_sp)
+        in_per_group = cfg.in_channels // cfg.groups
+        out_per_group = cfg.out_channels // cfg.groups
+        n_out, n_in = outs.shape[1], int(np.prod(in_sp, dtype=np.int64))
+        oc = np.arange(cfg.out_channels)[:, None, None, None]
+        ic = (oc // out_per_group) * in_per_group + np.arange(in_per_group)[None, :, None, None]
+        p = np.arange(n_out)[None, None, :, None]
+        flat = self.weight.reshape(cfg.out_channels, cfg.in_channels, -1)
+        values = flat[np.arange(cfg.out_channels)[:, None], ic[:, :, 0, 0]][:, :, None]
+        shape = (cfg.out_channels, in_per_group, n_out, taps.shape[1])
+        keep = np.broadcast_to(inside[None, None], shape) & np.broadcast_to(values != 0, shape)
+        rows = np.broadcast_to(oc * n_out + p, shape)[keep]
+        cols = np.broadcast_to(ic * n_in + cell[None, None], shape)[keep]
+        data = np.broadcast_to(values, shape)[keep]
+        lead = int(np.prod(self.in_shape[:axis], dtype=np.int64))
+        per_out, per_in = cfg.out_channels * n_out, cfg.in_channels * n_in
+        shift = np.arange(lead)[:, None]
+        where = ((rows + shift * per_out).ravel(), (cols + shift * per_in).ravel())
+        matrix = sparse.csr_array(
+            (np.tile(data, lead), where), shape=(lead * per_out, lead * per_in)
+        )
+        self._sparse = matrix
+        return matrix
+
+    def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`M @ v` (or `|M| @ v`), `v` a flat input or a matrix of them as
+        columns: by the sparse `M` when SciPy is installed, else the conv."""
+        matrix = self.sparse_or_none(magnitude)
+        if matrix is not None:
+            return matrix @ v
+        if v.ndim == 2:
+            return np.stack([self.conv(column, magnitude) for column in v.T], axis=1)
+        return self.conv(v, magnitude)
+
+    def conv(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`M @ v` (or `|M| @ v`) in NumPy: the conv itself without bias, per
+        group one BLAS product of the input's windows by the taps."""
+        cfg, axis = self.cfg, self.cfg.channel_axis
+        weight = self.magnitude_weight if magnitude else self.weight
+        rank = len(cfg.kernel)
+        lead = int(np.prod(self.in_shape[:axis], dtype=np.int64))
+        x = v.reshape((lead, *self.in_shape[axis:]))
+        padded = np.pad(x, F.conv_padding(dataclasses.replace(cfg, channel_axis=1)))
+        span = tuple((k - 1) * d + 1 for k, d in zip(cfg.kernel, cfg.dilation, strict=True))
+        windows = np.lib.stride_tricks.sliding_window_view(padded, span, axis=tuple(
+            range(2, 2 + rank)))  # fmt: skip
+        out_spatial = self.out_shape[axis + 1 :]
+        picks = tuple(slice(0, (o - 1) * s + 1, s) if o else slice(0, 0)
+                      for o, s in zip(out_spatial, cfg.stride, strict=True))  # fmt: skip
+        taps = tuple(slice(None, None, d) for d in cfg.dilation)
+        windows = windows[(slice(None), slice(None), *picks, *taps)]
+        in_per_group = cfg.in_channels // cfg.groups
+        out_per_group = cfg.out_channels // cfg.groups
+        parts = []
+        for g in range(cfg.groups):
+            ins = windows[:, g * in_per_group : (g + 1) * in_per_group]
+            w = weight[g * out_per_group : (g + 1) * out_per_group,
+                       g * in_per_group : (g + 1) * in_per_group]  # fmt: skip
+            axes = [1, *range(2 + rank, 2 + 2 * rank)]
+            parts.append(np.tensordot(ins, w, axes=(axes, [1, *range(2, 2 + rank)])))
+        out = np.concatenate(parts, axis=-1)  # lead, spatial…, out channels
+        return np.moveaxis(out, -1, 1).reshape(-1)
 
 
 def _matmul_matrix(op: T.MatmulOp, operand: int, fixed: np.ndarray) -> np.ndarray:

@@ -58,7 +58,7 @@ class Bounds:
         return [self.causes.get(v) for v in self.outputs]
 
 
-def _checked_boxes(function: func.FuncOp, lowers, uppers, where: str) -> list[Box]:
+def checked_boxes(function: func.FuncOp, lowers, uppers, where: str) -> list[Box]:
     types = function.function_type.inputs.data
     lowers, uppers = list(lowers), list(uppers)
     if len(lowers) != len(types) or len(uppers) != len(types):
@@ -95,7 +95,7 @@ def boxes(
 def _boxes(module: ModuleOp, lowers, uppers, function: str, where: str) -> Bounds:
     target = find_function(module, function)
     result = Bounds()
-    for arg, box in zip(target.body.block.args, _checked_boxes(target, lowers, uppers, where),
+    for arg, box in zip(target.body.block.args, checked_boxes(target, lowers, uppers, where),
                         strict=True):  # fmt: skip
         result.boxes[arg] = box
     for index, op in enumerate(target.body.block.ops):
@@ -143,4 +143,4 @@ def ibp(
     return [b and b[0] for b in found], [b and b[1] for b in found]
 
 
-__all__ = ["Bounds", "Cause", "boxes", "ibp"]
+__all__ = ["Bounds", "Cause", "boxes", "checked_boxes", "ibp"]

@@ -1,128 +1,232 @@
-"""Sums and matrix products with rigorous error bounds, in the carrier's
-round-to-nearest arithmetic (NumPy's sums, BLAS or sparse products) widened by
-a bound on their rounding error (docs/verification.md#crown).
+"""Rigorous bounds of sums and products computed in float64 round-to-nearest
+(NumPy's sums, BLAS products in whatever order and blocking they choose), for
+relu-mode CROWN's point coefficients (docs/verification.md#crown).
 
-A sum of `n` nonzero terms computed in any order, with or without fused
-multiply-add, is within `γ(n) · Σ|t|` of the exact sum (γ(n) = n·u / (1 − n·u),
-u the unit roundoff; zero terms add nothing); products that underflow add at
-most one subnormal step each. The helpers take `2·(n + 2)·u` of the computed
-`Σ|t|` (which covers `γ(n)` of the exact one while `n·u ≤ 1/4`) plus
-`2·(n + 2)` subnormal steps, added with the one-step directed operations.
-Interval operands go by midpoint and radius, so a product is a few BLAS calls.
+The error model (IEEE binary64, round to nearest, gradual underflow): a
+product is `x·y·(1 + δ) + ε` with `|δ| ≤ u`, `|ε| ≤ η/2` (u = 2⁻⁵³, η the
+smallest subnormal), a sum `(x + y)(1 + δ)` with no absolute term, a fused
+multiply-add one rounding of the exact `x·y + z`. A sum of `n` products
+`s = Σ a_i·b_i`, evaluated as any binary tree of additions over the rounded
+products (or fused multiply-adds), so in every order BLAS may use, is then
+within
+
+    |ŝ − s| ≤ γ(n)·Σ|a_i·b_i| + n·η,    γ(n) = n·u / (1 − n·u) ≤ 2n·u  (n·u ≤ 1/4)
+
+of the exact sum: each product's rounding is `u|a_i b_i| + η/2`, and a tree
+of depth at most n − 1 multiplies each rounded term by at most `n − 1` factors
+`(1 + δ)`. Terms whose product is exactly 0 add nothing and are not counted.
+For nonnegative terms, `ŝ ≥ s(1 − γ(n)) − n·η`, so
+
+    s ≤ (ŝ + nη) / (1 − γ(n)) ≤ ŝ + 4n·u·ŝ + 2n·η      (γ(n) ≤ 1/2),
+
+which `upper_sum` evaluates with one-step upward operations (`add_up`,
+`mul_up`: the round-to-nearest result moved one step up, so never below the
+exact value). Every bound below is one of these two facts; none depends on the
+order in which a sum is formed.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from tlir.bounds import outward
-from tlir.reference.interval import Box, add_up, mul_up, sub_down, sub_up
+from tlir.reference.interval import Box
+
+F64 = np.dtype(np.float64)
+UNIT = float(np.finfo(F64).eps) / 2
+TINY = float(np.finfo(F64).smallest_subnormal)
+
+FLOOR = 2.0**-600
+"""Absolute error terms are taken at least this large (a normal number whose
+products with coefficients stay normal: subnormal operands make every
+floating-point step that meets them many times slower)."""
+
+
+def absolute(n: int) -> float:
+    """A normal float ≥ 2(n + 1)·η, the absolute term of a sum of n products."""
+    return 2.0 * (n + 1) * FLOOR
+
+
+def add_up(a, b):
+    """`a + b` rounded up: the rounded sum one step up, except an exact 0 (a
+    rounded sum is 0 only when the exact one is: sums do not underflow), which
+    TorchLean's `addUp` would turn into a subnormal."""
+    s = np.add(a, b)
+    return np.where(s == 0, s, np.nextafter(s, np.inf))
+
+
+def add_down(a, b):
+    s = np.add(a, b)
+    return np.where(s == 0, s, np.nextafter(s, -np.inf))
+
+
+def sub_up(a, b):
+    return add_up(a, np.negative(b))
+
+
+def sub_down(a, b):
+    return add_down(a, np.negative(b))
+
+
+def mul_up(a, b):
+    """`a·b` rounded up: exact (no step) when a factor is 0."""
+    p = np.multiply(a, b)
+    return np.where(np.equal(a, 0) | np.equal(b, 0), p, np.nextafter(p, np.inf))
+
 
 SPARSE_DENSITY = 0.1
 """A matrix with fewer nonzeros than this share is multiplied as a sparse one."""
 
 
-def _slack(n: int, dtype: np.dtype) -> tuple[np.generic, np.generic]:
-    """(relative factor, absolute term) for a sum of `n` products."""
-    info = np.finfo(dtype)
-    unit = info.eps / 2
-    if n * unit > 0.25:
+def sparse_module():
+    """`scipy.sparse`, or None: SciPy is optional (sparse coefficients and
+    matrices only save time)."""
+    try:
+        from scipy import sparse
+    except ImportError:
+        return None
+    return sparse
+
+
+def is_sparse(a) -> bool:
+    return not isinstance(a, np.ndarray)
+
+
+def dense(a) -> np.ndarray:
+    """A coefficient matrix as a NumPy array."""
+    return a if isinstance(a, np.ndarray) else a.toarray()
+
+
+def _check(n: int) -> None:
+    if n * UNIT > 0.25:
         raise ValueError("sum too long for its error bound")
-    return dtype.type(2 * (n + 2)) * unit, dtype.type(2 * (n + 2)) * info.smallest_subnormal
 
 
-def _widen(value: np.ndarray, magnitude: np.ndarray, n: int) -> Box:
-    """[value − err, value + err] for err bounding a computed sum's error."""
-    factor, tiny = _slack(n, value.dtype)
+@functools.lru_cache(maxsize=1024)
+def relative(n: int) -> float:
+    """A float ≥ 2n·u ≥ γ(n): the relative error bound of a sum of n products."""
+    _check(n)
+    return float(up_scalar(2.0 * (n + 1) * UNIT))
+
+
+@functools.lru_cache(maxsize=1024)
+def _sum_factors(n: int) -> tuple[np.float64, float]:
+    _check(n)
+    return up_scalar(1.0 + 4.0 * (n + 2) * UNIT), 2 * absolute(n)
+
+
+def up_scalar(x: float) -> np.float64:
+    return np.nextafter(np.float64(x), np.inf)
+
+
+def upper_sum(computed: np.ndarray, n: int) -> np.ndarray:
+    """An upper bound of the exact sum of `n` nonnegative products whose
+    round-to-nearest sum is `ŝ = computed`: `s ≤ ŝ(1 + 4nu) + 2nη` (the second
+    bound above), evaluated as `up(fl(fl(ŝ·F) + A))` with `F = up(1 + 4(n + 2)u)
+    ≥ (1 + 4nu)(1 + 4u)` and `A = 4(n + 1)·2⁻⁶⁰⁰`: `fl(ŝ·F) ≥ ŝ(1 + 4nu)(1 + 2u)
+    − η/2`, the sum loses at most a factor `1 − u`, which the step up (at
+    least a factor `1 + u`) restores to `1 − u²`, and `A − η ≥ 2nη` covers the
+    absolute terms."""
+    factor, floor = _sum_factors(n)
     with np.errstate(all="ignore"):
-        err = add_up(mul_up(magnitude, factor), tiny)
-        return sub_down(value, err), add_up(value, err)
+        return np.nextafter(computed * factor + floor, np.inf)
 
 
-def row_sums(rows: np.ndarray, terms: np.ndarray, count: int, dtype: np.dtype) -> Box:
-    """Per row `r < count`, an interval holding the exact sum of the `terms`
-    whose `rows` entry is `r` (summed in float64, then rounded outward)."""
-    if terms.size == 0:
-        zeros = np.zeros(count, dtype)
-        return zeros, zeros.copy()
-    wide = terms.astype(np.float64)
+def nonneg_dot_up(p: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """An upper bound of `p @ v` (p rows × n and v ≥ 0, exact operands)."""
     with np.errstate(all="ignore"):
-        total = np.bincount(rows, weights=wide, minlength=count)
-        magnitude = np.bincount(rows, weights=np.abs(wide), minlength=count)
-    n = int(np.bincount(rows, minlength=count).max())
-    lo, hi = _widen(total, magnitude, n)
-    return outward(lo, dtype, lower=True), outward(hi, dtype, lower=False)
+        return upper_sum(p @ v, max(p.shape[-1], 1))
+
+
+def centre_radius(box: Box) -> tuple[np.ndarray, np.ndarray]:
+    """`(c, r)` in float64 with the box inside `[c − r, c + r]` (exactly:
+    `r ≥ hi − c` and `r ≥ c − lo` by the upward subtractions)."""
+    lo, hi = (np.asarray(b, F64).reshape(-1) for b in box)
+    with np.errstate(all="ignore"):
+        c = lo * 0.5 + hi * 0.5
+        return c, np.maximum(sub_up(hi, c), sub_up(c, lo))
+
+
+def magnitude(box: Box) -> np.ndarray:
+    """`max(|lo|, |hi|)` per cell (exact): the largest size of a value in the box."""
+    lo, hi = (np.asarray(b, F64).reshape(-1) for b in box)
+    return np.maximum(np.abs(lo), np.abs(hi))
+
+
+def upper_on_box(a, box: Box, size=None) -> np.ndarray:
+    """Per row of `a` (float64, rows × n), an upper bound of `max a·z` over
+    `z` in the box: `a·c + |a|·r` exactly; computed as `fl(a@c) + fl(|a|@r)`,
+    whose error is at most `2n·u·|a|(|c| + r) + 2n·η`, bounded above by
+    `upper_sum` of `fl(|a| @ (|c| + r))` rounded up."""
+    c, r = centre_radius(box)
+    n = max(a.shape[1], 1)
+    with np.errstate(all="ignore"):
+        g = add_up(np.abs(c), r)
+        size = (abs(a) if size is None else size) @ np.stack([r, g], axis=1)
+        spread, scale = size[:, 0], upper_sum(size[:, 1], n)
+        err = add_up(mul_up(scale, relative(n)), absolute(n))
+        return add_up(add_up(a @ c, spread), err)
+
+
+def tiny_times(n: int, total: float) -> np.float64:
+    """`n·η·total` rounded up (`total` an upper bound of a sum of sizes)."""
+    with np.errstate(all="ignore"):
+        return up_scalar(up_scalar(n * TINY) * total)
 
 
 @dataclass(frozen=True)
 class PointMatrix:
-    """A point matrix (m × n) ready for products: itself and `|M|`, dense or
-    sparse, and the most nonzeros of one column (the terms of one sum)."""
+    """A point matrix `M` (|y| × |x|) as an operator: `times` (a @ M),
+    `forward` (M @ v and |M| @ v), dense or sparse, with the most nonzero
+    products of one sum each way."""
 
     matrix: object
     magnitude: object
     terms: int
+    forward_terms: int
 
     @staticmethod
     def of(dense: np.ndarray) -> PointMatrix:
-        nonzero = np.count_nonzero(dense, axis=0)
-        terms = int(nonzero.max()) if nonzero.size else 0
-        if dense.size and nonzero.sum() < SPARSE_DENSITY * dense.size:
-            try:
-                from scipy import sparse
-            except ImportError:
-                sparse = None
-            if sparse is not None:
-                transposed = sparse.csr_matrix(dense.T)
-                return PointMatrix(transposed, abs(transposed), terms)
-        return PointMatrix(dense, np.abs(dense), terms)
+        dense = np.asarray(dense, F64)
+        column = np.count_nonzero(dense, axis=0)
+        row = np.count_nonzero(dense, axis=1)
+        terms = int(column.max()) if column.size else 0
+        forward = int(row.max()) if row.size else 0
+        sparse = sparse_module()
+        if sparse is not None and dense.size and column.sum() < SPARSE_DENSITY * dense.size:
+            as_sparse = sparse.csr_array(dense)
+            return PointMatrix(as_sparse, abs(as_sparse), terms, forward)
+        return PointMatrix(dense, np.abs(dense), terms, forward)
 
-    def times(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:
-        """`left @ M` (or `left @ |M|`)."""
+    def times(self, left):
+        """`left @ M` (either may be sparse)."""
+        return left @ self.matrix
+
+    def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
+        """`M @ v` (or `|M| @ v`), `v` a vector or a matrix of columns."""
         matrix = self.magnitude if magnitude else self.matrix
-        if isinstance(matrix, np.ndarray):
-            return left @ matrix
-        return np.asarray((matrix @ left.T).T)
+        return np.asarray(matrix @ v)
 
 
-def interval_matmul(a: Box, matrix) -> Box:
-    """An interval matrix holding every `A·M` with `A` in `a` (rows × m) and
-    `M` a point matrix (a `PointMatrix`, or any operator with its `times` and
-    `terms`): `mid·M ± radius·|M|`, widened by the error bound. float32 goes
-    through float64 (its products are exact there, its sums' error bound 2²⁹
-    times smaller) and is rounded outward back."""
-    if a[0].dtype != np.float64:
-        lo, hi = interval_matmul((a[0].astype(np.float64), a[1].astype(np.float64)), matrix)
-        return outward(lo, a[0].dtype, lower=True), outward(hi, a[0].dtype, lower=False)
-    a_lo, a_hi = a
-    with np.errstate(all="ignore"):
-        mid = a_lo * 0.5 + a_hi * 0.5
-        radius = np.maximum(sub_up(a_hi, mid), sub_up(mid, a_lo))
-        centre = matrix.times(mid)
-        both = matrix.times(np.concatenate([radius, np.abs(mid)]), magnitude=True)
-        spread, scale = both[: len(mid)], both[len(mid) :]
-        factor, tiny = _slack(matrix.terms, a_lo.dtype)
-        err = add_up(add_up(spread, mul_up(add_up(scale, spread), factor)), tiny)
-        return sub_down(centre, err), add_up(centre, err)
-
-
-def interval_dot(a: Box, b: Box) -> Box:
-    """Per row of `a` (rows × n intervals), an interval holding every
-    `Σ a_i·b_i` with `a_i`, `b_i` in their intervals (`b` of n intervals):
-    `Σ a_i·mid_i ± Σ max|a_i|·radius_i`."""
-    b_lo, b_hi = b
-    dtype = b_lo.dtype
-    with np.errstate(all="ignore"):
-        mid = b_lo * 0.5 + b_hi * 0.5
-        radius = np.maximum(sub_up(b_hi, mid), sub_up(mid, b_lo))
-        c_lo, c_hi = interval_matmul(a, PointMatrix(mid[:, None], np.abs(mid)[:, None], mid.size))
-        biggest = np.maximum(np.abs(a[0]), np.abs(a[1]))
-        spread = biggest @ radius
-        factor, tiny = _slack(mid.size, dtype)
-        err = add_up(add_up(spread, mul_up(spread, factor)), tiny)
-        return sub_down(c_lo[:, 0], err), add_up(c_hi[:, 0], err)
-
-
-__all__ = ["PointMatrix", "interval_dot", "interval_matmul", "row_sums"]
+__all__ = [
+    "FLOOR",
+    "PointMatrix",
+    "absolute",
+    "add_down",
+    "add_up",
+    "mul_up",
+    "sub_down",
+    "sub_up",
+    "centre_radius",
+    "dense",
+    "is_sparse",
+    "sparse_module",
+    "magnitude",
+    "nonneg_dot_up",
+    "relative",
+    "tiny_times",
+    "upper_on_box",
+    "upper_sum",
+]

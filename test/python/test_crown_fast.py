@@ -1,0 +1,218 @@
+"""relu-mode CROWN's arithmetic (tlir.reference.sound_linalg, crown_affine,
+crown_relu): the rounding-error bounds against exact rational sums on
+adversarial inputs, widths against an independent float64 CROWN, the sparse
+and dense paths, and TorchLean's IBP read only when the bounds might leave it."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from crown_models import Net
+
+from tlir.bounds import ball
+from tlir.reference import crown_maps, crown_relu, sound_linalg
+from tlir.reference.crown import crown
+from tlir.reference.ibp import ibp
+from tlir.reference.sound_linalg import nonneg_dot_up, upper_on_box
+
+F64 = np.dtype(np.float64)
+
+
+def adversarial(rng, shape) -> np.ndarray:
+    """Magnitudes from subnormal to 1e300, both signs, some exact zeros."""
+    exponent = rng.choice([-1074, -1060, -1022, -300, -60, -20, 0, 0, 0, 20, 300], size=shape)
+    mantissa = rng.uniform(0.5, 1.0, shape) * rng.choice([-1.0, 1.0], shape)
+    values = np.ldexp(mantissa, np.clip(exponent, -1074, 960))
+    values[rng.random(shape) < 0.1] = 0.0
+    return values
+
+
+def exact_max(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[Fraction]:
+    """Per row, the exact `max a·z` over the box, in rationals."""
+    return [sum((max(Fraction(x) * Fraction(low), Fraction(x) * Fraction(high))
+                 for x, low, high in zip(row, lo, hi, strict=True)), Fraction(0))
+            for row in a]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_upper_on_box_holds_the_exact_maximum_in_any_order(seed):
+    """The bound of `max a·z` holds the exact rational maximum for adversarial
+    rows (cancellation across 600 binades, subnormal products), whatever order
+    BLAS sums in: here the columns permuted. The round-to-nearest value alone
+    falls below the exact one on some rows (so the error term is needed)."""
+    rng = np.random.default_rng(seed)
+    a = adversarial(rng, (40, 25))
+    a[:, :4] = rng.normal(size=(40, 4))  # ordinary terms that cancel
+    centre = adversarial(rng, 25)
+    radius = np.abs(adversarial(rng, 25)) * (rng.random(25) < 0.5)
+    lo, hi = centre - radius, centre + radius
+    want = exact_max(a, lo, hi)
+    below = 0
+    for order in (np.arange(25), np.arange(25)[::-1], rng.permutation(25)):
+        got = upper_on_box(a[:, order], (lo[order], hi[order]))
+        assert all(Fraction(g) >= w for g, w in zip(got, want, strict=True))
+        plain = a[:, order] @ ((lo[order] + hi[order]) / 2) + np.abs(a[:, order]) @ (
+            (hi[order] - lo[order]) / 2)  # fmt: skip
+        below += sum(np.isfinite(p) and Fraction(p) < w for p, w in zip(plain, want, strict=True))
+    assert below > 0
+
+
+def test_nonneg_dot_holds_the_exact_sum_with_underflow():
+    """Nonnegative products that underflow to subnormals or to 0: the bound of
+    the sum still holds its exact value."""
+    rng = np.random.default_rng(7)
+    p = np.abs(adversarial(rng, (30, 50)))
+    v = np.abs(adversarial(rng, 50))
+    v[:10] = np.ldexp(1.0, -1070)  # products of these with small p underflow
+    got = nonneg_dot_up(p, v)
+    for row, bound in zip(p, got, strict=True):
+        exact = sum((Fraction(x) * Fraction(y) for x, y in zip(row, v, strict=True)), Fraction(0))
+        assert Fraction(bound) >= exact
+
+
+# --- widths against an independent float64 CROWN ---------------------------------------
+
+
+def reference_crown(layers, lo, hi):
+    """Plain CROWN in float64 round-to-nearest (not sound, the textbook
+    algorithm): dense affine layers and ReLUs, every ReLU's pre-activation
+    bounds by a backward pass of ±I, the adaptive lower slope."""
+    pre: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    centre, radius = (lo + hi) / 2, (hi - lo) / 2
+
+    def upper(end: int, c: np.ndarray) -> np.ndarray:
+        a, k = c, np.zeros(len(c))
+        for i in range(end, -1, -1):
+            layer = layers[i]
+            if layer[0] == "affine":
+                k, a = k + a @ layer[2], a @ layer[1]
+                continue
+            low, high = pre[i]
+            cross = (low < 0) & (high > 0)
+            s = np.where(cross, high / np.where(cross, high - low, 1), (low >= 0) * 1.0)
+            t = np.where(cross, -s * low, 0.0)
+            lam = np.where(cross, (high > -low) * 1.0, (low >= 0) * 1.0)
+            k = k + np.maximum(a, 0) @ t
+            a = np.where(a >= 0, a * s, a * lam)
+        return a @ centre + np.abs(a) @ radius + k
+
+    out = None
+    for i, layer in enumerate(layers):
+        if layer[0] == "relu":
+            continue
+        n = layer[1].shape[0]
+        eye = np.eye(n)
+        out = (-upper(i, -eye), upper(i, eye))
+        if i + 1 < len(layers):
+            pre[i + 1] = out
+    return out
+
+
+def layered_net(kind: str, seed: int):
+    """A random MLP or CNN as a tlir function and its dense layers."""
+    rng = np.random.default_rng(seed)
+    if kind == "mlp":
+        net, layers = Net((10,)), []
+        for i, (m, n) in enumerate(itertools.pairwise([10, 20, 20, 20, 4])):
+            if i:
+                net.relu()
+                layers.append(("relu",))
+            w, b = rng.normal(0, m**-0.5, (n, m)), rng.normal(0, 0.1, n)
+            net.linear(w, b)
+            layers.append(("affine", w, b))
+        return net, layers
+    net = Net((1, 8, 8))
+    w1, b1 = rng.normal(0, 1 / 3, (4, 1, 3, 3)), rng.normal(0, 0.1, 4)
+    w2, b2 = rng.normal(0, 1 / 6, (6, 4, 3, 3)), rng.normal(0, 0.1, 6)
+    net.conv(w1, b1, stride=2, padding=1).relu().conv(w2, b2, padding=1).relu().flatten()
+    w3, b3 = rng.normal(0, 96**-0.5, (3, 96)), rng.normal(0, 0.1, 3)
+    net.linear(w3, b3)
+    function = list(net.module().body.block.ops)[0]
+    convs = [op for op in function.body.block.ops if op.name == "tlir.conv"]
+    m1, m2 = crown_maps.conv_matrix(convs[0], w1), crown_maps.conv_matrix(convs[1], w2)
+    layers = [("affine", m1, np.repeat(b1, 16)), ("relu",), ("affine", m2, np.repeat(b2, 16)),
+              ("relu",), ("affine", w3, b3)]  # fmt: skip
+    return net, layers
+
+
+@pytest.mark.parametrize("kind", ["mlp", "cnn"])
+@pytest.mark.parametrize("seed", range(3))
+def test_relu_mode_width_within_5_percent_of_float64_crown(kind, seed):
+    """tlir's sound relu mode against the textbook CROWN in float64: its
+    widths are that CROWN's, up to rounding (within 5 %, and not narrower
+    than rounding allows)."""
+    net, layers = layered_net(kind, seed)
+    rng = np.random.default_rng(50 + seed)
+    x = rng.uniform(0, 1, net.input_shape)
+    for eps in (0.01, 0.05):
+        lo, hi = ball(x, eps, F64, "x")
+        r_lo, r_hi = reference_crown(layers, lo.reshape(-1), hi.reshape(-1))
+        c_lo, c_hi = crown(net.module(), lo, hi, mode="relu")
+        (i_lo,), (i_hi,) = ibp(net.module(), [lo], [hi])
+        want = np.minimum(r_hi, i_hi) - np.maximum(r_lo, i_lo)  # tlir stays within IBP
+        got = c_hi - c_lo
+        assert np.all(got <= 1.05 * want) and np.all(got >= want * (1 - 1e-9)), (got, want)
+
+
+# --- sparse and dense paths --------------------------------------------------------------
+
+
+def test_dense_path_without_scipy_gives_the_same_bounds(monkeypatch):
+    """Without SciPy (no sparse coefficients, the conv's own windows and
+    transposed windows), the bounds are the sparse path's up to rounding,
+    and both sound at sampled points."""
+    net, _ = layered_net("cnn", 4)
+    module = net.module()
+    x = np.random.default_rng(9).uniform(0, 1, net.input_shape)
+    lo, hi = ball(x, 0.05, F64, "x")
+    sparse = crown(module, lo, hi, mode="relu")
+    monkeypatch.setattr(sound_linalg, "sparse_module", lambda: None)
+    monkeypatch.setattr(crown_relu, "sparse_module", lambda: None)
+    monkeypatch.setattr(crown_maps.ConvTranspose, "sparse_or_none", lambda self, m=False: None)
+    dense = crown(module, lo, hi, mode="relu")
+    for a, b in zip(sparse, dense, strict=True):
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-12)
+    from tlir.reference import evaluate
+
+    for point in np.random.default_rng(10).uniform(lo, hi, (50, *lo.shape)):
+        y = evaluate(module, [point])[0]
+        for b_lo, b_hi in (sparse, dense):
+            assert np.all(b_lo <= y) and np.all(y <= b_hi)
+
+
+# --- TorchLean's IBP, read only when needed ------------------------------------------------
+
+
+def test_looser_than_ibp_falls_back_to_torchlean_ibp():
+    """y = −relu(x), x ∈ [−1, 2]: the lower line z ≥ x (2 > 1) gives CROWN's
+    y ≤ 1 where IBP gives y ≤ 0; the inner check sees CROWN leave IBP's box,
+    so TorchLean's IBP is run and intersected."""
+    net = Net((1,)).linear([[1.0]], [0.0]).relu()
+    module = net.linear([[-1.0]], [0.0]).module()
+    lo, hi = np.array([-1.0]), np.array([2.0])
+    (i_lo,), (i_hi,) = ibp(module, [lo], [hi])
+    c_lo, c_hi = crown(module, lo, hi, mode="relu")
+    assert c_hi[0] == i_hi[0] and c_hi[0] < 1e-300
+    assert c_lo[0] >= i_lo[0] and c_lo[0] <= -2.0
+
+
+def test_tight_bounds_do_not_run_torchlean_ibp(monkeypatch):
+    """On a network where CROWN is inside IBP's box (the usual case), the
+    inner IBP box proves it and TorchLean's IBP is never run."""
+    from tlir.reference import crown as crown_module
+
+    net, _ = layered_net("cnn", 1)
+    module = net.module()
+    x = np.random.default_rng(3).uniform(0, 1, net.input_shape)
+    lo, hi = ball(x, 0.02, F64, "x")
+    want = crown(module, lo, hi, mode="relu")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("TorchLean's IBP was run")
+
+    monkeypatch.setattr(crown_module, "ibp_boxes", refuse)
+    got = crown(module, lo, hi, mode="relu")
+    assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
