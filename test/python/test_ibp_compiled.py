@@ -207,6 +207,37 @@ def test_next_up_and_down_on_the_bits(dtype, backend):
     assert up[6] == math.inf and down[6] == info.max and math.isnan(up[8])
 
 
+NEXT_MANY = NEXT.replace("16x", "4096x")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_next_up_and_down_on_random_bit_patterns(dtype, backend):
+    """Every class of bit pattern (random ones cover subnormals, both zeros'
+    neighbours, huge values and NaNs of either sign with any payload): NaN
+    keeps its exact bits, the rest is nextafter."""
+    np_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
+    uint = np.uint32 if dtype == "f32" else np.uint64
+    width = np_dtype.itemsize * 8
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 2**width, size=4096, dtype=np.uint64).astype(uint)
+    # small magnitudes (subnormals, ±0 and their neighbours) and the patterns
+    # next to ±inf (the largest finite values, infinities, the first NaNs)
+    bits[:512] = rng.integers(0, 4, size=512).astype(uint)
+    bits[512:1024] = (np.arange(512) % 8 - 4).astype(np.int64).astype(uint) + uint(
+        np.finfo(np_dtype).max.view(uint)
+    )
+    bits[::3] |= uint(1) << uint(width - 1)  # a third with the sign bit set
+    x = bits.view(np_dtype)
+    up, down = tlir.compile(NEXT_MANY.format(t=dtype), backend=backend)(x)
+    nan = np.isnan(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want_up = np.where(nan, x, np.nextafter(x, np_dtype.type(np.inf)))
+        want_down = np.where(nan, x, np.nextafter(x, np_dtype.type(-np.inf)))
+    assert up.view(uint).tolist() == want_up.view(uint).tolist()
+    assert down.view(uint).tolist() == want_down.view(uint).tolist()
+
+
 def test_unresolved_outputs_are_none_with_the_first_cause(tmp_path):
     text = """
 func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) {
