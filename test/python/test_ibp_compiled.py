@@ -370,3 +370,27 @@ def test_interval_linear_runs_in_full_width_vectors(dtype, backend):
     counts = instruction_counts(assembly(lower_kernel(kernels[0], backend, "test")[1]))
     suffix = "pd" if dtype == "f64" else "ps"
     assert counts[f"vmul{suffix} zmm"] >= 2 and counts[f"vadd{suffix} zmm"] >= 2, counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interval_linear_is_split_across_threads(backend):
+    """The fold of a large interval linear is a threaded step (its weight's
+    transpose is a kernel of its own), and 2 threads give the same bits as the
+    reference."""
+    sizes = {"8x64x": "64x256x", "128x64x": "256x256x", "128x": "256x", "8x128x": "64x256x"}
+    text = LINEAR_IBP.format(t="f64")
+    for old, new in sizes.items():
+        text = text.replace(f"<{old}", f"<{new}")
+    model = tlir.compile(text, backend=backend, threads=2)
+    plan = model._derivative("ibp", None).plan
+    assert all(step.extent > 1 for step in plan.steps)  # every step can be split
+    assert any(step.threaded and step.extent == 64 for step in plan.steps)  # the fold is
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(64, 256))
+    w, b = rng.normal(size=(256, 256)), rng.normal(size=256)
+    lows, highs = [x - 0.01, w, b], [x + 0.01, w, b]
+    got = model.ibp(lows, highs)
+    from tlir.reference.ibp import ibp as reference_ibp
+
+    want = reference_ibp(model.module(), lows, highs)
+    assert all(fuzz_graphs.same_bits(g, v) for g, v in zip(got[0] + got[1], want[0] + want[1]))
