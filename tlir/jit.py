@@ -61,9 +61,10 @@ def host() -> Host:
 def _features() -> str:
     """The host's CPU features, with AVX-512 the loop vectoriser's preference for
     256-bit vectors turned off: LLVM's tuning for most AVX-512 CPUs prefers them,
-    and the vectorised folds (interval bounds, derivatives) run 1.3-1.5x faster
-    in 512-bit vectors here. The contraction kernels choose their own width, and
-    no vector width changes a result (nothing is reassociated)."""
+    and the interval programs' vectorised folds run 1.3-1.5x faster in 512-bit
+    vectors here (the derivative programs, a few percent). The contraction
+    kernels choose their own width, and no vector width changes a result
+    (nothing is reassociated)."""
     features = llvm.get_host_cpu_features()
     text = features.flatten()
     return text + ",-prefer-256-bit" if features.get("avx512f") else text
