@@ -14,8 +14,8 @@ import pytest
 from fuzz_graphs import budget
 from hypothesis import given
 from hypothesis import strategies as st
+from op_cases import OpCase, build_cases
 from op_cases import _conv as conv_case
-from op_cases import build_cases
 
 import tlir
 from tlir.backend.mlir import find_tool
@@ -430,17 +430,29 @@ def _adversarial(lows, highs, seed: int):
     return lows, highs
 
 
-def _with_constant_parameters(case, dtype: str, seed: int) -> str:
-    """The case's module with its weight and bias as `tlir.const` (point boxes)."""
+def _dense(value: np.ndarray) -> str:
+    """A dense literal of the exact bits (hex: NaN, ±inf, -0 and subnormals too)."""
+    uint, digits = (np.uint32, 8) if value.dtype == np.float32 else (np.uint64, 16)
+    bits = value.view(uint)
+    return repr(np.vectorize(lambda b: f"0x{int(b):0{digits}X}", otypes=[object])(bits).tolist())
+
+
+def _with_constant_parameters(case, dtype: str, seed: int, specials=()) -> str:
+    """The case's module with its weight and bias as `tlir.const` (point boxes):
+    structural zeros, and `specials` spread over the weight's rows."""
     _, w, b = case.inputs(dtype, seed)
-    w.reshape(-1)[::5] = 0.0  # structural zeros
+    flat = w.reshape(-1)
+    flat[::5] = 0.0
+    for k, value in enumerate(specials):
+        flat[(k * (w.shape[-1] + 3)) % flat.size] = value
     text = case.text(dtype)
     head, rest = text.split("\n", 1)
     args = head.split(", %a1")[0]
     consts = ""
     for name, value in (("a1", w), ("a2", b)):
         typ = "tensor<" + "".join(f"{n}x" for n in value.shape) + dtype + ">"
-        consts += f"  %{name} = tlir.const {{value = dense<{value.tolist()}> : {typ}}} : {typ}\n"
+        literal = _dense(value).replace("'", "")
+        consts += f"  %{name} = tlir.const {{value = dense<{literal}> : {typ}}} : {typ}\n"
     return f"{args}) -> {head.split(') -> ')[1]}\n{consts}{rest}"
 
 
@@ -460,4 +472,28 @@ def test_channel_major_interval_conv(case, dtype, backend):
         model = tlir.compile(point, backend=backend, threads=threads)
         x = case.inputs(dtype, seed=5)[:1]
         assert_same_bounds(model, point, *random_box(x, 6))
+        assert_same_bounds(model, point, *_adversarial(*random_box(x, 8), seed=9), "point")
+
+
+LINEAR_REMAINDER = OpCase(
+    "linear_remainder", "linear", [(5, 13), (19, 13), (19,)], (5, 19), "tlir.linear %a0, %a1, %a2"
+)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_interval_linear_on_adversarial_values(dtype, backend):
+    """19 outputs (remainders after 8 and 16 lanes), boxes and constant weights
+    with ±0, subnormals, ±inf, NaN and points, 1 and 2 threads: the reference's bits."""
+    case = LINEAR_REMAINDER
+    module = tlir.parse_module(case.text(dtype))
+    tiny = np.finfo(np.float32 if dtype == "f32" else np.float64).smallest_subnormal
+    specials = [0.0, -0.0, tiny, -tiny, np.inf, -np.inf, np.nan]
+    point = tlir.parse_module(_with_constant_parameters(case, dtype, 4, specials))
+    for threads in (1, 2):
+        model = tlir.compile(module, backend=backend, threads=threads)
+        boxes = _adversarial(*random_box(case.inputs(dtype, seed=2), 3), seed=threads)
+        assert_same_bounds(model, module, *boxes, "adversarial")
+        model = tlir.compile(point, backend=backend, threads=threads)
+        x = case.inputs(dtype, seed=5)[:1]
         assert_same_bounds(model, point, *_adversarial(*random_box(x, 8), seed=9), "point")
