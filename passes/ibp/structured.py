@@ -256,7 +256,7 @@ def _conv(ctx, op, boxes):
     padded = [ctx.b.pad(v, low, high) for v in x.pair]
     # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
     w = weight.lo if weight.point else weight.pair
-    channels_inner = cout >= out_spatial[-1]
+    channels_inner = bool(out_spatial) and cout >= out_spatial[-1]
     masks = _skip_masks(ctx, cfg, out_spatial)
     r = len(lead)
     g_dim = r
