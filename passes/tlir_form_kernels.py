@@ -22,7 +22,8 @@ pass runs once per distinct kernel:
   anchor, and a contraction's own operands are never fused into it;
 * an elementwise producer is not fused into a `broadcast_to` that expands it
   (that would recompute it once per copy), nor into a reduction whose result
-  leads with another extent (the kernel could not be split across threads).
+  leads with another extent, or a fold that reads it along another dimension
+  than its first (the kernel could not be split across threads).
 
 Fusion never changes a result: each op keeps its own scalar program and fold
 order; only intermediate buffers disappear.
@@ -38,6 +39,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
@@ -163,10 +165,24 @@ def _splits_alike(producer: Operation, anchor: Operation) -> bool:
     """Whether a producer may join a reduction without making its kernel
     serial: a kernel is split across threads along one leading dimension that
     all its loop nests share (tlir-linalg-to-loops), so a producer whose
-    result leads with another extent (a weight transposed for a fold, read
-    whole by every output row) gets a kernel of its own instead."""
+    result leads with another extent, or that a fold reads along another
+    dimension (a weight transposed or permuted for a fold, read whole by every
+    output row), gets a kernel of its own instead."""
     extent = _leading_extent(anchor.results[0])
-    return extent == 1 or all(_leading_extent(r) == extent for r in producer.results)
+    if extent == 1:
+        return True
+    if any(_leading_extent(r) != extent for r in producer.results):
+        return False
+    if not isinstance(anchor, AD.FoldOp):
+        return True
+    results = set(producer.results)
+    for value, map_attr in zip(anchor.inputs, anchor.maps.data, strict=True):
+        first = map_attr.data.results[:1]
+        if value in results and not (
+            first and isinstance(first[0], AffineDimExpr) and first[0].position == 0
+        ):
+            return False
+    return True
 
 
 def _same_shape_epilogue(anchor: Operation, group: Group) -> bool:

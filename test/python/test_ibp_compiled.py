@@ -497,3 +497,18 @@ def test_interval_linear_on_adversarial_values(dtype, backend):
         model = tlir.compile(point, backend=backend, threads=threads)
         x = case.inputs(dtype, seed=5)[:1]
         assert_same_bounds(model, point, *_adversarial(*random_box(x, 8), seed=9), "point")
+
+
+def test_interval_conv_is_split_across_threads():
+    """The channel-major conv's fold is split across threads even where its
+    permuted weight [in channel, cell…, out channel] leads with the batch's
+    extent by chance (16 input channels, batch 16): the weight is permuted in a
+    kernel of its own, since the fold does not read it along the batch."""
+    case = conv_case("conv_16", (16, 16, 4, 4), (32, 16, 3, 3), (16, 32, 4, 4), (3, 3), (1, 1),
+                     (1, 1), (1, 1), (1, 1), 1)  # fmt: skip
+    module = tlir.parse_module(case.text("f64"))
+    model = tlir.compile(module, threads=2)
+    plan = model._derivative("ibp", None).plan
+    assert all(step.extent > 1 for step in plan.steps), plan.steps  # every step can be split
+    assert any(step.threaded for step in plan.steps)
+    assert_same_bounds(model, module, *random_box(case.inputs("f64"), 1))
