@@ -21,7 +21,9 @@ pass runs once per distinct kernel:
   residual) when all its users are there; a kernel holds at most one such
   anchor, and a contraction's own operands are never fused into it;
 * an elementwise producer is not fused into a `broadcast_to` that expands it
-  (that would recompute it once per copy).
+  (that would recompute it once per copy), nor into a reduction whose result
+  leads with another extent, or a fold that reads it along another dimension
+  than its first (the kernel could not be split across threads).
 
 Fusion never changes a result: each op keeps its own scalar program and fold
 order; only intermediate buffers disappear.
@@ -37,6 +39,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
@@ -153,6 +156,35 @@ def _expands(user: Operation) -> bool:
     return isinstance(user, T.BroadcastToOp) and _size(user.result) > _size(user.input)
 
 
+def _leading_extent(value: SSAValue) -> int:
+    shape = value.type.get_shape()
+    return shape[0] if shape else 1
+
+
+def _splits_alike(producer: Operation, anchor: Operation) -> bool:
+    """Whether a producer may join a reduction without making its kernel
+    serial: a kernel is split across threads along one leading dimension that
+    all its loop nests share (tlir-linalg-to-loops), so a producer whose
+    result leads with another extent, or that a fold reads along another
+    dimension (a weight transposed or permuted for a fold, read whole by every
+    output row), gets a kernel of its own instead."""
+    extent = _leading_extent(anchor.results[0])
+    if extent == 1:
+        return True
+    if any(_leading_extent(r) != extent for r in producer.results):
+        return False
+    if not isinstance(anchor, AD.FoldOp):
+        return True
+    results = set(producer.results)
+    for value, map_attr in zip(anchor.inputs, anchor.maps.data, strict=True):
+        first = map_attr.data.results[:1]
+        if value in results and not (
+            first and isinstance(first[0], AffineDimExpr) and first[0].position == 0
+        ):
+            return False
+    return True
+
+
 def _same_shape_epilogue(anchor: Operation, group: Group) -> bool:
     """A contraction's epilogue: every op on a path from the contraction result
     is a same-shaped scalar-body op (no broadcast or transpose of the result)."""
@@ -181,8 +213,10 @@ def _fusion_target(op: Operation, group_of: dict[int, Group], max_ops: int) -> G
         if any(_expands(u) for u in users):
             return None
         anchor = target.anchor
-        if anchor is None or kernel_kind(anchor) is KernelKind.REDUCTION:
+        if anchor is None:
             return target
+        if kernel_kind(anchor) is KernelKind.REDUCTION:
+            return target if _splits_alike(op, anchor) else None
         return None if any(u is anchor for u in users) else target
     if kind in ANCHORS and target.anchor is None:
         if kind is KernelKind.CONTRACTION and not _same_shape_epilogue(op, target):

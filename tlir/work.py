@@ -77,7 +77,25 @@ def _elementwise(op: Operation) -> int:
     return max([_outputs(op), *(_size(v) for v in op.operands)])
 
 
-@WORK.register(T.ConstOp, AD.FoldOp, AD.MapOp, AD.PadOp)
+DIRECTED_STEP_WORK = 4
+"""Directed steps (`tlir_ad.next_up`/`next_down`, a handful of vector integer
+ops each) per unit of work: an interval linear's term takes four, about a
+nanosecond on one thread."""
+
+
+@WORK.register(AD.FoldOp, AD.MapOp)
+def _region(op: AD.FoldOp | AD.MapOp) -> int:
+    """The interval programs' folds and maps (regions with directed steps) are
+    compute-bound: their points times their steps. The derivative programs'
+    count nothing (`_unthreaded`)."""
+    steps = sum(isinstance(o, AD.NextUpOp | AD.NextDownOp) for o in op.body.block.ops)
+    if not steps:
+        return _unthreaded(op)
+    points = math.prod(AD.ints(op.bounds)) if isinstance(op, AD.FoldOp) else _outputs(op)
+    return points * steps // DIRECTED_STEP_WORK
+
+
+@WORK.register(T.ConstOp, AD.PadOp)
 def _unthreaded(op: Operation) -> int:
     """A constant stays outside the kernels. The derivative programs' folds,
     maps and pads count nothing, so their kernels run on one thread. Counted

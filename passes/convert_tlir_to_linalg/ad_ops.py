@@ -48,10 +48,13 @@ def _inline_body(source: Block):
 
 
 def next_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
-    """TorchLean's `nextUp` (`nextDown`) on the bits, which vectorises: ±0 becomes
-    the smallest subnormal of the direction's sign; a pattern with the sign bit
-    clear moves +1 (-1), one with it set -1 (+1); NaN and the infinity of the
-    direction stay (only `x < inf` (`x > -inf`), false for both, takes the step)."""
+    """TorchLean's `nextUp` (`nextDown`) on the bits, which vectorises: two
+    compares and three integer ops, each select a masked move. For `nextUp`:
+    `x < 0` (-inf included) steps the pattern -1; otherwise `x < inf` (false
+    for NaN and +inf, which stay) gives the pattern with the sign bit cleared
+    plus 1, so ±0 both become the smallest positive subnormal and a positive
+    `x` moves +1. `nextDown` is the mirror: `x > 0` (+inf included) steps -1;
+    otherwise `x > -inf` gives the pattern with the sign bit set plus 1."""
     width = x.type.bitwidth
     integer = IntegerType(width)
     bits = b(arith.BitcastOp(x, integer))
@@ -59,16 +62,19 @@ def next_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
     def int_const(value: int) -> SSAValue:
         return b(arith.ConstantOp(IntegerAttr(value, integer)))
 
-    negative = b(arith.CmpiOp(bits, int_const(0), "slt"))
-    plus, minus = int_const(1), int_const(-1)
-    delta = b.select(negative, minus, plus) if upward else b.select(negative, plus, minus)
-    stepped = b(arith.AddiOp(bits, delta))
-    tiny = 1 if upward else -(2 ** (width - 1)) + 1  # sign bit and mantissa 1
-    stepped = b.select(b.cmp("oeq", x, b.const(0.0)), int_const(tiny), stepped)
-    moved = b(arith.BitcastOp(stepped, x.type))
-    limit = b.const(float("inf") if upward else float("-inf"))
-    takes_step = b.cmp("olt", x, limit) if upward else b.cmp("ogt", x, limit)
-    return b.select(takes_step, moved, x)
+    sign = -(2 ** (width - 1))
+    zero, limit = b.const(0.0), b.const(float("inf") if upward else float("-inf"))
+    if upward:
+        steps_back = b.cmp("olt", x, zero)
+        steps_on = b.cmp("olt", x, limit)
+        base = b(arith.AndIOp(bits, int_const(~sign)))
+    else:
+        steps_back = b.cmp("ogt", x, zero)
+        steps_on = b.cmp("ogt", x, limit)
+        base = b(arith.OrIOp(bits, int_const(sign)))
+    on = b.select(steps_on, b(arith.AddiOp(base, int_const(1))), bits)
+    stepped = b.select(steps_back, b(arith.SubiOp(bits, int_const(1))), on)
+    return b(arith.BitcastOp(stepped, x.type))
 
 
 @lowers(A.MapOp)

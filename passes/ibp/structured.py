@@ -222,10 +222,28 @@ def _skip_masks(ctx: Context, cfg, out_spatial) -> list[tuple[int, SSAValue]]:
     return masks
 
 
+def _permuted(ctx: Context, w, perm: Sequence[int]):
+    """A factor (a point or a pair) with its axes permuted (`tlir.permute`)."""
+
+    def p(v):
+        shape = shape_of(v)
+        return ctx.b.tlir(T.PermuteOp, [v], [shape[k] for k in perm], perm=T.i64_array(perm))
+
+    return p(w) if isinstance(w, SSAValue) else (p(w[0]), p(w[1]))
+
+
 @ibp_rule(T.ConvOp)
 def _conv(ctx, op, boxes):
     """Per output, local input channel outermost, kernel cells row-major: a
-    cell in the padding before the input adds no term, one after it a zero term."""
+    cell in the padding before the input adds no term, one after it a zero term.
+
+    The innermost (vectorised) loop runs over the output channels when a group
+    has at least as many of them as the last output axis has positions: the
+    weight is then permuted once per call to [input channel, cell…, output
+    channel] (contiguous along the vector) and the input value and the padding
+    test are the same for the whole vector; the folded result is permuted back.
+    Otherwise it runs over the last output axis. Either way each output takes
+    its terms in the same order."""
     x, weight, bias = boxes
     cfg = op.config
     axis, groups = cfg.channel_axis, cfg.groups
@@ -238,20 +256,30 @@ def _conv(ctx, op, boxes):
     padded = [ctx.b.pad(v, low, high) for v in x.pair]
     # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
     w = weight.lo if weight.point else weight.pair
-    w_inputs = _factor_inputs(w)
+    channels_inner = bool(out_spatial) and cout >= out_spatial[-1]
     masks = _skip_masks(ctx, cfg, out_spatial)
-    # dimensions: lead…, g, oc, lc, k…, o…
     r = len(lead)
-    g_dim, oc_dim, lc_dim = r, r + 1, r + 2
-    k_dims = [r + 3 + a for a in range(rank)]
-    o_dims = [r + 3 + rank + a for a in range(rank)]
-    bounds = [*lead, groups, cout, cin, *cfg.kernel, *out_spatial]
+    g_dim = r
+    if channels_inner:  # dimensions: lead…, g, o…, lc, k…, oc
+        o_dims = [r + 1 + a for a in range(rank)]
+        lc_dim = r + 1 + rank
+        k_dims = [lc_dim + 1 + a for a in range(rank)]
+        oc_dim = lc_dim + 1 + rank
+        bounds = [*lead, groups, *out_spatial, cin, *cfg.kernel, cout]
+        w = _permuted(ctx, w, [1, *range(2, 2 + rank), 0])
+        w_map = [d(g_dim) * cin + d(lc_dim), *(d(k) for k in k_dims), d(g_dim) * cout + d(oc_dim)]
+    else:  # dimensions: lead…, g, oc, lc, k…, o…
+        oc_dim, lc_dim = r + 1, r + 2
+        k_dims = [r + 3 + a for a in range(rank)]
+        o_dims = [r + 3 + rank + a for a in range(rank)]
+        bounds = [*lead, groups, cout, cin, *cfg.kernel, *out_spatial]
+        w_map = [d(g_dim) * cout + d(oc_dim), d(g_dim) * cin + d(lc_dim), *(d(k) for k in k_dims)]
+    w_inputs = _factor_inputs(w)
     spatial = [
         d(o) * s + d(k) * dl
         for o, k, s, dl in zip(o_dims, k_dims, cfg.stride, cfg.dilation, strict=True)
     ]
     x_map = [*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial]
-    w_map = [d(g_dim) * cout + d(oc_dim), d(g_dim) * cin + d(lc_dim), *(d(k) for k in k_dims)]
     mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
 
     def body(s: Scalar, args):
@@ -274,6 +302,9 @@ def _conv(ctx, op, boxes):
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
         bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
     )  # fmt: skip
+    if channels_inner:  # [lead…, g, o…, oc] → [lead…, g, oc, o…]
+        back = [*range(r + 1), r + 1 + rank, *range(r + 1, r + 1 + rank)]
+        acc = [_permuted(ctx, v, back) for v in acc]
     acc = tuple(ctx.b.reshape(v, out_shape) for v in acc)
     return add_bias(ctx, acc, bias, axis)
 

@@ -14,7 +14,8 @@ import pytest
 from fuzz_graphs import budget
 from hypothesis import given
 from hypothesis import strategies as st
-from op_cases import build_cases
+from op_cases import OpCase, build_cases
+from op_cases import _conv as conv_case
 
 import tlir
 from tlir.backend.mlir import find_tool
@@ -207,6 +208,37 @@ def test_next_up_and_down_on_the_bits(dtype, backend):
     assert up[6] == math.inf and down[6] == info.max and math.isnan(up[8])
 
 
+NEXT_MANY = NEXT.replace("16x", "4096x")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_next_up_and_down_on_random_bit_patterns(dtype, backend):
+    """Every class of bit pattern (random ones cover subnormals, both zeros'
+    neighbours, huge values and NaNs of either sign with any payload): NaN
+    keeps its exact bits, the rest is nextafter."""
+    np_dtype = np.dtype(np.float32 if dtype == "f32" else np.float64)
+    uint = np.uint32 if dtype == "f32" else np.uint64
+    width = np_dtype.itemsize * 8
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 2**width, size=4096, dtype=np.uint64).astype(uint)
+    # small magnitudes (subnormals, ±0 and their neighbours) and the patterns
+    # next to ±inf (the largest finite values, infinities, the first NaNs)
+    bits[:512] = rng.integers(0, 4, size=512).astype(uint)
+    bits[512:1024] = (np.arange(512) % 8 - 4).astype(np.int64).astype(uint) + uint(
+        np.finfo(np_dtype).max.view(uint)
+    )
+    bits[::3] |= uint(1) << uint(width - 1)  # a third with the sign bit set
+    x = bits.view(np_dtype)
+    up, down = tlir.compile(NEXT_MANY.format(t=dtype), backend=backend)(x)
+    nan = np.isnan(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want_up = np.where(nan, x, np.nextafter(x, np_dtype.type(np.inf)))
+        want_down = np.where(nan, x, np.nextafter(x, np_dtype.type(-np.inf)))
+    assert up.view(uint).tolist() == want_up.view(uint).tolist()
+    assert down.view(uint).tolist() == want_down.view(uint).tolist()
+
+
 def test_unresolved_outputs_are_none_with_the_first_cause(tmp_path):
     text = """
 func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) {
@@ -307,3 +339,176 @@ func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf6
     got = assert_same_bounds(tlir.compile(module), module, [np.zeros(2)], [np.ones(2)])
     assert got.lowers[:2] == [None, None] and got.uppers[2].tolist() == [1.0, 1.0]
     assert got.reasons[1].endswith("(tlir_ad.map): no interval rule for tlir_ad.map on Float")
+
+
+LINEAR_IBP = """
+func.func @main(%x: tensor<8x64x{t}>, %w: tensor<128x64x{t}>, %b: tensor<128x{t}>) -> tensor<8x128x{t}> {{
+  %y = tlir.linear %x, %w, %b : (tensor<8x64x{t}>, tensor<128x64x{t}>, tensor<128x{t}>) -> tensor<8x128x{t}>
+  func.return %y : tensor<8x128x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_interval_linear_runs_in_full_width_vectors(dtype, backend):
+    """On an AVX-512 host the interval linear's fold is vectorised in 512-bit
+    registers (LLVM's tuning would pick 256), through either back end."""
+    from tlir.build import lower_kernel
+    from tlir.compiler import derivative_module
+    from tlir.jit import assembly
+    from tlir.passes.contraction_kernels import host_target
+    from tlir.passes.contraction_kernels.harness import instruction_counts
+    from tlir.passes.tlir_form_kernels import TlirFormKernels
+    from tlir.universe import context
+
+    if host_target().vector_bytes != 64:
+        pytest.skip("no AVX-512")
+    module = derivative_module(tlir.parse_module(LINEAR_IBP.format(t=dtype)), "main", "ibp")
+    TlirFormKernels().apply(context(), module)
+    kernels = [op for op in module.walk() if op.name == "func.func" and "reduction" in str(op)]
+    assert len(kernels) == 1  # the fold over the columns (the bias is added apart)
+    counts = instruction_counts(assembly(lower_kernel(kernels[0], backend, "test")[1]))
+    suffix = "pd" if dtype == "f64" else "ps"
+    assert counts[f"vmul{suffix} zmm"] >= 2 and counts[f"vadd{suffix} zmm"] >= 2, counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interval_linear_is_split_across_threads(backend):
+    """The fold of a large interval linear is a threaded step (its weight's
+    transpose is a kernel of its own), and 2 threads give the same bits as the
+    reference."""
+    sizes = {"8x64x": "64x256x", "128x64x": "256x256x", "128x": "256x", "8x128x": "64x256x"}
+    text = LINEAR_IBP.format(t="f64")
+    for old, new in sizes.items():
+        text = text.replace(f"<{old}", f"<{new}")
+    model = tlir.compile(text, backend=backend, threads=2)
+    plan = model._derivative("ibp", None).plan
+    assert all(step.extent > 1 for step in plan.steps)  # every step can be split
+    assert any(step.threaded and step.extent == 64 for step in plan.steps)  # the fold is
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(64, 256))
+    w, b = rng.normal(size=(256, 256)), rng.normal(size=256)
+    lows, highs = [x - 0.01, w, b], [x + 0.01, w, b]
+    got = model.ibp(lows, highs)
+    from tlir.reference.ibp import ibp as reference_ibp
+
+    want = reference_ibp(model.module(), lows, highs)
+    assert all(fuzz_graphs.same_bits(g, v) for g, v in zip(got[0] + got[1], want[0] + want[1]))
+
+
+# convolutions whose groups have at least as many output channels as the last
+# output axis has positions: the interval rule vectorises over the channels
+# (f64 8 and f32 16 lanes: 19 channels leave remainders in both)
+CHANNEL_MAJOR_CONVS = [
+    conv_case("conv_pad", (2, 3, 6, 5), (8, 3, 3, 3), (2, 8, 6, 5), (3, 3), (1, 1), (1, 1),
+              (1, 1), (1, 1), 1),
+    conv_case("conv_groups_stride_dilation", (1, 4, 7, 7), (10, 4, 3, 2), (1, 10, 3, 3),
+              (3, 2), (2, 2), (1, 0), (0, 1), (1, 2), 2),
+    conv_case("conv_1d_unbatched", (3, 9), (12, 3, 3), (12, 4), (3,), (2,), (1,), (0,), (1,),
+              1, axis=0),
+    conv_case("conv_remainder", (1, 2, 4, 4), (19, 2, 2, 2), (1, 19, 4, 4), (2, 2), (1, 1),
+              (1, 1), (0, 0), (1, 1), 1),
+]  # fmt: skip
+
+
+def _adversarial(lows, highs, seed: int):
+    """Some cells of each box set to ±0, subnormals, ±inf, NaN, or lo = hi."""
+    rng = np.random.default_rng(seed)
+    for lo, hi in zip(lows, highs, strict=True):
+        tiny = np.finfo(lo.dtype).smallest_subnormal
+        specials = [0.0, -0.0, tiny, -tiny, np.inf, -np.inf, np.nan]
+        flat_lo, flat_hi = lo.reshape(-1), hi.reshape(-1)
+        for index in rng.choice(flat_lo.size, size=max(1, flat_lo.size // 8), replace=False):
+            value = specials[rng.integers(len(specials))]
+            if rng.random() < 0.5:
+                flat_lo[index] = flat_hi[index] = value  # a point
+            elif value < 0 or np.isnan(value):
+                flat_lo[index] = value
+            else:
+                flat_hi[index] = value
+    return lows, highs
+
+
+def _dense(value: np.ndarray) -> str:
+    """A dense literal of the exact bits (hex: NaN, ±inf, -0 and subnormals too)."""
+    uint, digits = (np.uint32, 8) if value.dtype == np.float32 else (np.uint64, 16)
+    bits = value.view(uint)
+    return repr(np.vectorize(lambda b: f"0x{int(b):0{digits}X}", otypes=[object])(bits).tolist())
+
+
+def _with_constant_parameters(case, dtype: str, seed: int, specials=()) -> str:
+    """The case's module with its weight and bias as `tlir.const` (point boxes):
+    structural zeros, and `specials` spread over the weight's rows."""
+    _, w, b = case.inputs(dtype, seed)
+    flat = w.reshape(-1)
+    flat[::5] = 0.0
+    for k, value in enumerate(specials):
+        flat[(k * (w.shape[-1] + 3)) % flat.size] = value
+    text = case.text(dtype)
+    head, rest = text.split("\n", 1)
+    args = head.split(", %a1")[0]
+    consts = ""
+    for name, value in (("a1", w), ("a2", b)):
+        typ = "tensor<" + "".join(f"{n}x" for n in value.shape) + dtype + ">"
+        literal = _dense(value).replace("'", "")
+        consts += f"  %{name} = tlir.const {{value = dense<{literal}> : {typ}}} : {typ}\n"
+    return f"{args}) -> {head.split(') -> ')[1]}\n{consts}{rest}"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("case", CHANNEL_MAJOR_CONVS, ids=[c.name for c in CHANNEL_MAJOR_CONVS])
+def test_channel_major_interval_conv(case, dtype, backend):
+    """The interval conv vectorised over output channels gives the reference's
+    bits: weights as boxes and as constants, adversarial values, 1 and 2 threads."""
+    module = tlir.parse_module(case.text(dtype))
+    point = tlir.parse_module(_with_constant_parameters(case, dtype, 4))
+    for threads in (1, 2):
+        model = tlir.compile(module, backend=backend, threads=threads)
+        assert_same_bounds(model, module, *random_box(case.inputs(dtype), 1))
+        boxes = _adversarial(*random_box(case.inputs(dtype, seed=2), 3), seed=threads)
+        assert_same_bounds(model, module, *boxes, "adversarial")
+        model = tlir.compile(point, backend=backend, threads=threads)
+        x = case.inputs(dtype, seed=5)[:1]
+        assert_same_bounds(model, point, *random_box(x, 6))
+        assert_same_bounds(model, point, *_adversarial(*random_box(x, 8), seed=9), "point")
+
+
+LINEAR_REMAINDER = OpCase(
+    "linear_remainder", "linear", [(5, 13), (19, 13), (19,)], (5, 19), "tlir.linear %a0, %a1, %a2"
+)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_interval_linear_on_adversarial_values(dtype, backend):
+    """19 outputs (remainders after 8 and 16 lanes), boxes and constant weights
+    with ±0, subnormals, ±inf, NaN and points, 1 and 2 threads: the reference's bits."""
+    case = LINEAR_REMAINDER
+    module = tlir.parse_module(case.text(dtype))
+    tiny = np.finfo(np.float32 if dtype == "f32" else np.float64).smallest_subnormal
+    specials = [0.0, -0.0, tiny, -tiny, np.inf, -np.inf, np.nan]
+    point = tlir.parse_module(_with_constant_parameters(case, dtype, 4, specials))
+    for threads in (1, 2):
+        model = tlir.compile(module, backend=backend, threads=threads)
+        boxes = _adversarial(*random_box(case.inputs(dtype, seed=2), 3), seed=threads)
+        assert_same_bounds(model, module, *boxes, "adversarial")
+        model = tlir.compile(point, backend=backend, threads=threads)
+        x = case.inputs(dtype, seed=5)[:1]
+        assert_same_bounds(model, point, *_adversarial(*random_box(x, 8), seed=9), "point")
+
+
+def test_interval_conv_is_split_across_threads():
+    """The channel-major conv's fold is split across threads even where its
+    permuted weight [in channel, cell…, out channel] leads with the batch's
+    extent by chance (16 input channels, batch 16): the weight is permuted in a
+    kernel of its own, since the fold does not read it along the batch."""
+    case = conv_case("conv_16", (16, 16, 4, 4), (32, 16, 3, 3), (16, 32, 4, 4), (3, 3), (1, 1),
+                     (1, 1), (1, 1), (1, 1), 1)  # fmt: skip
+    module = tlir.parse_module(case.text("f64"))
+    model = tlir.compile(module, threads=2)
+    plan = model._derivative("ibp", None).plan
+    assert all(step.extent > 1 for step in plan.steps), plan.steps  # every step can be split
+    assert any(step.threaded for step in plan.steps)
+    assert_same_bounds(model, module, *random_box(case.inputs("f64"), 1))

@@ -104,3 +104,32 @@ func.func @no_recompute(%x: tensor<3xf64>) -> tensor<4xf64> {
   %3 = tlir.tanh %2 : (tensor<4xf64>) -> tensor<4xf64>
   func.return %3 : tensor<4xf64>
 }
+
+// -----
+
+// A producer joins a reduction only when its result leads with the
+// reduction's extent: the kernel is split across threads along that dimension
+// (tlir-linalg-to-loops), so a transpose leading with 4 gets a kernel of its
+// own before a sum leading with 3, while one leading with 4 before a sum
+// leading with 4 fuses.
+// CHECK-LABEL: func.func @splittable
+// CHECK-NEXT:    %[[T:.*]] = func.call @splittable_k0(%{{.*}}) : (tensor<3x4xf64>) -> tensor<4x3xf64>
+// CHECK-NEXT:    %[[S:.*]] = func.call @splittable_k1(%[[T]]) : (tensor<4x3xf64>) -> tensor<3xf64>
+// CHECK-NEXT:    %[[U:.*]] = func.call @splittable_k2(%{{.*}}) : (tensor<3x4xf64>) -> tensor<4xf64>
+// CHECK-LABEL: func.func private @splittable_k0
+// CHECK-NEXT:    tlir.transpose
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func private @splittable_k1
+// CHECK-NEXT:    tlir.reduce_sum
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func private @splittable_k2
+// CHECK-NEXT:    tlir.transpose
+// CHECK-NEXT:    tlir.reduce_sum
+// CHECK-NEXT:    func.return
+func.func @splittable(%x: tensor<3x4xf64>) -> (tensor<3xf64>, tensor<4xf64>) {
+  %0 = tlir.transpose %x {axis1 = 0 : i64, axis2 = 1 : i64} : (tensor<3x4xf64>) -> tensor<4x3xf64>
+  %1 = tlir.reduce_sum %0 axis = 0 : (tensor<4x3xf64>) -> tensor<3xf64>
+  %2 = tlir.transpose %x {axis1 = 0 : i64, axis2 = 1 : i64} : (tensor<3x4xf64>) -> tensor<4x3xf64>
+  %3 = tlir.reduce_sum %2 axis = 1 : (tensor<4x3xf64>) -> tensor<4xf64>
+  func.return %1, %3 : tensor<3xf64>, tensor<4xf64>
+}
