@@ -148,7 +148,7 @@ def main() -> None:
     parser.add_argument("--torch", action="store_true", help="also time torch.compile")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians shown")
     args = parser.parse_args()
-    from tlir.backend import mlir
+    from tlir.compiler.backend import mlir
 
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
     calibrations: list[float] = []

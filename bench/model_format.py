@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tlir.api import load_model  # noqa: E402
-from tlir.compiler import to_text  # noqa: E402
+from tlir.compiler.model import to_text  # noqa: E402
 from tlir.diagnostics import verify_module  # noqa: E402
 from tlir.tools.common import write_output  # noqa: E402
 from tlir.torchlean import import_graph  # noqa: E402

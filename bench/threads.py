@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from run_time import Case, conv_case, mlp_case  # noqa: E402
 
 import tlir  # noqa: E402
-from tlir import pool  # noqa: E402
+from tlir.compiler import pool  # noqa: E402
 
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass"
 
@@ -53,7 +53,7 @@ def medians(models: dict[int, object], case: Case, rounds: int) -> dict[int, tup
 
 def set_realtime(on: bool) -> None:
     """This process's threads under SCHED_FIFO, or back to normal (the pool's
-    workers to SCHED_BATCH, as `tlir.pool` starts them)."""
+    workers to SCHED_BATCH, as `tlir.compiler.pool` starts them)."""
     me = threading.get_native_id()
     for task in map(int, os.listdir("/proc/self/task")):
         normal = os.SCHED_OTHER if task == me else os.SCHED_BATCH

@@ -93,7 +93,7 @@ def save(model, path: str) -> None:
     `model.parameters()` reads now): a `.tlz` container for a `.tlz` path, else
     `torchlean.ir.v1` JSON for a `.json` one. The model's function must be
     exportable: one input, tlir ops only (no `tlir.custom`)."""
-    from tlir.compiler import CompiledModel
+    from tlir.compiler.model import CompiledModel
     from tlir.diagnostics import TlirError
     from tlir.tools.common import write_output
     from tlir.torchlean.exporter import export_bytes

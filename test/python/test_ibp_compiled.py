@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from op_cases import build_cases
 
 import tlir
-from tlir.backend.mlir import find_tool
+import tlir.compiler.model
+from tlir.compiler.backend.mlir import find_tool
 from tlir.reference import evaluate
 from tlir.reference.ibp import boxes as reference_boxes
 
@@ -163,7 +164,12 @@ def test_bounds_hold_at_sampled_points(tmp_path_factory, data):
                 continue
             inside = (box[0] <= value) & (value <= box[1])
             ok = inside | np.isnan(value) | np.isnan(box[0]) | np.isnan(box[1])
-            assert np.all(ok), (value[~ok], box[0][~ok], box[1][~ok], tlir.compiler.to_text(module))
+            assert np.all(ok), (
+                value[~ok],
+                box[0][~ok],
+                box[1][~ok],
+                tlir.compiler.model.to_text(module),
+            )
 
 
 NEXT = """

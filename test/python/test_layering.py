@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HEAVY = ("tlir.compiler", "tlir.jit", "tlir.reference", "tlir.backend", "tlir.api", "llvmlite")
+HEAVY = ("tlir.compiler", "tlir.reference", "tlir.api", "llvmlite")
 
 
 @pytest.mark.parametrize(

@@ -249,7 +249,7 @@ def compare_named(
 
 def compile_from_args(args, module):
     """The model compiled as the command line asks (back end, -O, threads, cache, …)."""
-    from tlir.compiler import CompiledModel
+    from tlir.compiler.model import CompiledModel
 
     return CompiledModel(
         module,

@@ -105,7 +105,7 @@ def _export(args: argparse.Namespace) -> str | bytes:
 def _to_llvm_ir(args: argparse.Namespace) -> str:
     """LLVM IR of a module in the LLVM dialect; a module still in tlir (or any
     stage of the route) is first taken through the rest of `tlir-to-llvm`."""
-    from tlir.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
+    from tlir.compiler.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
 
     text, name = read_input_text(args.input_file)
     module = parse_module_checked(text, name)

@@ -11,7 +11,7 @@ kernels merged (`tlir-inline-custom`, `tlir-form-kernels`,
 `tlir-dedup-kernels`); each distinct kernel lowered once, by the chosen back
 end, to an object file (or taken from the compile cache); the graph's function
 becomes a plan of kernel calls over one workspace, emitted as an entry
-function (`tlir.build`); the objects are linked in memory and called.
+function (`tlir.compiler.build`); the objects are linked in memory and called.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from tlir.backend import BACKENDS, KernelABI
-from tlir.calling import ArraySpecs, EntryCall, pointer_array
+from tlir.compiler.backend import BACKENDS, KernelABI
+from tlir.compiler.calling import ArraySpecs, EntryCall, pointer_array
+from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.interface import VJP_WRT, element_type_name, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
-from tlir.threads import check_threads, default_threads
 
 OPT_LEVELS = (0, 1, 2, 3)
 
@@ -127,11 +127,11 @@ class CompiledModel:
         shared: list[np.ndarray] | None = None,
         numerics: str = "exact",
     ):
-        from tlir import jit
-        from tlir.build import Build
-        from tlir.cache import open_cache
+        from tlir.compiler import jit
+        from tlir.compiler.build import Build
+        from tlir.compiler.cache import open_cache
+        from tlir.compiler.plan import ENTRY
         from tlir.limits import check_total_bytes
-        from tlir.plan import ENTRY
 
         _check_options(backend, opt_level, numerics, where)
         self._threads = default_threads() if threads is None else check_threads(threads, where)
@@ -361,7 +361,7 @@ class CompiledModel:
 
     @property
     def threads(self) -> int:
-        """The threads each threaded step of a call uses (capped: `tlir.threads`)."""
+        """The threads each threaded step of a call uses (capped: `tlir.compiler.threads`)."""
         return self._threads
 
     @threads.setter
@@ -507,7 +507,7 @@ def compile(
 
 def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:
     """Lower one distinct kernel with `backend` to LLVM IR: (ABI, IR text)."""
-    from tlir.build import lower_kernel
+    from tlir.compiler.build import lower_kernel
 
     return lower_kernel(kernel, backend, where)
 
@@ -517,7 +517,7 @@ def compile_kernel(
 ) -> tuple[KernelABI, bytes]:
     """Lower one distinct kernel with `backend` and compile it for the host:
     (ABI, object)."""
-    from tlir.build import compile_kernel
+    from tlir.compiler.build import compile_kernel
 
     return compile_kernel(kernel, backend, opt_level, where)
 

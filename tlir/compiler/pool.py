@@ -33,7 +33,7 @@ the call waits for the one that lost its core).
   then each sleeps on a condition variable (libgomp's default spins for
   milliseconds). A process that stops calling uses no CPU.
 * **Results do not depend on any of it**: each iteration runs whole on one
-  thread, in the same order as on one thread (see `tlir.plan`).
+  thread, in the same order as on one thread (see `tlir.compiler.plan`).
 * **Concurrent callers**: one job runs at a time; a call that finds the pool
   busy runs its step on its own thread rather than wait.
 * **fork**: a child has none of the parent's workers. After `os.fork` (and,
@@ -42,7 +42,7 @@ the call waits for the one that lost its core).
 
 The workers are POSIX threads started through the C library (invisible to
 Python, so compile helpers may still be forked; all signals blocked in them),
-at most `tlir.threads.max_threads() - 1`, started when a call first asks.
+at most `tlir.compiler.threads.max_threads() - 1`, started when a call first asks.
 """
 
 from __future__ import annotations
@@ -519,7 +519,7 @@ class _Runtime:
     """The compiled runtime (one per process), and its workers."""
 
     def __init__(self) -> None:
-        from tlir import jit
+        from tlir.compiler import jit
 
         data = jit.compile_object(runtime_ir(), 2, "thread runtime", PTHREAD_FUNCTIONS)
         self.engine = jit.Engine([data], runtime=False)
@@ -588,7 +588,7 @@ def _after_fork_in_child() -> None:
 
 
 def prepare(threads: int) -> int:
-    """Before a call with `threads` > 1 (already capped: `tlir.threads`): the
+    """Before a call with `threads` > 1 (already capped: `tlir.compiler.threads`): the
     workers it needs, started (again in a forked process); the threads the
     call may use."""
     pool = runtime()

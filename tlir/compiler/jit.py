@@ -8,7 +8,7 @@ contraction, which never fuses a separate `fmul` and `fadd` into an FMA: no
 fast-math flag is ever set, so nothing is reassociated or contracted.
 
 C math functions (`exp`, `expf`, …) resolve to the C library of this process;
-threaded steps call tlir's own thread runtime (`tlir.pool`), compiled once per
+threaded steps call tlir's own thread runtime (`tlir.compiler.pool`), compiled once per
 process and linked into every engine.
 """
 
@@ -45,7 +45,7 @@ class Host:
 
 @functools.cache
 def host() -> Host:
-    from tlir.pool import available
+    from tlir.compiler.pool import available
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -82,7 +82,7 @@ LIBRARY_FUNCTIONS = frozenset(
 """The C math functions compiled code may call (both back ends lower `math` ops to them)."""
 
 RUNTIME_FUNCTIONS = frozenset({"tlir_rt_parallel"})
-"""The thread runtime's entry (`tlir.pool`), called by entry functions. Not
+"""The thread runtime's entry (`tlir.compiler.pool`), called by entry functions. Not
 `malloc`: compiled code never allocates (the caller passes one checked
 workspace), so an allocation that slipped into a kernel — which MLIR's lowering
 would not check for failure — is refused, not run."""
@@ -121,7 +121,7 @@ def foreign_symbols(data: bytes, provided: frozenset[str] = frozenset()) -> set[
     """What an object (from the compile cache) would call or read beyond what
     `check_external_symbols` lets compiled code reach: the empty set for an
     object tlir compiled; `ValueError` if it is not a readable ELF object."""
-    from tlir.elf import undefined_symbols
+    from tlir.compiler.elf import undefined_symbols
 
     allowed = LIBRARY_FUNCTIONS | RUNTIME_FUNCTIONS | CODEGEN_FUNCTIONS | provided
     return undefined_symbols(data) - allowed
@@ -183,7 +183,7 @@ class Engine:
 
     def __init__(self, objects: Sequence[bytes], runtime: bool = True):
         if runtime and host().threads:  # the symbol entry functions call, defined first
-            from tlir.pool import runtime as thread_runtime
+            from tlir.compiler.pool import runtime as thread_runtime
 
             thread_runtime()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
