@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-_EXPORTS = ("CompiledModel", "compile", "compile_kernel", "lower_kernel", "lower_to_linalg")
+_EXPORTS = ("CompiledModel", "compile_kernel", "lower_kernel", "lower_to_linalg")
 
 __all__ = list(_EXPORTS)
 

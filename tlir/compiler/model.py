@@ -33,14 +33,11 @@ from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import VJP_WRT, element_type_name, find_function
+from tlir.interface import VJP_WRT, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
 OPT_LEVELS = (0, 1, 2, 3)
-
-MODEL_EXTENSIONS = (".json", ".tlz", ".mlir")
-"""What `compile` reads as a path to a model file rather than as MLIR text."""
 
 SLOT_ATTRIBUTE = "tlir.slot"
 """Marks a constant of the model's function with its position among them, so
@@ -75,28 +72,6 @@ def _check_options(backend: object, opt_level: object, numerics: object, where: 
         raise TlirError(where, f"opt_level must be one of 0, 1, 2, 3, got {opt_level!r}")
     if numerics not in NUMERICS:
         raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
-
-
-def check_compilable(module: ModuleOp, where: str) -> None:
-    """What the compiler asks of a model before it allocates or compiles anything:
-    every tensor within `tlir.limits.max_tensor_bytes()`, and every call to a
-    function the module defines (compiled code may not reach the C library or
-    the process through a declared external function such as `@exit`)."""
-    from xdsl.traits import SymbolTable
-
-    from tlir.diagnostics import describe_location
-    from tlir.limits import check_tensor_sizes
-
-    check_tensor_sizes(module, where)
-    for op in module.walk():
-        if isinstance(op, func.CallOp):
-            callee = SymbolTable.lookup_symbol(op, op.callee)
-            if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
-                raise TlirError(
-                    describe_location(op.location, where),
-                    f"'func.call' op calls {op.callee}, which the module does not define "
-                    "(a compiled model may call only its own functions)",
-                )
 
 
 class CompiledModel:
@@ -135,7 +110,6 @@ class CompiledModel:
 
         _check_options(backend, opt_level, numerics, where)
         self._threads = default_threads() if threads is None else check_threads(threads, where)
-        check_compilable(module, where)
         self.where = where
         self.function_op = find_function(module, function)
         self.stats: dict[str, object] = {}
@@ -457,54 +431,6 @@ def derivative_module(
     return work
 
 
-@collector_paused()
-def compile(
-    model,
-    dtype: str | None = None,
-    backend: str = "xdsl",
-    opt_level: int = 2,
-    threads: int | None = None,
-    cache: bool = True,
-    progress: bool = False,
-    fuse: bool = True,
-    numerics: str = "exact",
-) -> CompiledModel:
-    """Compile a model: a .json/.tlz/.mlir path, MLIR text, or a module (other
-    options: `CompiledModel`). `dtype` ('f32', 'f64' or NumPy's float32/float64)
-    is the element type a JSON graph is imported in, and the one MLIR text or a
-    module must have."""
-    from tlir.api import check_module_dtype, load_model, parse_module_checked
-    from tlir.diagnostics import verify_module
-
-    dtype = element_type_name(dtype, "tlir.compile")
-    if isinstance(model, ModuleOp):
-        module, where = model, "module"
-        if dtype is not None:
-            check_module_dtype(module, dtype, where)
-    elif isinstance(model, str) and model.endswith(MODEL_EXTENSIONS) and "\n" not in model:
-        module, where = load_model(model, dtype), model
-    elif isinstance(model, str):
-        module, where = parse_module_checked(model, "<string>"), "<string>"
-        if dtype is not None:
-            check_module_dtype(module, dtype, where)
-        verify_module(module, where)
-    else:
-        raise TlirError(
-            "tlir.compile", f"expected a model path, MLIR text or a module, got {type(model)}"
-        )
-    return CompiledModel(
-        module,
-        backend,
-        opt_level,
-        where,
-        threads,
-        cache=cache,
-        progress=progress,
-        fuse=fuse,
-        numerics=numerics,
-    )
-
-
 def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:
     """Lower one distinct kernel with `backend` to LLVM IR: (ABI, IR text)."""
     from tlir.compiler.build import lower_kernel
@@ -522,4 +448,4 @@ def compile_kernel(
     return compile_kernel(kernel, backend, opt_level, where)
 
 
-__all__ = ["CompiledModel", "compile", "compile_kernel", "lower_kernel", "lower_to_linalg"]
+__all__ = ["CompiledModel", "compile_kernel", "lower_kernel", "lower_to_linalg"]

@@ -248,7 +248,8 @@ def compare_named(
 
 
 def compile_from_args(args, module):
-    """The model compiled as the command line asks (back end, -O, threads, cache, …)."""
+    """The model (checked by `load_model_argument`) compiled as the command line
+    asks (back end, -O, threads, cache, …)."""
     from tlir.compiler.model import CompiledModel
 
     return CompiledModel(
@@ -265,15 +266,18 @@ def compile_from_args(args, module):
 
 
 def load_model_argument(args: argparse.Namespace):
-    """The model named on the command line, or read from stdin for `-`; from
-    here on `args.model` is the name messages use ("stdin" for `-`)."""
-    from tlir.api import load_model, load_model_text
+    """The model named on the command line, or read from stdin for `-`, as the
+    front end's checked model (`tlir.frontend.load`); from here on `args.model`
+    is the name messages use ("stdin" for `-`)."""
+    from tlir.frontend.load import checked, read_model, read_model_text
     from tlir.tools.common import read_input_text
 
     if args.model != STDIN:
-        return load_model(args.model, args.dtype)
-    text, args.model = read_input_text(STDIN)
-    return load_model_text(text, args.model, args.dtype)
+        module = read_model(args.model, args.dtype)
+    else:
+        text, args.model = read_input_text(STDIN)
+        module = read_model_text(text, args.model, args.dtype)
+    return checked(module, args.model)
 
 
 def check_input_count(function, count: int, where: str) -> None:
@@ -324,7 +328,7 @@ def run(argv: Sequence[str] | None = None) -> None:
     from tlir.interface import check_inputs, find_function
     from tlir.reference import evaluate
 
-    module = load_model_argument(args)
+    module = load_model_argument(args).module
     main = find_function(module)
     check_input_count(main, len(args.input), args.model)
     where = args.input[0] if len(args.input) == 1 else args.model

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tlir.diagnostics import TlirError, read_text_file
+from tlir.diagnostics import TlirError
+from tlir.limits import read_text_file
 from tlir.shapes import Shape, fmt
 
 if TYPE_CHECKING:
