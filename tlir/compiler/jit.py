@@ -45,7 +45,7 @@ class Host:
 
 @functools.cache
 def host() -> Host:
-    from tlir.compiler.pool import available
+    from tlir.compiler.threads import available
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -179,13 +179,12 @@ def assembly(llvm_ir: str, opt_level: int = 2) -> str:
 
 
 class Engine:
-    """Object files linked in memory; keeps the code alive."""
+    """Object files linked in memory; keeps the code alive. Code calling the
+    thread runtime's `tlir_rt_parallel` (entry functions) is linked once
+    `tlir.compiler.pool.runtime()` has defined it (the runtime itself is
+    compiled here)."""
 
-    def __init__(self, objects: Sequence[bytes], runtime: bool = True):
-        if runtime and host().threads:  # the symbol entry functions call, defined first
-            from tlir.compiler.pool import runtime as thread_runtime
-
-            thread_runtime()
+    def __init__(self, objects: Sequence[bytes]):
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
         for data in objects:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))

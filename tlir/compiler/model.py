@@ -138,6 +138,10 @@ class CompiledModel:
         check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
+        if jit.host().threads:  # the symbol entry functions call, defined first
+            from tlir.compiler.pool import runtime
+
+            runtime()
         self.engine = jit.Engine(objects)
         pointer = ctypes.c_void_p
         self._entry = self.engine.function(

@@ -52,7 +52,6 @@ import functools
 import os
 import platform
 import signal
-import sys
 import threading
 
 SPIN = 1000
@@ -505,16 +504,6 @@ def _libc():
     return libc
 
 
-def available() -> bool:
-    """Whether this process can start POSIX threads through the C library."""
-    if not sys.platform.startswith("linux"):  # SCHED_BATCH, glibc's zeroed initializers
-        return False
-    try:
-        return hasattr(_libc(), "pthread_create")
-    except (OSError, AttributeError):
-        return False
-
-
 class _Runtime:
     """The compiled runtime (one per process), and its workers."""
 
@@ -522,7 +511,7 @@ class _Runtime:
         from tlir.compiler import jit
 
         data = jit.compile_object(runtime_ir(), 2, "thread runtime", PTHREAD_FUNCTIONS)
-        self.engine = jit.Engine([data], runtime=False)
+        self.engine = jit.Engine([data])
         self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
         self.worker = self.engine.engine.get_function_address("tlir_rt_worker")
         self.set_workers = self.engine.function("tlir_rt_set_workers", None, [ctypes.c_int32])
@@ -599,4 +588,4 @@ def prepare(threads: int) -> int:
     return threads
 
 
-__all__ = ["available", "prepare", "runtime", "runtime_ir"]
+__all__ = ["prepare", "runtime", "runtime_ir"]

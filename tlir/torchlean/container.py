@@ -27,6 +27,7 @@ import numpy as np
 
 from tlir.diagnostics import TlirError
 from tlir.limits import MAX_INPUT_BYTES, max_tensor_bytes
+from tlir.torchlean.json_text import dumps, parse_json_text
 
 EXTENSION = ".tlz"
 CONTAINER = "tlz.v1"
@@ -182,8 +183,6 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 
 def _parse_graph(path: str, data: bytes) -> Any:
-    from tlir.torchlean.reader import parse_json_text
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -257,8 +256,6 @@ def container_bytes(document: dict[str, Any], arrays: Mapping[str, np.ndarray]) 
     """The `.tlz` of a graph document (payloads already replaced by references
     to the keys of `arrays`): graph.json first (deflated), then each array
     (stored), in order, with fixed timestamps."""
-    from tlir.torchlean.exporter import dumps
-
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", allowZip64=True) as archive:
         _add(archive, GRAPH_MEMBER, dumps(document).encode(), zipfile.ZIP_DEFLATED)
