@@ -184,6 +184,62 @@ def test_the_checks_catch_a_wrong_direction_and_a_cycle(tmp_path):
     assert cycles(graph) == [["tlir.tools.a", "tlir.tools.b"]]
 
 
+def _tlir_calls(call) -> list[tuple[int, str, str]]:
+    """(depth, module, function) of every call of tlir's code that `call()`
+    makes, depth counting tlir's frames only (1: called by `call` itself, or
+    through a decorator's wrapper); what first imports run is left out."""
+    calls: list[tuple[int, str, str]] = []
+    stack: list[bool | None] = []
+    target = getattr(call, "__wrapped__", call).__code__
+    inside = [False]
+
+    def hook(frame, event, arg):
+        if event == "call":
+            if not inside[0]:
+                inside[0] = frame.f_code is target
+                return
+            module = frame.f_globals.get("__name__", "")
+            importing = frame.f_code.co_name == "<module>" or (stack and stack[-1] is None)
+            ours = None if importing or module == "tlir.interpreter" else module.startswith("tlir")
+            stack.append(ours)
+            if ours:
+                calls.append((sum(1 for f in stack if f), module, frame.f_code.co_name))
+        elif event == "return" and inside[0]:
+            if stack:
+                stack.pop()
+            else:
+                inside[0] = False
+
+    def traced():
+        return call(str(ROOT / "examples" / "cnn.json"))
+
+    sys.setprofile(hook)
+    try:
+        traced()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_compile_is_the_front_end_then_the_compiler():
+    """`tlir.compile(path)` calls the front end's loading stage, then the
+    compiler, and the compiler checks nothing the front end has checked."""
+    import tlir.api
+
+    calls = _tlir_calls(tlir.api.compile)
+    stops = [module for depth, module, _ in calls if depth == 1]
+    assert [m for i, m in enumerate(stops) if i == 0 or stops[i - 1] != m] == [
+        "tlir.frontend.load",
+        "tlir.compiler.model",
+    ]
+    names = [f"{module}.{name}" for _, module, name in calls]
+    checks = [name for name in names if name.endswith(("check_tensor_sizes", "check_compilable"))]
+    assert checks == ["tlir.frontend.load.check_compilable", "tlir.limits.check_tensor_sizes"]
+    assert names.index("tlir.limits.check_tensor_sizes") < names.index(
+        "tlir.compiler.model.__init__"
+    )
+
+
 @pytest.mark.parametrize(
     "module",
     [
