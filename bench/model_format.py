@@ -1,10 +1,15 @@
 """Model file formats: size, write time and load time of one MLP's weights.
 
-  python bench/model_format.py [--widths 784 512 512 10] [--dtype f32 f64] [--repeat 3]
+  python bench/model_format.py [--widths 784 512 512 10] [--dtype f32 f64]
+                               [--values full float32] [--repeat 3]
 
 Builds a multilayer perceptron (linear layers of the given widths, a relu
-between each two, batch 64) with full-precision normally distributed weights
-(in the element type of each `--dtype`), then writes it as `torchlean.ir.v1`
+between each two, batch 64) in the element type of each `--dtype`, with
+weights of one of two kinds (`--values`): `full`, normally distributed values
+of every bit of that type (a trained model's), or `float32`, PyTorch's default
+initialisation drawn in float32 (uniform within ±1/√fan_in) and widened, as a
+PyTorch model converted with `.double()` holds (for f32 the two are alike, and
+only `full` is measured). Then it writes it as `torchlean.ir.v1`
 JSON, as a `.tlz` container and, for comparison, as MLIR text (xDSL prints
 large constants as hexadecimal `dense<"0x…">` literals), and reads each back.
 **write** = the module to a file (`tlir.torchlean.exporter.export_bytes`, or
@@ -31,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tlir.api import load_model  # noqa: E402
 from tlir.compiler.model import to_text  # noqa: E402
 from tlir.diagnostics import verify_module  # noqa: E402
-from tlir.tools.common import write_output  # noqa: E402
+from tlir.files import write_output  # noqa: E402
 from tlir.torchlean import import_graph  # noqa: E402
 from tlir.torchlean.exporter import export_bytes  # noqa: E402
 from tlir.torchlean.reader import read_graph  # noqa: E402
@@ -39,17 +44,25 @@ from tlir.torchlean.reader import read_graph  # noqa: E402
 BATCH = 64
 
 
-def mlp_document(widths: list[int], dtype: str, seed: int = 0) -> dict:
-    """The MLP as a graph document, weights of every bit (no rounding to a few
-    decimals, as a trained model's): float32 values for f32, float64 for f64."""
+def mlp_document(widths: list[int], dtype: str, seed: int = 0, values: str = "full") -> dict:
+    """The MLP as a graph document. `values="full"`: weights of every bit (no
+    rounding to a few decimals, as a trained model's), float32 values for f32,
+    float64 for f64; `"float32"`: PyTorch's default initialisation of a linear
+    layer (uniform within ±1/√fan_in) drawn in float32, widened for f64."""
     rng = np.random.default_rng(seed)
     carrier = np.float32 if dtype == "f32" else np.float64
     nodes: list[dict] = [{"id": 0, "kind": "input", "parents": [], "shape": [BATCH, widths[0]]}]
     for index, (fan_in, fan_out) in enumerate(itertools.pairwise(widths)):
         if index:
             nodes.append(_node(nodes, "relu", [BATCH, fan_in]))
-        weight = rng.normal(0, fan_in**-0.5, (fan_out, fan_in)).astype(carrier)
-        bias = rng.normal(0, 0.01, fan_out).astype(carrier)
+        if values == "float32":
+            bound = fan_in**-0.5
+            weight = rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32)
+            bias = rng.uniform(-bound, bound, fan_out).astype(np.float32)
+            weight, bias = weight.astype(carrier), bias.astype(carrier)
+        else:
+            weight = rng.normal(0, fan_in**-0.5, (fan_out, fan_in)).astype(carrier)
+            bias = rng.normal(0, 0.01, fan_out).astype(carrier)
         nodes.append(
             _node(
                 nodes,
@@ -95,14 +108,14 @@ def measure_format(
     return os.path.getsize(path), write_seconds, load_seconds
 
 
-def measure(directory: str, widths: list[int], dtype: str, repeat: int) -> None:
+def measure(directory: str, widths: list[int], dtype: str, values: str, repeat: int) -> None:
     import json
 
     source = os.path.join(directory, f"source-{dtype}.json")
-    Path(source).write_text(json.dumps(mlp_document(widths, dtype)))
+    Path(source).write_text(json.dumps(mlp_document(widths, dtype, values=values)))
     module = import_graph(read_graph(source), dtype)
     params = sum(a * b + b for a, b in itertools.pairwise(widths))
-    print(f"\nMLP {'-'.join(map(str, widths))} {dtype}: {params} parameters")
+    print(f"\nMLP {'-'.join(map(str, widths))} {dtype}, {values} values: {params} parameters")
     print(f"{'format':<8} {'bytes':>12} {'write s':>9} {'load s':>9}   ratios (JSON / format)")
     rows = {ext: measure_format(module, directory, ext, dtype, repeat) for ext in FORMATS}
     size0, write0, load0 = rows["json"]
@@ -116,11 +129,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--widths", type=int, nargs="+", default=[784, 512, 512, 10])
     parser.add_argument("--dtype", nargs="+", choices=("f32", "f64"), default=["f32", "f64"])
+    parser.add_argument(
+        "--values", nargs="+", choices=("full", "float32"), default=["full", "float32"]
+    )
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         for dtype in args.dtype:
-            measure(directory, args.widths, dtype, args.repeat)
+            for values in args.values:
+                if dtype == "f64" or values == "full":
+                    measure(directory, args.widths, dtype, values, args.repeat)
 
 
 if __name__ == "__main__":
