@@ -41,7 +41,7 @@ CONTAINER = "tlz.v2"
 CONTAINERS = ("tlz.v1", CONTAINER)
 """The values it reads: `tlz.v1` holds float arrays only, `tlz.v2` byte planes too."""
 
-DEFLATE_LEVEL = 1
+DEFLATE_LEVEL = 6
 """zlib's default level for the byte planes: level 9 saves under 1 % more and
 takes several times longer to write; reading costs the same."""
 
