@@ -77,6 +77,9 @@ def _check_options(backend: object, opt_level: object, numerics: object, where: 
 class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays.
 
+    `module` is a checked module (`tlir.frontend.load`: verified, within the
+    size limits, calling only its own functions, `function` a model's entry):
+    the compiler checks none of this again.
     `threads`: how many threads run each large enough kernel (default
     `TLIR_NUM_THREADS`, else all cores); results do not depend on it. `numerics`:
     `"exact"` (TorchLean's rounding, bit for bit) or `"fma"` (opt-in: each
