@@ -14,8 +14,9 @@ JSON, as a `.tlz` container and, for comparison, as MLIR text (xDSL prints
 large constants as hexadecimal `dense<"0x…">` literals), and reads each back.
 **write** = the module to a file (`tlir.torchlean.exporter.export_bytes`, or
 printing); **load** = the file to a verified module (`tlir.load_model`, then
-the verifier); each the best of `--repeat` runs in this process. Ratios are
-JSON's figure over the other format's.
+the verifier); each the best of `--repeat` rounds in this process, every round
+running each format once in turn. Ratios are JSON's figure over the other
+format's.
 """
 
 from __future__ import annotations
@@ -82,30 +83,20 @@ def _node(nodes: list[dict], kind: str, shape: list[int], **fields) -> dict:
     return {"id": len(nodes), "kind": kind, "parents": [len(nodes) - 1], "shape": shape, **fields}
 
 
-def best(run: Callable[[], object], repeat: int) -> float:
-    times = []
+def interleaved_best(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The best time of each run over `repeat` rounds, each round running every
+    one once, in turn: on a shared machine a burst of load slows all of them,
+    not the repetitions of one."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(values) for name, values in times.items()}
 
 
 FORMATS = ("json", "tlz", "mlir")
-
-
-def measure_format(
-    module, directory: str, extension: str, dtype: str, repeat: int
-) -> tuple[int, float, float]:
-    """(bytes, write seconds, load seconds) of `module` as a file of `extension`."""
-    path = os.path.join(directory, f"mlp-{dtype}.{extension}")
-    if extension == "mlir":
-        data: Callable[[], str | bytes] = lambda: to_text(module)  # noqa: E731
-    else:
-        data = lambda: export_bytes(module, path)  # noqa: E731
-    write_seconds = best(lambda: write_output(path, data()), repeat)
-    load_seconds = best(lambda: verify_module(load_model(path, dtype), path), repeat)
-    return os.path.getsize(path), write_seconds, load_seconds
 
 
 def measure(directory: str, widths: list[int], dtype: str, values: str, repeat: int) -> None:
@@ -117,12 +108,24 @@ def measure(directory: str, widths: list[int], dtype: str, values: str, repeat: 
     params = sum(a * b + b for a, b in itertools.pairwise(widths))
     print(f"\nMLP {'-'.join(map(str, widths))} {dtype}, {values} values: {params} parameters")
     print(f"{'format':<8} {'bytes':>12} {'write s':>9} {'load s':>9}   ratios (JSON / format)")
-    rows = {ext: measure_format(module, directory, ext, dtype, repeat) for ext in FORMATS}
-    size0, write0, load0 = rows["json"]
-    for extension, (size, write_seconds, load_seconds) in rows.items():
-        ratios = f"size {size0 / size:5.1f}x  write {write0 / write_seconds:5.1f}x  "
-        ratios += f"load {load0 / load_seconds:6.1f}x"
-        print(f"{extension:<8} {size:>12} {write_seconds:>9.4f} {load_seconds:>9.4f}   {ratios}")
+    paths = {ext: os.path.join(directory, f"mlp-{dtype}.{ext}") for ext in FORMATS}
+
+    def writer(ext: str) -> Callable[[], object]:
+        if ext == "mlir":
+            return lambda: write_output(paths[ext], to_text(module))
+        return lambda: write_output(paths[ext], export_bytes(module, paths[ext]))
+
+    def loader(ext: str) -> Callable[[], object]:
+        return lambda: verify_module(load_model(paths[ext], dtype), paths[ext])
+
+    writes = interleaved_best({ext: writer(ext) for ext in FORMATS}, repeat)
+    loads = interleaved_best({ext: loader(ext) for ext in FORMATS}, repeat)
+    size0 = os.path.getsize(paths["json"])
+    for ext in FORMATS:
+        size = os.path.getsize(paths[ext])
+        ratios = f"size {size0 / size:5.1f}x  write {writes['json'] / writes[ext]:5.1f}x  "
+        ratios += f"load {loads['json'] / loads[ext]:6.1f}x"
+        print(f"{ext:<8} {size:>12} {writes[ext]:>9.4f} {loads[ext]:>9.4f}   {ratios}")
 
 
 def main() -> None:
