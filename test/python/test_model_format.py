@@ -9,6 +9,7 @@ import json
 import struct
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -571,3 +572,47 @@ def test_mlp_is_smaller_than_its_json(tmp_path, dtype, values, smaller):
     json_size = len(export_bytes(module, "m.json"))
     tlz_size = len(export_bytes(module, "m.tlz"))
     assert json_size / tlz_size >= smaller, (json_size, tlz_size)
+
+
+def test_large_members_read_together_keep_their_values_and_errors(tmp_path, monkeypatch):
+    """Two weights of 1.2 MB each (read on threads when the file is opened):
+    their bits, and a corrupt one's error at the node that names it; a member
+    no node names is not read."""
+    from tlir.torchlean import container as tlz
+
+    rng = np.random.default_rng(4)
+    w1, w2 = rng.normal(size=(512, 300)), rng.normal(size=(300, 512))
+    g = Graph([2, 300])
+    n1 = g.add("linear", [0], [2, 512], out_dim=512, in_dim=300, weight=[[0.0]], bias=[0.0] * 512)
+    n2 = g.add("linear", [n1], [2, 300], out_dim=300, in_dim=512, weight=[[0.0]], bias=[0.0] * 300)
+    doc = g.current([n2])
+    for node, weight in ((1, w1), (2, w2)):
+        doc["nodes"][node]["weight"] = weight.tolist()
+    unread = "arrays/unreferenced.npy"
+    edits = {f"arrays/n{n}.weight.npy": npy(planes_of(w)) for n, w in ((1, w1), (2, w2))}
+    path = container(tmp_path, doc, "f64", "big.tlz", version="tlz.v2", **edits,
+                     **{unread: npy(planes_of(w1))})  # fmt: skip
+    read: dict[str, bool] = {}  # member: read on the main thread
+    original = tlz.Container._read_array
+
+    def recorded(self, member):
+        read[member] = threading.current_thread() is threading.main_thread()
+        return original(self, member)
+
+    monkeypatch.setattr(tlz.Container, "_read_array", recorded)
+    module = tlir.load_model(path)
+    weights = [
+        dense_to_numpy(op.weight.owner.value) for op in module.walk() if isinstance(op, T.LinearOp)
+    ]
+    assert [w.tobytes() for w in weights] == [w1.tobytes(), w2.tobytes()]
+    assert sorted(read) == [f"arrays/n{n}.{f}.npy" for n in (1, 2) for f in ("bias", "weight")]
+    if tlz._usable_cores() >= 2:  # the two weights on threads, the small biases on demand
+        assert [m for m, main in sorted(read.items()) if not main] == [
+            "arrays/n1.weight.npy",
+            "arrays/n2.weight.npy",
+        ]
+    broken = container(tmp_path, doc, "f64", "broken.tlz", version="tlz.v2",
+                       **{**edits, "arrays/n2.weight.npy": b"not npy" * 200_000})  # fmt: skip
+    expect_error(
+        broken, "node 2 (linear): field 'weight': member 'arrays/n2.weight.npy' is not a .npy array"
+    )
