@@ -56,7 +56,7 @@ imported = time.perf_counter() - start
 compiled = tlir.compile(model, backend=sys.argv[2], opt_level=int(sys.argv[3]))
 total = time.perf_counter() - start
 stats = {k: v for k, v in compiled.stats.items()}
-from tlir import jit, pool
+from tlir.compiler import jit, pool
 start = time.perf_counter()
 if jit.host().threads:
     pool.runtime()
@@ -172,7 +172,7 @@ def main() -> None:
     parser.add_argument("--torch", action="store_true", help="also time torch.compile")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians shown")
     args = parser.parse_args()
-    from tlir.backend import mlir
+    from tlir.compiler.backend import mlir
 
     backends = [b for b in args.backends if b != "mlir" or mlir.find_tool("mlir-opt")]
     byte_compile()

@@ -27,8 +27,8 @@ import time
 import numpy as np
 
 import tlir
+from tlir.compiler.kernel_harness import CompiledKernel, hot_loop, instruction_counts
 from tlir.passes.contraction_kernels import contraction_kernel, conv, gemm, host_target
-from tlir.passes.contraction_kernels.harness import CompiledKernel, hot_loop, instruction_counts
 
 
 def _typ(shape, dtype):
@@ -129,7 +129,7 @@ def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> f
     multiply and add pipes (the FMA pipes) sustain."""
     import ctypes
 
-    from tlir import jit
+    from tlir.compiler import jit
 
     element = "double" if dtype == "f64" else "float"
     lanes = vector_bytes // (8 if dtype == "f64" else 4)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import graphs  # noqa: E402
 
 import tlir  # noqa: E402
-from tlir.backend import mlir  # noqa: E402
+from tlir.compiler.backend import mlir  # noqa: E402
 from tlir.reference import evaluate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ CAP_SYS_NICE) runs the quiet phase with this process's threads, the pool's
 workers included, under SCHED_FIFO: a quiet machine for them, whatever else
 runs; the busy phase runs as usual.
 Every result is checked bit-identical to the reference evaluator. Each line
-ends with the pool's counts of threaded steps over the phase (`tlir.pool.COUNTS`):
+ends with the pool's counts of threaded steps over the phase (`tlir.compiler.pool.COUNTS`):
 run on the pool, stalled, run alone after a stall, joined by no worker, slower
 than the best pace without a stall.
 """
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from run_time import Case, conv_case, mlp_case, torch  # noqa: E402
 
 import tlir  # noqa: E402
-from tlir import pool  # noqa: E402
+from tlir.compiler import pool  # noqa: E402
 
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass"
 

@@ -156,7 +156,7 @@ def kernel_labels(model) -> dict[str, str]:
     shapes of a contraction (`matmul 256x128·128x1024`)."""
     from xdsl.dialects import func
 
-    from tlir.build import _entry_module
+    from tlir.compiler.build import _entry_module
 
     work, _ = _entry_module(model._module, model.function, True, model.numerics)
     labels = {}

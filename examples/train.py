@@ -188,7 +188,7 @@ def batches(count: int, batch: int, rng: np.random.Generator | None, pad: bool =
 
 def any_batch(model) -> bool:
     """Whether `model` takes any batch (its batch is `?`)."""
-    from tlir.dynamic import DynamicBatchModel
+    from tlir.compiler.dynamic import DynamicBatchModel
 
     return isinstance(model, DynamicBatchModel)
 

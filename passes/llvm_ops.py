@@ -35,7 +35,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tlir.dialects.tlir_llvm import VectorFCmpOp, VectorSelectOp
 from tlir.passes.fast_ops import binary, integer_attr
-from tlir.passes.tlir_lower_to_llvm import ICMP_PREDICATES, Signature, global_array
+from tlir.passes.llvm_common import ICMP_PREDICATES, Signature, global_array
 
 PTR = llvm.LLVMPointerType()
 _ORDERING = {"ordering": IntegerAttr(0, i64)}  # not atomic

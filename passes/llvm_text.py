@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from tlir.passes.tlir_lower_to_llvm import Signature, global_array
+from tlir.passes.llvm_common import Signature, global_array
 
 TextValue = tuple[str, str]
 """(operand, LLVM type)."""

@@ -61,6 +61,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.passes.llvm_common import ICMP_PREDICATES, Signature
 from tlir.passes.tlir_form_kernels import is_kernel
 
 I32 = IntegerType(32)
@@ -92,9 +93,6 @@ FLOAT_BINARY = {
     arith.DivfOp: "fdiv",
 }
 
-ICMP_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-"""arith.cmpi's predicate numbers, which the LLVM dialect's icmp shares."""
-
 Value = Any
 """An emitter's value: an `SSAValue` of the LLVM dialect, or a text operand."""
 
@@ -122,21 +120,6 @@ def strides_and_offset(typ: MemRefType) -> tuple[list[int], int]:
     if strides is None or offset is None or any(s is None for s in strides):
         raise ValueError(f"{typ} has a dynamic layout")
     return [int(s) for s in strides], int(offset)
-
-
-@dataclass(frozen=True)
-class Signature:
-    """What an emitter needs to know of a function besides its blocks."""
-
-    name: str
-    inputs: list[Attribute]
-    returns_status: bool
-    """Returns i32 (0, or 1 when malloc failed) instead of nothing."""
-    internal: bool
-    noalias: list[bool] | None
-    """Which arguments are `noalias` (None: none)."""
-    no_inline: bool
-    location: Attribute
 
 
 @dataclass
@@ -517,17 +500,6 @@ def _dialect_emitter():
     from tlir.passes.llvm_ops import DialectEmitter
 
     return DialectEmitter()
-
-
-def global_array(op: memref.GlobalOp) -> tuple[int, DenseIntOrFPElementsAttr]:
-    """A constant buffer's element count (at least 1) and its value, flattened."""
-    from xdsl.dialects.builtin import TensorType
-
-    typ = op.type
-    count = max(pymath.prod(typ.get_shape()), 1)
-    value = op.initial_value
-    assert isinstance(value, DenseIntOrFPElementsAttr)
-    return count, DenseIntOrFPElementsAttr(TensorType(typ.element_type, [count]), value.data)
 
 
 @dataclass(frozen=True)

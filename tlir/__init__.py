@@ -35,7 +35,7 @@ from tlir import xdsl_fixes  # noqa: E402 - after the subpackage paths are known
 xdsl_fixes.apply()
 
 _EXPORTS = {
-    "compile": "tlir.compiler",
+    "compile": "tlir.api",
     "context": "tlir.universe",
     "from_onnx": "tlir.frontend",
     "from_torch": "tlir.frontend",

@@ -1,91 +1,70 @@
-"""The Python API: contexts and parsing for embedding tlir in other toolchains."""
+"""The Python API: `tlir.compile`, `tlir.load_model`, `tlir.save`, and parsing
+for embedding tlir in other toolchains.
+
+`tlir.compile(source)` is two stages: the front end's loading stage
+(`tlir.frontend.load`: read, import or parse; dtype, verifier, size limits,
+calls, entry function) and the compiler (`tlir.compiler`), which receives the
+checked module."""
 
 from __future__ import annotations
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from tlir.diagnostics import LocatingParser
+from tlir.frontend.load import check_module_dtype as check_module_dtype
+from tlir.frontend.load import load
+from tlir.frontend.load import read_model as load_model
+from tlir.frontend.load import read_model_text as load_model_text
+from tlir.frontend.mlir import parse_module as parse_module
+from tlir.frontend.mlir import parse_module_checked as parse_module_checked
 from tlir.interpreter import collector_paused
-from tlir.universe import context
-
-
-def parse_module(text: str, filename: str = "<string>", ctx: Context | None = None) -> ModuleOp:
-    """Parse MLIR text; every op gets a `file:line:col` location for diagnostics."""
-    parser = LocatingParser(ctx or context(), text, filename)
-    return parser.parse_module()
 
 
 @collector_paused()
-def load_model(path: str, dtype: object = None, ctx: Context | None = None) -> ModuleOp:
-    """A model file as a verified module: TorchLean JSON (imported in `dtype`,
-    float64 by default), a `.tlz` container (imported in `dtype`, by default the
-    one it was written in) or MLIR text (whose element type must match `dtype`).
-    `dtype`: 'f32', 'f64' or NumPy's float32/float64."""
-    from tlir.diagnostics import TlirError, read_text_file
-    from tlir.interface import element_type_name
-    from tlir.torchlean import import_file
+def compile(
+    model,
+    dtype: str | None = None,
+    backend: str = "xdsl",
+    opt_level: int = 2,
+    threads: int | None = None,
+    cache: bool = True,
+    progress: bool = False,
+    fuse: bool = True,
+    numerics: str = "exact",
+):
+    """Compile a model: a .json/.tlz/.mlir/.onnx path, JSON or MLIR text, or a
+    module (other options: `tlir.compiler.CompiledModel`). `dtype` ('f32',
+    'f64' or NumPy's float32/float64) is the element type a JSON graph is
+    imported in, and the one any other source must have."""
+    from tlir.compiler.model import CompiledModel
 
-    dtype = element_type_name(dtype, path)
-    if path.endswith((".json", ".tlz")):
-        return import_file(path, dtype)
-    if not path.endswith(".mlir"):
-        raise TlirError(path, "a model is a .json (torchlean.ir.v1), .tlz or .mlir file")
-    return _mlir_model(read_text_file(path), path, dtype, ctx)
+    loaded = load(model, dtype)
+    if loaded.dynamic:  # a `?` batch: compiled at each batch it is called with
+        from tlir.compiler.dynamic import DynamicBatchModel
 
-
-@collector_paused()
-def load_model_text(
-    text: str, name: str, dtype: object = None, ctx: Context | None = None
-) -> ModuleOp:
-    """`load_model` for a model given as text named `name` (standard input). A
-    torchlean.ir.v1 graph is a JSON object, so text that starts with `{` is
-    JSON; MLIR's top level never does, but for a `{-# … #-}` resource section."""
-    from tlir.interface import element_type_name
-    from tlir.torchlean import import_file
-
-    dtype = element_type_name(dtype, name)
-    start = text.lstrip()
-    if start.startswith("{") and not start.startswith("{-#"):
-        return import_file(name, dtype, text.encode("utf-8"))
-    return _mlir_model(text, name, dtype, ctx)
-
-
-def _mlir_model(text: str, name: str, dtype: str | None, ctx: Context | None) -> ModuleOp:
-    from tlir.diagnostics import verify_module
-
-    module = parse_module_checked(text, name, ctx)
-    if dtype is not None:
-        check_module_dtype(module, dtype, name)
-    verify_module(module, name)
-    return module
-
-
-def parse_module_checked(text: str, filename: str, ctx: Context | None = None) -> ModuleOp:
-    """`parse_module`, with parse errors as one-line `TlirError`s."""
-    from xdsl.utils.exceptions import ParseError
-
-    from tlir.diagnostics import TlirError, parse_error
-
-    try:
-        return parse_module(text, filename, ctx)
-    except ParseError as err:
-        raise parse_error(err) from None
-    except RecursionError:
-        raise TlirError(filename, "the input is nested too deeply to parse") from None
-
-
-def check_module_dtype(module: ModuleOp, dtype: str, path: str) -> None:
-    """@main's arguments are of element type `dtype` ('f32' or 'f64')."""
-    from xdsl.dialects import func
-
-    from tlir.diagnostics import TlirError
-
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
-            for typ in op.function_type.inputs.data:
-                if str(getattr(typ, "element_type", typ)) != dtype:  # (a scalar: verified later)
-                    raise TlirError(path, f"@main takes {typ}, not {dtype} (the dtype asked for)")
+        return DynamicBatchModel(
+            loaded.module,
+            loaded.where,
+            backend=backend,
+            opt_level=opt_level,
+            threads=threads,
+            function=loaded.function,
+            cache=cache,
+            progress=progress,
+            fuse=fuse,
+            numerics=numerics,
+        )
+    return CompiledModel(
+        loaded.module,
+        backend,
+        opt_level,
+        loaded.where,
+        threads,
+        function=loaded.function,
+        cache=cache,
+        progress=progress,
+        fuse=fuse,
+        numerics=numerics,
+    )
 
 
 def save(model, path: str, batch: int | None = None) -> None:
@@ -95,11 +74,11 @@ def save(model, path: str, batch: int | None = None) -> None:
     exportable: one input, tlir ops only (no `tlir.custom`). Both formats have
     fixed extents: a model whose batch is `?` is written at `batch` (required);
     a static one's batch, if given, must be its own."""
-    from tlir.compiler import CompiledModel
+    from tlir.compiler.dynamic import DynamicBatchModel
+    from tlir.compiler.model import CompiledModel
     from tlir.diagnostics import TlirError
-    from tlir.dynamic import DynamicBatchModel
+    from tlir.files import write_output
     from tlir.passes.tlir_specialize_batch import specialize
-    from tlir.tools.common import write_output
     from tlir.torchlean.exporter import export_bytes
 
     if not isinstance(model, CompiledModel | DynamicBatchModel):
@@ -138,3 +117,14 @@ def _find(module: ModuleOp, name: str):
     from tlir.interface import find_function
 
     return find_function(module, name)
+
+
+__all__ = [
+    "check_module_dtype",
+    "compile",
+    "load_model",
+    "load_model_text",
+    "parse_module",
+    "parse_module_checked",
+    "save",
+]

@@ -43,6 +43,15 @@ def read_limited(path: str, limit: int | None = None) -> bytes:
     return data
 
 
+def read_text_file(path: str) -> str:
+    """The file's text; an unreadable, non-UTF-8 or too large file (more than
+    `MAX_INPUT_BYTES`, or endless like /dev/zero) is a one-line error."""
+    try:
+        return read_limited(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise TlirError(path, "the file is not UTF-8 text") from None
+
+
 def read_stdin_limited(limit: int | None = None) -> bytes:
     """Standard input, up to `limit` (default `MAX_INPUT_BYTES`) bytes."""
     import sys
@@ -149,4 +158,5 @@ __all__ = [
     "check_total_bytes",
     "max_tensor_bytes",
     "read_limited",
+    "read_text_file",
 ]

@@ -6,7 +6,7 @@ and 'inf'. A value is a number only in ASCII digits (underscores between
 them allowed, as in `1_000_000`); anything else is a one-line error naming
 the variable, the value shown escaped (`ascii`): it may hold terminal
 control sequences. (`TLIR_CACHE_MAX_MB`, a size in megabytes that may be
-fractional, is the cache's own: `tlir.cache`.)
+fractional, is the cache's own: `tlir.compiler.cache`.)
 """
 
 from __future__ import annotations

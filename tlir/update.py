@@ -109,14 +109,14 @@ class Update:
     """A compiled update over `params` (name → array), called in place."""
 
     def __init__(self, kind: str, params: dict[str, np.ndarray]):
-        from tlir.compiler import CompiledModel
+        from tlir.compiler.model import CompiledModel
 
         self.kind = kind
         self.names = list(params)
         self.layout = [(name, p.shape, p.dtype) for name, p in params.items()]
         arrays = list(params.values())
         # One thread: maps are memory-bound passes that kernel formation never
-        # splits across threads (tlir.work), so more would only start the pool.
+        # splits across threads (tlir.compiler.work), so more would only start the pool.
         self.model = CompiledModel(update_module(kind, arrays), where=WHERE, threads=1)
         self.in_place = _in_place(self.model.plan)
         # The scalar operands: writeable rank-0 arrays, refilled at each step.

@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, Region
 
 import tlir
-from tlir.backend.mlir import find_tool
+from tlir.compiler.backend.mlir import find_tool
 from tlir.diagnostics import verify_module
 from tlir.interface import find_function
 from tlir.passes.tlir_jvp import TlirJvp

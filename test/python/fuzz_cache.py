@@ -19,8 +19,8 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from tlir.cache import DATABASE
-from tlir.cache_entry import pack, unpack
+from tlir.compiler.cache import DATABASE
+from tlir.compiler.cache_entry import pack, unpack
 
 
 def database(directory: Path) -> sqlite3.Connection:
@@ -60,7 +60,7 @@ def foreign_object(name: str = "k_forged", arity: int = 0, command: str = "true"
     `command` through the C library's `system`: what a forged entry would hold."""
     import llvmlite.binding as llvm
 
-    from tlir import jit
+    from tlir.compiler import jit
 
     text = command.encode() + b"\0"
     literal = "".join(f"\\{b:02X}" for b in text)

@@ -430,7 +430,7 @@ def generated_module_text(draw) -> str:
     """A generated graph, imported, as MLIR text (a `@main` on tlir ops)."""
     import tempfile
 
-    from tlir.compiler import to_text
+    from tlir.compiler.model import to_text
     from tlir.torchlean import import_file
 
     document = draw(fuzz_graphs.graphs(max_ops=5))

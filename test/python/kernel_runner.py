@@ -15,9 +15,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import UnitAttr
 
 import tlir
-from tlir.compiler import compile_kernel
+from tlir.compiler.jit import Engine
+from tlir.compiler.model import compile_kernel
 from tlir.interface import numpy_dtype
-from tlir.jit import Engine
 
 
 def run_kernel(text: str, inputs, backend: str = "xdsl", ranges=None):

@@ -109,7 +109,7 @@ def _assert_separate(outputs: list[np.ndarray], inputs: list[np.ndarray]) -> Non
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_aliased_outputs_compile_to_separate_arrays(tmp_path, name, dtype, backend):
     if backend == "mlir":
-        from tlir.backend.mlir import find_tool
+        from tlir.compiler.backend.mlir import find_tool
 
         if find_tool("mlir-opt") is None:
             pytest.skip("mlir-opt is not installed")
@@ -136,8 +136,8 @@ def run_whole_route(module, inputs: list[np.ndarray]) -> list[np.ndarray]:
     `tlir-to-llvm` route): inputs and out-parameters as bare pointers."""
     from xdsl.dialects import func
 
-    from tlir import jit
-    from tlir.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
+    from tlir.compiler import jit
+    from tlir.compiler.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
     from tlir.interface import numpy_dtype
 
     main = next(

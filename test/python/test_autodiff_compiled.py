@@ -22,7 +22,7 @@ from autodiff_util import close, derivative, merged, normal, output_shapes, same
 from op_cases import CASES
 
 import tlir
-from tlir.backend import mlir
+from tlir.compiler.backend import mlir
 from tlir.reference import jvp, vjp
 
 HAVE_MLIR = mlir.find_tool("mlir-opt") is not None and mlir.find_tool("mlir-translate") is not None

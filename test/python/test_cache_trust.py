@@ -20,9 +20,9 @@ import pytest
 from test_compile_cache import INPUTS, MODEL  # the model both cache suites compile
 
 import tlir
-from tlir import jit
-from tlir.cache import DATABASE
-from tlir.elf import undefined_symbols
+from tlir.compiler import jit
+from tlir.compiler.cache import DATABASE
+from tlir.compiler.elf import undefined_symbols
 from tlir.reference import evaluate
 
 OTHER_UID = 54321

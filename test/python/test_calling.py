@@ -1,4 +1,4 @@
-"""Calling compiled code from NumPy (`tlir.calling`): outputs come back as separate,
+"""Calling compiled code from NumPy (`tlir.compiler.calling`): outputs come back as separate,
 aligned arrays carved from one buffer; read-only, non-contiguous and empty inputs
 work; frames are reused but never shared by two calls running at once."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import tlir
-from tlir.calling import address
-from tlir.compiler import CompiledModel
+from tlir.compiler.calling import address
+from tlir.compiler.model import CompiledModel
 from tlir.diagnostics import TlirError
 
 # Three results of different sizes and an empty one: the output buffer holds

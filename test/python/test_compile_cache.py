@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tlir
-from tlir.cache import CompileCache, open_cache, private_directory
+from tlir.compiler.cache import CompileCache, open_cache, private_directory
 
 MODEL = """func.func @main(%x: tensor<8x16xf64>, %w: tensor<16x16xf64>) -> tensor<8x16xf64> {
   %0 = tlir.matmul %x, %w : (tensor<8x16xf64>, tensor<16x16xf64>) -> tensor<8x16xf64>
@@ -275,7 +275,7 @@ def test_a_corrupt_database_is_a_miss(tmp_path, damage):
 
 STORE_WORKER = """
 import sys
-from tlir.cache import CompileCache, private_directory
+from tlir.compiler.cache import CompileCache, private_directory
 store = CompileCache(private_directory(sys.argv[1]), max_bytes=200_000)
 me = int(sys.argv[2])
 for i in range(60):
@@ -312,7 +312,7 @@ def test_the_key_holds_what_the_kernel_tiling_depends_on(monkeypatch):
     of contraction kernels: a machine that differs in any of them gets other keys."""
     import dataclasses
 
-    from tlir.cache import environment
+    from tlir.compiler.cache import environment
     from tlir.passes.contraction_kernels import target
 
     base = target.host_target()

@@ -44,7 +44,7 @@ def chain(length: int, binary: bool = False) -> str:
 
 def one_kernel(length: int, binary: bool = False) -> func.FuncOp:
     """The chain's single kernel (no cap on its length), in linalg on tensors."""
-    from tlir.compiler import lower_to_linalg
+    from tlir.compiler.model import lower_to_linalg
 
     module = tlir.parse_module(chain(length, binary))
     TlirFormKernels(max_ops=length + 1).apply(context(), module)
@@ -110,8 +110,8 @@ def test_fusing_a_chain_twice_as_long_is_about_twice_the_work(monkeypatch):
 def test_the_compile_of_one_long_kernel_is_linear_in_its_length():
     """Kernel formation, deduplication, the lowering to loops and the LLVM IR
     text of one chain kernel: Python calls for 200 and 400 ops."""
-    from tlir.backend import kernel_to_loops
-    from tlir.backend.xdsl import kernel_llvm_ir
+    from tlir.compiler.backend import kernel_to_loops
+    from tlir.compiler.backend.xdsl import kernel_llvm_ir
     from tlir.passes.tlir_dedup_kernels import dedup_kernels
 
     def compile_front(length: int) -> Callable[[], object]:
@@ -173,7 +173,7 @@ def test_parsing_regions_copies_names_in_linear_total():
     """Each region opens a scope for names; opening it copies no more than the
     names of the region's own scope (xDSL copied every name defined so far, at
     every region: quadratic in a function of n generics)."""
-    from tlir.compiler import lower_to_linalg, to_text
+    from tlir.compiler.model import lower_to_linalg, to_text
 
     def copied(length: int) -> int:
         text = to_text(lower_to_linalg(tlir.parse_module(chain(length))))

@@ -16,14 +16,9 @@ import numpy as np
 import pytest
 
 from tlir import shapes
-from tlir.backend.mlir import find_tool
+from tlir.compiler.backend.mlir import find_tool
+from tlir.compiler.kernel_harness import CompiledKernel, HotLoop, hot_loop, instruction_counts
 from tlir.passes.contraction_kernels import TargetInfo, contraction_kernel, host_target
-from tlir.passes.contraction_kernels.harness import (
-    CompiledKernel,
-    HotLoop,
-    hot_loop,
-    instruction_counts,
-)
 from tlir.reference import evaluate
 from tlir.shapes import ConvConfig
 

@@ -14,7 +14,7 @@ from autodiff_util import BACKENDS, merged, same_bits
 from xdsl.dialects.builtin import ModuleOp
 
 import tlir
-from tlir.compiler import to_text
+from tlir.compiler.model import to_text
 from tlir.reference import evaluate
 
 # name: result (conv input) shape, cotangent shape, transposed weight shape,

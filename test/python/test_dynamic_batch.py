@@ -13,9 +13,9 @@ import pytest
 
 import tlir
 from tlir.api import parse_module
-from tlir.backend import mlir
+from tlir.compiler.backend import mlir
+from tlir.compiler.dynamic import DynamicBatchModel
 from tlir.diagnostics import TlirError
-from tlir.dynamic import DynamicBatchModel
 from tlir.passes.tlir_specialize_batch import check_batch, specialize
 from tlir.reference import evaluate
 from tlir.reference import vjp as reference_vjp

@@ -13,7 +13,7 @@ import pytest
 from op_cases import CASES
 
 import tlir
-from tlir.backend import mlir
+from tlir.compiler.backend import mlir
 from tlir.reference import evaluate
 
 HAVE_MLIR = mlir.find_tool("mlir-opt") is not None and mlir.find_tool("mlir-translate") is not None

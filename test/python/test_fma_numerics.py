@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import tlir
-from tlir.backend import mlir
+from tlir.compiler.backend import mlir
 from tlir.diagnostics import TlirError
 from tlir.reference import evaluate
 
@@ -176,7 +176,7 @@ def test_the_cache_keeps_the_two_numerics_apart():
 
 
 def test_exact_kernels_contain_no_fma_and_fused_ones_do():
-    from tlir.build import lower_kernel
+    from tlir.compiler.build import lower_kernel
     from tlir.passes.tlir_form_kernels import TlirFormKernels, is_kernel
     from tlir.universe import context
 

@@ -24,7 +24,8 @@ from fuzz_graphs import budget
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tlir import cache, helper, limits, threads
+from tlir import limits
+from tlir.compiler import cache, helper, threads
 from tlir.diagnostics import TlirError
 
 ROOT = Path(__file__).resolve().parents[2]

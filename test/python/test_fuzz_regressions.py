@@ -12,7 +12,7 @@ import pytest
 from fuzz_graphs import same_bits
 
 import tlir
-from tlir.backend.mlir import find_tool
+from tlir.compiler.backend.mlir import find_tool
 from tlir.diagnostics import TlirError
 from tlir.reference import evaluate
 

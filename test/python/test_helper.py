@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import tlir
-from tlir import helper
+from tlir.compiler import helper
 from tlir.diagnostics import TlirError
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
@@ -197,7 +197,7 @@ def _compile_in_subprocess(processes: str, backend: str) -> dict:
 
 @pytest.mark.parametrize("backend", ["xdsl", "mlir"])
 def test_helpers_give_the_objects_and_results_of_one_process(backend):
-    from tlir.backend import mlir
+    from tlir.compiler.backend import mlir
 
     if backend == "mlir" and not mlir.find_tool("mlir-opt"):
         pytest.skip("no mlir-opt")
@@ -214,8 +214,8 @@ PRELOAD = textwrap.dedent(
     import sys
     import tlir
     from xdsl.dialects import func
-    from tlir.backend import preload
-    from tlir.build import _entry_module, start_lowering
+    from tlir.compiler.backend import preload
+    from tlir.compiler.build import _entry_module, start_lowering
     from tlir.passes.tlir_form_kernels import is_kernel
 
     work, _ = _entry_module(tlir.load_model(sys.argv[1]), "main", True)
@@ -304,13 +304,13 @@ def test_a_lowering_bug_is_a_one_line_internal_error_in_every_process(processes,
     """An unexpected exception of the kernel lowering reaches `tlir.compile` as a
     located TlirError naming it, whether this process or a helper lowered the kernel."""
     import tlir
-    import tlir.backend
+    import tlir.compiler.backend
 
     def broken(kernel):
         raise ValueError("unsupported affine expression None")
 
     monkeypatch.setenv("TLIR_COMPILE_PROCESSES", processes)
-    monkeypatch.setattr(tlir.backend, "kernel_to_loops", broken)
+    monkeypatch.setattr(tlir.compiler.backend, "kernel_to_loops", broken)
     text = """func.func @main(%x: tensor<4xf64>) -> tensor<4xf64> {
   %a = tlir.tanh %x : (tensor<4xf64>) -> tensor<4xf64>
   %b = tlir.exp %a : (tensor<4xf64>) -> tensor<4xf64>
@@ -383,7 +383,7 @@ def test_a_progress_bar_leaves_no_thread_behind():
     later compile in the process may fork helpers (`helper.processes()` is 1)."""
     import threading
 
-    from tlir.build import _progress
+    from tlir.compiler.build import _progress
 
     before = threading.active_count()
     bar = _progress(3, True)

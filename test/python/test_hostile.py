@@ -237,7 +237,7 @@ def test_f4_model_calling_exit_is_a_compile_error(tmp_path):
 
 
 def test_f4_declared_external_function_in_llvm_ir_is_refused():
-    from tlir import jit
+    from tlir.compiler import jit
 
     ir = "declare void @system(ptr)\ndefine void @f(ptr %p) {\n  call void @system(ptr %p)\n  ret void\n}\n"
     with pytest.raises(TlirError, match="external function @system"):
@@ -792,7 +792,7 @@ def test_f16_a_hostile_environment_value_is_escaped(tmp_path, capsys, monkeypatc
 
 
 def test_f16_a_warning_quoting_the_environment_is_escaped(tmp_path, capsys, monkeypatch):
-    from tlir import cache
+    from tlir.compiler import cache
 
     monkeypatch.setenv("TLIR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TLIR_CACHE_MAX_MB", "\x1b]0;owned\x07")

@@ -18,7 +18,8 @@ from op_cases import OpCase, build_cases
 from op_cases import _conv as conv_case
 
 import tlir
-from tlir.backend.mlir import find_tool
+import tlir.compiler.model
+from tlir.compiler.backend.mlir import find_tool
 from tlir.reference import evaluate
 from tlir.reference.ibp import boxes as reference_boxes
 
@@ -164,7 +165,12 @@ def test_bounds_hold_at_sampled_points(tmp_path_factory, data):
                 continue
             inside = (box[0] <= value) & (value <= box[1])
             ok = inside | np.isnan(value) | np.isnan(box[0]) | np.isnan(box[1])
-            assert np.all(ok), (value[~ok], box[0][~ok], box[1][~ok], tlir.compiler.to_text(module))
+            assert np.all(ok), (
+                value[~ok],
+                box[0][~ok],
+                box[1][~ok],
+                tlir.compiler.model.to_text(module),
+            )
 
 
 NEXT = """
@@ -354,11 +360,11 @@ func.func @main(%x: tensor<8x64x{t}>, %w: tensor<128x64x{t}>, %b: tensor<128x{t}
 def test_interval_linear_runs_in_full_width_vectors(dtype, backend):
     """On an AVX-512 host the interval linear's fold is vectorised in 512-bit
     registers (LLVM's tuning would pick 256), through either back end."""
-    from tlir.build import lower_kernel
     from tlir.compiler import derivative_module
-    from tlir.jit import assembly
+    from tlir.compiler.build import lower_kernel
+    from tlir.compiler.jit import assembly
+    from tlir.compiler.kernel_harness import instruction_counts
     from tlir.passes.contraction_kernels import host_target
-    from tlir.passes.contraction_kernels.harness import instruction_counts
     from tlir.passes.tlir_form_kernels import TlirFormKernels
     from tlir.universe import context
 

@@ -10,7 +10,7 @@ import hashlib
 import numpy as np
 
 import tlir
-from tlir import build, jit
+from tlir.compiler import build, jit
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.reference import evaluate
 

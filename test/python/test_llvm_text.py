@@ -18,10 +18,10 @@ from op_cases import CASES
 from xdsl.dialects import func
 
 import tlir
-from tlir import jit
-from tlir.backend import kernel_to_loops
-from tlir.backend.xdsl import kernel_llvm_ir, llvm_dialect_to_ir
-from tlir.build import _entry_module
+from tlir.compiler import jit
+from tlir.compiler.backend import kernel_to_loops
+from tlir.compiler.backend.xdsl import kernel_llvm_ir, llvm_dialect_to_ir
+from tlir.compiler.build import _entry_module
 from tlir.passes.llvm_text import float_literal
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.tlir_to_llvm import TO_LLVM, stage_passes

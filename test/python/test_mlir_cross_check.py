@@ -12,8 +12,8 @@ from graphs import write
 from test_importer import attention_graph, every_op_graph
 
 import tlir
-from tlir.backend import mlir
-from tlir.compiler import lower_to_linalg, to_text
+from tlir.compiler.backend import mlir
+from tlir.compiler.model import lower_to_linalg, to_text
 from tlir.diagnostics import verify_module
 from tlir.reference import evaluate
 from tlir.torchlean import import_file

@@ -9,6 +9,7 @@ of derivative programs; JSON readers and writers and the derivative rules
 
 import pytest
 
+from tlir.compiler.work import WORK
 from tlir.dialects.tlir import TLIR_OPS
 from tlir.dialects.tlir_ad import AD_OPS
 from tlir.passes.autodiff.tables import JVP_RULES, VJP_RULES
@@ -22,7 +23,6 @@ from tlir.reference.ops import EVALUATORS
 from tlir.reference.reverse import RULES as REFERENCE_VJP
 from tlir.torchlean.exporter import WRITERS
 from tlir.torchlean.importer import READERS
-from tlir.work import WORK
 
 ALL_OPS = (*TLIR_OPS, *AD_OPS)
 

@@ -1,4 +1,4 @@
-"""tlir's thread pool (`tlir.pool`): a forked child runs threaded models, a
+"""tlir's thread pool (`tlir.compiler.pool`): a forked child runs threaded models, a
 call never waits for a worker that has not started, concurrent callers each
 get their own results, and the workers are invisible to Python and deaf to
 signals. Every result is compared with the reference evaluator."""
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tlir
-from tlir import helper, jit, pool
+from tlir.compiler import helper, jit, pool
 from tlir.reference import evaluate
 
 pytestmark = pytest.mark.skipif(not jit.host().threads, reason="no POSIX threads")
@@ -116,7 +116,7 @@ PHANTOM = textwrap.dedent(
     """
     import sys
     import tlir
-    from tlir import pool
+    from tlir.compiler import pool
     sys.path.insert(0, sys.argv[1])
     from test_pool import MODEL, _inputs, _bits, _expected
     runtime = pool.runtime()

@@ -1,4 +1,4 @@
-"""When the thread runtime (`tlir.pool`) is loaded, and from where: a compile
+"""When the thread runtime (`tlir.compiler.pool`) is loaded, and from where: a compile
 and calls on one thread never load it, the first call on more threads does;
 a process that finds it in the compile cache links it without running LLVM;
 a cache entry that is not what it claims is refused and compiled again.
@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from tlir import cache, cache_entry, jit, pool
+from tlir.compiler import cache, cache_entry, jit, pool
 
 pytestmark = pytest.mark.skipif(not jit.host().threads, reason="no POSIX threads")
 
@@ -23,7 +23,7 @@ CHILD = textwrap.dedent(
     import json, sys
     import numpy as np
     import tlir
-    from tlir import jit, pool
+    from tlir.compiler import jit, pool
     from tlir.reference import evaluate
 
     compiled = []  # what LLVM compiled in this process

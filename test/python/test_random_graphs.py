@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 
 import tlir
-from tlir.backend.mlir import find_tool
+import tlir.compiler.model
+from tlir.compiler.backend.mlir import find_tool
 from tlir.reference import evaluate
 
 UNARY = ["abs", "relu", "inv", "sqrt", "tanh", "sigmoid", "exp", "sin", "cos", "softplus"]
@@ -122,7 +123,7 @@ class DrawnModel:
 
     @cached_property
     def text(self) -> str:
-        return tlir.compiler.to_text(self.module)
+        return tlir.compiler.model.to_text(self.module)
 
     def context(self, what: str) -> str:
         return f"{what} {self.backend} {self.dtype}\n{self.text}"

@@ -9,7 +9,8 @@ import subprocess
 
 import pytest
 
-from tlir import cache, helper, limits, threads
+from tlir import limits
+from tlir.compiler import cache, helper, threads
 from tlir.diagnostics import TlirError
 from tlir.settings import env_int
 

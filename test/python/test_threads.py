@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import tlir
-from tlir import jit
+import tlir.compiler.model
+from tlir.compiler import jit
 
 pytestmark = pytest.mark.skipif(not jit.host().threads, reason="no POSIX threads")
 
@@ -100,7 +101,7 @@ def test_large_kernels_are_threaded():
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
 def test_threads_must_be_a_positive_integer(bad):
-    with pytest.raises(tlir.compiler.TlirError, match="threads must be a positive integer"):
+    with pytest.raises(tlir.compiler.model.TlirError, match="threads must be a positive integer"):
         tlir.compile(MODEL, threads=bad)
 
 
@@ -157,7 +158,7 @@ def test_pooling_splits_over_samples_with_the_same_bits(dtype):
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 def test_derivatives_split_with_the_same_bits(dtype):
     """A conv → relu → pool model's JVP and VJP (contraction kernels threaded,
-    the derivative folds on one thread: `tlir.work.WORK`) have the reference's
+    the derivative folds on one thread: `tlir.compiler.work.WORK`) have the reference's
     bits for any thread count."""
     from tlir.reference import jvp, vjp
 
@@ -198,7 +199,7 @@ def test_derivatives_split_with_the_same_bits(dtype):
 
 
 def test_a_huge_thread_count_is_capped_with_a_warning(capsys):
-    from tlir.threads import MAX_THREADS_PER_CORE, max_threads, usable_cores
+    from tlir.compiler.threads import MAX_THREADS_PER_CORE, max_threads, usable_cores
 
     assert max_threads() == MAX_THREADS_PER_CORE * usable_cores()
     model = tlir.compile(MODEL, threads=100_000)
@@ -254,7 +255,7 @@ def test_conv_of_whole_row_units_keeps_the_bits_for_one_and_two_threads(dtype, b
     a fused relu: its k blocks are shortened so that units hold whole output
     rows (with AVX-512). Bit-identical to the reference with 1 and 2 threads,
     through both back ends."""
-    from tlir.backend.mlir import find_tool
+    from tlir.compiler.backend.mlir import find_tool
     from tlir.reference import evaluate
 
     if backend == "mlir" and not find_tool("mlir-opt"):

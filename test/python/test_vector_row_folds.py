@@ -11,8 +11,8 @@ import pytest
 from xdsl.dialects import func, memref, vector
 
 import tlir
-from tlir.backend import kernel_to_loops, mlir
-from tlir.build import _entry_module
+from tlir.compiler.backend import kernel_to_loops, mlir
+from tlir.compiler.build import _entry_module
 from tlir.passes.contraction_kernels.target import host_target
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.reference import evaluate

@@ -1,6 +1,10 @@
-"""Front ends: models from other frameworks as verified tlir modules
-(docs/pytorch.md). `from_torch` (PyTorch, via torch.export) and `from_onnx`
-import their framework only when called."""
+"""The front end: every source of a model to a checked tlir module.
+
+`load.py` is the loading stage every model goes through (`tlir.compile`,
+`tlir-run`): any source to one checked module (docs/design.md, "Layers");
+`mlir.py` parses MLIR text with located ops; `tlir.torchlean` reads TorchLean
+JSON and `.tlz`. `from_torch` (PyTorch, via torch.export) and `from_onnx`
+(docs/pytorch.md) import their framework only when called."""
 
 from __future__ import annotations
 

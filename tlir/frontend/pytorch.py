@@ -56,7 +56,7 @@ def _quiet_fake_tensors():
 def _no_monitor_thread_left():
     """torch.fx's interpreter opens a (disabled) tqdm bar while it exports, and
     tqdm's monitor thread outlives the bar: while that Python thread runs, no
-    compile in the process may fork helper processes (`tlir.helper`). A monitor
+    compile in the process may fork helper processes (`tlir.compiler.helper`). A monitor
     started during the export is stopped after it."""
     from tqdm import tqdm
 

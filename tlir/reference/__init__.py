@@ -14,14 +14,14 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.traits import SymbolTable
 
-from tlir.diagnostics import TlirError, describe_location
+from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import check_inputs, find_function, numpy_dtype
+from tlir.interface import check_inputs, find_function
 from tlir.reference import ad_ops  # noqa: F401 - fills EVALUATORS for the tlir_ad ops
-from tlir.reference.ops import EVALUATORS, EvaluationError, evaluates, evaluating
+from tlir.reference.ops import EvaluationError, evaluate_op, evaluates
 
 __all__ = ["EvaluationError", "evaluate", "jvp", "run_function", "vjp"]
 
@@ -49,7 +49,7 @@ def run_function(
         if isinstance(op, func.ReturnOp):
             return [values[v] for v in op.arguments]
         args = [values[v] for v in op.operands]
-        values.update(zip(op.results, _evaluate_op(op, args, where), strict=True))
+        values.update(zip(op.results, evaluate_op(op, args, where), strict=True))
     raise TlirError(where, f"@{target.sym_name.data} has no func.return")
 
 
@@ -59,28 +59,6 @@ def _custom(op: T.CustomOp, args: Sequence[np.ndarray]) -> np.ndarray:
     callee = SymbolTable.lookup_symbol(op, op.callee)
     assert isinstance(callee, func.FuncOp)
     return run_function(callee, args)[0]
-
-
-def _evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> list[np.ndarray]:
-    """The op's results (an evaluator returns a list for a multi-result op)."""
-    evaluator = EVALUATORS.lookup(op)
-    if evaluator is None:
-        raise TlirError(
-            describe_location(op.location, where),
-            f"the reference evaluator has no semantics for '{op.name}'",
-        )
-    if op.results and all(0 in r.type.get_shape() for r in op.results):
-        # Nothing to compute: results of no elements are known by their types.
-        # (An extreme attribute may empty them — a padding of 2**61 with a
-        # batch of 0 — where building the op's intermediates could not work.)
-        return [np.zeros(r.type.get_shape(), numpy_dtype(r.type)) for r in op.results]
-    with evaluating(op, where):
-        result = evaluator(op, args)
-    results = [np.asarray(r) for r in (result if isinstance(result, list) else [result])]
-    for value, array in zip(op.results, results, strict=True):
-        # A float64 value leaking into float32 mode would round twice: refuse it.
-        assert array.dtype == numpy_dtype(value.type), (op.name, array.dtype)
-    return [r if r.flags.c_contiguous else r.copy(order="C") for r in results]
 
 
 def jvp(module: ModuleOp, inputs, tangents, param_tangents=None, function: str = "main"):

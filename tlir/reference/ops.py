@@ -18,6 +18,7 @@ from tlir import rng
 from tlir.dense import dense_to_numpy
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
+from tlir.interface import numpy_dtype
 from tlir.optable import OpTable
 from tlir.reference.carrier import cmax, cmin, fold_max, fold_sum, libm, nat
 
@@ -35,6 +36,30 @@ def evaluating(op: Operation, where: str) -> Iterator[None]:
             yield
     except EvaluationError as err:
         raise TlirError(describe_location(op.location, where), f"{op.name}: {err}") from None
+
+
+def evaluate_op(op: Operation, args: list[np.ndarray], where: str) -> list[np.ndarray]:
+    """The op's results (an evaluator returns a list for a multi-result op).
+    The evaluators of the `tlir_ad` ops are those of `tlir.reference.ad_ops`,
+    which the package loads first."""
+    evaluator = EVALUATORS.lookup(op)
+    if evaluator is None:
+        raise TlirError(
+            describe_location(op.location, where),
+            f"the reference evaluator has no semantics for '{op.name}'",
+        )
+    if op.results and all(0 in r.type.get_shape() for r in op.results):
+        # Nothing to compute: results of no elements are known by their types.
+        # (An extreme attribute may empty them — a padding of 2**61 with a
+        # batch of 0 — where building the op's intermediates could not work.)
+        return [np.zeros(r.type.get_shape(), numpy_dtype(r.type)) for r in op.results]
+    with evaluating(op, where):
+        result = evaluator(op, args)
+    results = [np.asarray(r) for r in (result if isinstance(result, list) else [result])]
+    for value, array in zip(op.results, results, strict=True):
+        # A float64 value leaking into float32 mode would round twice: refuse it.
+        assert array.dtype == numpy_dtype(value.type), (op.name, array.dtype)
+    return [r if r.flags.c_contiguous else r.copy(order="C") for r in results]
 
 
 def check_log_domain(x: np.ndarray) -> None:

@@ -24,10 +24,8 @@ from xdsl.traits import SymbolTable
 from tlir.dialects import tlir as T
 from tlir.interface import check_inputs, find_function, numpy_dtype
 from tlir.parameters import parameters
-from tlir.reference import (
-    _evaluate_op,
-    vjp_windows,  # noqa: F401 - fills RULES
-)
+from tlir.reference import vjp_windows  # noqa: F401 - fills RULES
+from tlir.reference.ops import evaluate_op
 from tlir.reference.vjp_rules import RULES, Context, rule
 
 
@@ -37,7 +35,7 @@ def _forward(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> dict[SSAVal
         if isinstance(op, func.ReturnOp):
             break
         # the forward evaluator's own step (empty results included)
-        (result,) = _evaluate_op(op, [values[v] for v in op.operands], "input")
+        (result,) = evaluate_op(op, [values[v] for v in op.operands], "input")
         values[op.results[0]] = result.reshape(op.results[0].type.get_shape())
     return values
 

@@ -58,7 +58,7 @@ def run_bounds(args, module: ModuleOp, inputs: list[np.ndarray], where: str) -> 
     lows, highs = ball_boxes(main, inputs, args.ibp, where, rules)
     result = None
     if not args.reference:
-        from tlir.tools.run import compile_from_args
+        from tlir.tools.running import compile_from_args
 
         result = compile_from_args(args, module).bounds(lows, highs, rules)
     if args.reference or args.compare:

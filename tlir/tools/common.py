@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import NoReturn
 
 from tlir.diagnostics import TlirError, printable
+from tlir.files import write_output as write_output  # the tools' writer, also here
 
 STDIN = "-"
 """The file name that means standard input, as for most Unix tools."""
@@ -76,8 +74,7 @@ def dtype_argument(text: str) -> str:
 def read_input_text(path: str | None) -> tuple[str, str]:
     """A tool's input text and the name its messages use: standard input when
     `path` is absent or `-` (named "stdin"), else the file."""
-    from tlir.diagnostics import read_text_file
-    from tlir.limits import read_stdin_limited
+    from tlir.limits import read_stdin_limited, read_text_file
 
     if path is not None and path != STDIN:
         return read_text_file(path), path
@@ -128,60 +125,3 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
         report(f"{tool}: error: internal error: {message}")
         return 1
     return 0
-
-
-def write_output(path: str, data: str | bytes) -> None:
-    """Write a tool's output file whole or not at all, as the user means it:
-
-    * a symbolic link is followed: its target is written (and a missing target created);
-    * a regular file is replaced atomically (a temporary file in its directory renamed
-      over it) and keeps its permission bits;
-    * anything else that exists (a device such as /dev/null, a pipe, /dev/stdout) is
-      written in place, never replaced;
-    * a new file gets the mode the umask allows (0666 & ~umask), as `open` would.
-
-    Any failure is one line naming `path` as the user gave it.
-    """
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        try:
-            info: os.stat_result | None = os.stat(path)  # follows symbolic links
-        except FileNotFoundError:
-            info = None
-        if info is not None and stat.S_ISDIR(info.st_mode):
-            raise TlirError(path, "cannot write the output file: it is a directory")
-        if info is not None and (not stat.S_ISREG(info.st_mode) or _is_special(path)):
-            # a device, pipe, terminal or /dev/stdout: write through, never replace
-            with open(path, "wb") as handle:
-                handle.write(raw)
-            return
-        mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
-        _replace_atomically(os.path.realpath(path), raw, mode)
-    except OSError as err:
-        raise TlirError(path, f"cannot write the output file: {err.strerror or err}") from None
-
-
-def _is_special(path: str) -> bool:
-    """/dev/stdout, /proc/self/fd/N and the like name an open file: never replaced."""
-    absolute = os.path.abspath(path)
-    return absolute.startswith(("/dev/", "/proc/"))
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _replace_atomically(target: str, data: bytes, mode: int) -> None:
-    directory = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tlir-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            os.fchmod(handle.fileno(), mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

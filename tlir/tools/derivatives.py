@@ -79,7 +79,7 @@ def run_derivatives(
 ) -> None:
     from tlir.interface import find_function, numpy_dtype
     from tlir.parameters import parameter_names, parameters
-    from tlir.tools.run import compare_named, describe_named
+    from tlir.tools.running import compare_named, describe_named
 
     main = find_function(module)
     names = parameter_names(main)
@@ -90,7 +90,7 @@ def run_derivatives(
     tangents: list[np.ndarray] = []
     param_tangents: dict[str, np.ndarray] | None = None
     if args.jvp:
-        from tlir.tools.run import load_inputs
+        from tlir.tools.running import load_inputs
 
         tangents = load_inputs(args.jvp)
         if len(tangents) != len(in_types):
@@ -130,7 +130,7 @@ def run_derivatives(
     else:
         sys.stdout.write(describe_named(results))
     if args.compare:
-        from tlir.tools.run import check_agreement
+        from tlir.tools.running import check_agreement
 
         text, differing = compare_named(results, reference)
         sys.stdout.write(text)
@@ -139,7 +139,7 @@ def run_derivatives(
 
 
 def _compiled(args, module, inputs, tangents, param_tangents, cotangents) -> dict:
-    from tlir.tools.run import compile_from_args
+    from tlir.tools.running import compile_from_args
 
     model = compile_from_args(args, module)
     results: dict[str, np.ndarray] = {}

@@ -32,7 +32,8 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tlir import limits
-from tlir.diagnostics import LocatingParser, TlirError, parse_error, verify_module
+from tlir.diagnostics import TlirError, parse_error, verify_module
+from tlir.frontend.mlir import LocatingParser
 from tlir.tools.common import STDIN, ToolArgumentParser, run_tool, write_output
 from tlir.universe import tlir_dialects, tlir_passes
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from xdsl.printer import Printer
 
-from tlir.api import parse_module_checked
-from tlir.diagnostics import TlirError, verify_module
+from tlir.diagnostics import TlirError
+from tlir.frontend.load import read_mlir
 from tlir.tools.common import (
     ToolArgumentParser,
     dtype_argument,
@@ -95,8 +95,7 @@ def _export(args: argparse.Namespace) -> str | bytes:
     from tlir.torchlean.exporter import dumps, export_bytes, export_module
 
     text, name = read_input_text(args.input_file)
-    module = parse_module_checked(text, name)
-    verify_module(module, name)
+    module = read_mlir(text, name)
     if args.output_file is None:  # standard output gets JSON text
         return dumps(export_module(module, name))
     return export_bytes(module, args.output_file, name)
@@ -105,11 +104,10 @@ def _export(args: argparse.Namespace) -> str | bytes:
 def _to_llvm_ir(args: argparse.Namespace) -> str:
     """LLVM IR of a module in the LLVM dialect; a module still in tlir (or any
     stage of the route) is first taken through the rest of `tlir-to-llvm`."""
-    from tlir.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
+    from tlir.compiler.backend.xdsl import llvm_dialect_to_ir, lower_to_llvm_dialect
 
     text, name = read_input_text(args.input_file)
-    module = parse_module_checked(text, name)
-    verify_module(module, name)
+    module = read_mlir(text, name)
     if any(not op.name.startswith("llvm.") for op in module.ops):
         module = lower_to_llvm_dialect(module)
     return llvm_dialect_to_ir(module, name)

@@ -10,7 +10,6 @@ they receive here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.interface import find_function
 from tlir.optable import OpTable
+from tlir.torchlean.json_text import dumps
 from tlir.torchlean.reader import FORMAT
 
 Fields = Callable[["Exporter", Any], dict[str, Any]]
@@ -292,18 +292,6 @@ def export_bytes(module: ModuleOp, path: str, where: str = "module") -> bytes:
         return dumps(export_module(module, where)).encode()
     exporter = Exporter(module, where, binary=True)
     return container_bytes(exporter.run(), exporter.arrays)
-
-
-def dumps(graph: dict[str, Any]) -> str:
-    """The graph as JSON text, one node per line."""
-    head = {k: v for k, v in graph.items() if k != "nodes"}
-    lines = ["{"]
-    lines += [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
-    lines.append('  "nodes": [')
-    nodes = [f"    {json.dumps(node, allow_nan=False)}" for node in graph["nodes"]]
-    lines.append(",\n".join(nodes))
-    lines += ["  ]", "}", ""]
-    return "\n".join(lines)
 
 
 __all__ = ["dumps", "export_bytes", "export_module"]

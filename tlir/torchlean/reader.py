@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tlir.diagnostics import TlirError, read_text_file
+from tlir.diagnostics import TlirError
+from tlir.limits import read_text_file
 from tlir.shapes import Shape, fmt
+from tlir.torchlean.json_text import parse_json_text
 
 if TYPE_CHECKING:
     from tlir.torchlean.container import Container
@@ -204,31 +206,9 @@ def json_float(value: int | float) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def load_json(path: str, text: str | None = None) -> Any:
     """The JSON document of file `path` (or `text`, its content already read)."""
     return parse_json_text(read_text_file(path) if text is None else text, path)
-
-
-def parse_json_text(text: str, path: str, member: str | None = None) -> Any:
-    """JSON text of `path` (or of its `member`, in a `.tlz`) as Python values;
-    errors name the file, the member and the position."""
-    prefix = f"member '{member}': " if member else ""
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as err:
-        message = err.msg.removesuffix(" at")  # "Unterminated string starting at"
-        if member:  # a position in the member, not in the file
-            place = f"line {err.lineno} column {err.colno}"
-            raise TlirError(path, f"{prefix}invalid JSON at {place}: {message}") from None
-        raise TlirError(f"{path}:{err.lineno}:{err.colno}", f"invalid JSON: {message}") from None
-    except ValueError as err:
-        raise TlirError(path, f"{prefix}invalid JSON: {err}") from None
-    except RecursionError:
-        raise TlirError(path, f"{prefix}invalid JSON: nested too deeply") from None
 
 
 @dataclass

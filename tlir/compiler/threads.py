@@ -9,6 +9,7 @@ for thread stacks.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 
@@ -18,6 +19,17 @@ from tlir.settings import env_int
 ENV_NUM_THREADS = "TLIR_NUM_THREADS"
 
 MAX_THREADS_PER_CORE = 4
+
+
+def available() -> bool:
+    """Whether this process can start POSIX threads through the C library, as
+    tlir's thread pool (`tlir.compiler.pool`) does."""
+    if not sys.platform.startswith("linux"):  # SCHED_BATCH, glibc's zeroed initializers
+        return False
+    try:
+        return hasattr(ctypes.CDLL(None), "pthread_create")
+    except (OSError, AttributeError):
+        return False
 
 
 def usable_cores() -> int:

@@ -20,7 +20,7 @@
 * Entries start with the SHA-256 of the rest, so a corrupt or truncated entry
   is dropped and recompiled, never loaded; what an entry must match beyond that
   (its key, the model's signature and constants, the symbols its objects call)
-  is checked by `tlir.cache_entry`. A database SQLite finds corrupt is
+  is checked by `tlir.compiler.cache_entry`. A database SQLite finds corrupt is
   replaced by an empty one (one warning line).
 
 Keys are SHA-256 digests of a kernel's canonical text (or a model's structure)
@@ -80,7 +80,7 @@ def code_fingerprint() -> str:
 
 def environment(backend: str, opt_level: int) -> str:
     """Everything besides the IR that determines generated code."""
-    from tlir import jit
+    from tlir.compiler import jit
     from tlir.passes.contraction_kernels import host_target
 
     # The code fingerprint identifies tlir's version (and any local edit) without
@@ -89,7 +89,7 @@ def environment(backend: str, opt_level: int) -> str:
     parts.append(f"contraction target {host_target()}")
     parts.append(f"backend {backend}; -O{opt_level}")
     if backend == "mlir":
-        from tlir.backend import mlir
+        from tlir.compiler.backend import mlir
 
         parts.append(f"mlir-opt {mlir.find_tool('mlir-opt')}")
     return "\n".join(parts)

@@ -9,9 +9,10 @@ contraction, which never fuses a separate `fmul` and `fadd` into an FMA: no
 fast-math flag is ever set, so nothing is reassociated or contracted.
 
 C math functions (`exp`, `expf`, …) resolve to the C library of this process;
-threaded steps call tlir's own thread runtime (`tlir.pool`) through a stub
-linked into every engine; the runtime itself is loaded (from the compile
-cache, else compiled once per process) at the first call with more than one thread.
+threaded steps call tlir's own thread runtime (`tlir.compiler.pool`) through a stub
+that the compiled model links first (`tlir.compiler.pool.stub`); the runtime itself is loaded
+(from the compile cache, else compiled once per process) at the first call with more than one
+thread.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Host:
 
 @functools.cache
 def host() -> Host:
-    from tlir.pool import available
+    from tlir.compiler.threads import available
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -99,7 +100,7 @@ LIBRARY_FUNCTIONS = frozenset(
 """The C math functions compiled code may call (both back ends lower `math` ops to them)."""
 
 RUNTIME_FUNCTIONS = frozenset({"tlir_rt_parallel"})
-"""The thread runtime's entry (`tlir.pool`), called by entry functions. Not
+"""The thread runtime's entry (`tlir.compiler.pool`), called by entry functions. Not
 `malloc`: compiled code never allocates (the caller passes one checked
 workspace), so an allocation that slipped into a kernel — which MLIR's lowering
 would not check for failure — is refused, not run."""
@@ -138,7 +139,7 @@ def foreign_symbols(data: bytes, provided: frozenset[str] = frozenset()) -> set[
     """What an object (from the compile cache) would call or read beyond what
     `check_external_symbols` lets compiled code reach: the empty set for an
     object tlir compiled; `ValueError` if it is not a readable ELF object."""
-    from tlir.elf import undefined_symbols
+    from tlir.compiler.elf import undefined_symbols
 
     allowed = LIBRARY_FUNCTIONS | RUNTIME_FUNCTIONS | CODEGEN_FUNCTIONS | provided
     return undefined_symbols(data) - allowed
@@ -168,7 +169,7 @@ def compile_object(
     """Object code for the host CPU from LLVM IR text; `provided`: the functions
     it may call that other objects of the model define (see `check_external_symbols`);
     `vectorize_loops=False`: without LLVM's loop vectorizer (code that is vectorised
-    already, `tlir.backend.is_generated`)."""
+    already, `tlir.compiler.backend.is_generated`)."""
     key = (hashlib.sha256(llvm_ir.encode()).hexdigest(), opt_level, provided, vectorize_loops)
     if key in _OBJECTS:
         _OBJECTS.move_to_end(key)
@@ -204,15 +205,11 @@ def assembly(llvm_ir: str, opt_level: int = 2) -> str:
 
 
 class Engine:
-    """Object files linked in memory; keeps the code alive."""
+    """Object files linked in memory; keeps the code alive. Code calling the
+    thread runtime's `tlir_rt_parallel` (entry functions) is linked once
+    `tlir.compiler.pool.stub()` has defined that symbol."""
 
-    def __init__(self, objects: Sequence[bytes], runtime: bool = True, cache: bool = True):
-        """`runtime`: link the thread runtime's stub; `cache`: it may come from the
-        compile cache (`tlir.pool.load_object`)."""
-        if runtime and host().threads:  # the symbol entry functions call, defined first
-            from tlir.pool import stub
-
-            stub(cache)
+    def __init__(self, objects: Sequence[bytes]):
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine(0))
         for data in objects:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))

@@ -22,13 +22,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from tlir.compiler import CompiledModel, tag_constants
+from tlir.compiler.model import CompiledModel, tag_constants
+from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.interface import find_function, numpy_dtype
+from tlir.limits import check_tensor_sizes
 from tlir.parameters import constants, parameter_names, parameters
 from tlir.passes.tlir_specialize_batch import check_batch, specialize
-from tlir.threads import check_threads, default_threads
 
 
 def _spec_text(shape: tuple[int, ...]) -> str:
@@ -43,7 +44,7 @@ class DynamicBatchModel:
         check_batch(module, where)
         self._module = module
         self.where = where
-        self.function = "main"
+        self.function = str(options.get("function", "main"))
         self.function_op = find_function(module, self.function, dynamic=True)
         threads = options.pop("threads", None)
         self._threads = default_threads() if threads is None else check_threads(threads, where)
@@ -68,6 +69,7 @@ class DynamicBatchModel:
 
     def _compile(self, batch: int) -> CompiledModel:
         static = tag_constants(specialize(self._module, batch, self.where), self.function)
+        check_tensor_sizes(static, self.where)  # the loading stage saw only the `?` form
         model = CompiledModel(
             static, where=self.where, threads=self._threads, shared=self._shared, **self._options
         )

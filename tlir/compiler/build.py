@@ -6,7 +6,7 @@ Custom calls are inlined, ops grouped into kernels and identical kernels merged
 distinct kernel is lowered once by the chosen back end and compiled by LLVM to
 an object of its own (or taken from the cache), LLVM compiling kernel i on a
 worker thread while this thread lowers kernel i+1; what remains of the graph's
-function becomes a plan and its entry function (`tlir.plan`).
+function becomes a plan and its entry function (`tlir.compiler.plan`).
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, SSAValue
 
-from tlir.backend import KernelABI
+from tlir.compiler.backend import KernelABI
+from tlir.compiler.plan import Plan
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
 from tlir.interface import find_function
 from tlir.interpreter import collect_young_objects, quick_gil_handoff
-from tlir.plan import Plan
 
 if TYPE_CHECKING:
-    from tlir.cache_entry import ModelFacts
+    from tlir.compiler.cache_entry import ModelFacts
 
 
 def _entry_module(
@@ -66,14 +66,14 @@ class Build:
         progress: bool,
         numerics: str = "exact",
     ):
-        from tlir.cache import digest, environment
+        from tlir.compiler.cache import digest, environment
 
         self.module, self.function = module, function
         self.backend, self.opt_level, self.where = backend, opt_level, where
         self.fuse, self.progress, self.numerics = fuse, progress, numerics
         self.seconds: dict[str, float] = {}
         self.helper_kernels = 0
-        """Distinct kernels compiled by helper processes (`tlir.helper`)."""
+        """Distinct kernels compiled by helper processes (`tlir.compiler.helper`)."""
         self.environment = environment(backend, opt_level)
         start = time.perf_counter()
         structure = model_structure(module)
@@ -82,12 +82,12 @@ class Build:
         self.seconds["key"] = time.perf_counter() - start
 
     def kernel_key(self, name: str) -> str:
-        from tlir.cache import digest
+        from tlir.compiler.cache import digest
 
         return digest("kernel", name, self.environment)
 
     def constants(self) -> list[np.ndarray]:
-        from tlir.plan import entry_constants
+        from tlir.compiler.plan import entry_constants
 
         module = self.module
         if any(isinstance(op, T.CustomOp) for op in module.walk()):
@@ -99,8 +99,8 @@ class Build:
         return entry_constants(find_function(module, self.function))
 
     def facts(self) -> ModelFacts:
-        """What a cached entry of this model must match (`tlir.cache_entry`)."""
-        from tlir.cache_entry import ModelFacts, arrays_json
+        """What a cached entry of this model must match (`tlir.compiler.cache_entry`)."""
+        from tlir.compiler.cache_entry import ModelFacts, arrays_json
         from tlir.interface import numpy_dtype
 
         signature = find_function(self.module, self.function).function_type
@@ -113,7 +113,7 @@ class Build:
     def load(self, store) -> tuple[Plan, list[bytes]] | None:
         """The plan and objects of a cached model, or None. An entry that is
         malformed or made for something else is discarded: a miss."""
-        from tlir.cache_entry import read_kernel, read_model
+        from tlir.compiler.cache_entry import read_kernel, read_model
 
         start = time.perf_counter()
         entry = store.get(self.model_key)
@@ -141,10 +141,10 @@ class Build:
         return plan, [*objects, main_object]
 
     def compile(self, store) -> tuple[Plan, list[bytes]]:
-        from tlir import jit
+        from tlir.compiler import jit
+        from tlir.compiler.plan import KernelInfo, build_plan, entry_ir
+        from tlir.compiler.work import kernel_work
         from tlir.passes.tlir_form_kernels import is_kernel
-        from tlir.plan import KernelInfo, build_plan, entry_ir
-        from tlir.work import kernel_work
 
         start = time.perf_counter()
         work, entry = _entry_module(self.module, self.function, self.fuse, self.numerics)
@@ -238,7 +238,7 @@ class Build:
     def _cached_kernel(self, store, key: str, name: str) -> tuple[KernelABI, bytes] | None:
         """A kernel's ABI and object from the cache, or None (an entry that does
         not check out is discarded)."""
-        from tlir.cache_entry import read_kernel
+        from tlir.compiler.cache_entry import read_kernel
 
         entry = store.get(key) if store is not None else None
         if entry is None:
@@ -250,8 +250,8 @@ class Build:
             return None
 
     def _store_kernels(self, store, pending, keys, abis, objects) -> None:
-        from tlir import jit
-        from tlir.cache_entry import kernel_entry
+        from tlir.compiler import jit
+        from tlir.compiler.cache_entry import kernel_entry
 
         for position, kernel in pending:
             name, data = kernel.sym_name.data, objects[position]
@@ -259,8 +259,8 @@ class Build:
                 store.put(keys[position], kernel_entry(keys[position], name, abis[name], data))
 
     def _store_model(self, store, plan: Plan, kernels: list[tuple[str, str]], data: bytes):
-        from tlir import jit
-        from tlir.cache_entry import model_entry
+        from tlir.compiler import jit
+        from tlir.compiler.cache_entry import model_entry
 
         provided = frozenset(name + s for name, _ in kernels for s in ("", ".entry"))
         if not jit.foreign_symbols(data, provided):
@@ -268,14 +268,14 @@ class Build:
 
     def _start_helpers(self, pending: list[tuple[int, func.FuncOp]]):
         """(this process's share of `pending`, the helper processes compiling the
-        rest (tlir.helper), their kernels in the order of their futures)."""
-        from tlir import helper
+        rest (tlir.compiler.helper), their kernels in the order of their futures)."""
+        from tlir.compiler import helper
 
         count = min(helper.processes(), len(pending))
         if count < 2:
             return pending, [], []
         shares = _shares(pending, count)
-        from tlir.backend import preload
+        from tlir.compiler.backend import preload
 
         preload(self.backend)  # imported once, before the fork, for every process
         backend, opt_level, where = self.backend, self.opt_level, self.where
@@ -311,7 +311,7 @@ class Finisher:
     and with the mlir back end the tools (subprocesses) on two threads of their
     own beside it, two kernels at a time, the worker taking their IR in order.
     Executors start their threads at the first submit, after the helpers are
-    forked (tlir.helper forks only a single-threaded process)."""
+    forked (tlir.compiler.helper forks only a single-threaded process)."""
 
     def __init__(self, backend: str, opt_level: int, where: str):
         self.opt_level, self.where = opt_level, where
@@ -346,7 +346,7 @@ class Finisher:
     def _object(
         self, llvm_ir: str, opt_level: int, provided=frozenset(), what="kernels", vectorize=True
     ) -> bytes:
-        from tlir import jit
+        from tlir.compiler import jit
 
         begin = time.perf_counter()
         data = jit.compile_object(llvm_ir, opt_level, self.where, provided, vectorize)
@@ -363,9 +363,9 @@ class Finisher:
 def vectorize_loops(kernel: func.FuncOp) -> bool:
     """Whether LLVM's loop vectorizer runs on the kernel: not on the kernel
     generator's code in the exact numerics, vectorised already
-    (`tlir.backend.is_generated`). Its fma kernels keep it: the bench MLP's f32
+    (`tlir.compiler.backend.is_generated`). Its fma kernels keep it: the bench MLP's f32
     ran 0-3% slower without it."""
-    from tlir.backend import is_generated
+    from tlir.compiler.backend import is_generated
     from tlir.passes.tlir_form_kernels import NUMERICS_ATTR
 
     if kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma"):
@@ -387,7 +387,7 @@ def _shares(pending: list[tuple[int, func.FuncOp]], count: int) -> list[list]:
     """`pending` dealt out to `count` processes, this one first: contractions
     (the longest to lower and compile) before other kernels and the largest
     first within each kind, round-robin, so that each gets a like share."""
-    from tlir.backend import contractions
+    from tlir.compiler.backend import contractions
 
     def size(item: tuple[int, func.FuncOp]) -> tuple[bool, int]:
         ops = list(item[1].body.block.ops)
@@ -487,17 +487,17 @@ def start_lowering(
 def _start_lowering(
     kernel: func.FuncOp, backend: str, where: str
 ) -> tuple[KernelABI, Callable[[], str]]:
-    from tlir import backend as backends
+    from tlir.compiler import backend as backends
 
     loops = backends.kernel_to_loops(kernel)
     name = kernel.sym_name.data
     abi = backends.kernel_abi(loops, name)
     if backend == "xdsl":
-        from tlir.backend import xdsl
+        from tlir.compiler.backend import xdsl
 
         llvm_ir = backends.with_entry(xdsl.kernel_llvm_ir(loops, where), name, abi)
         return abi, lambda: llvm_ir
-    from tlir.backend import mlir
+    from tlir.compiler.backend import mlir
 
     text = mlir.kernel_loops_text(loops)
     return abi, lambda: backends.with_entry(mlir.loops_text_to_llvm_ir(text, where), name, abi)
@@ -508,7 +508,7 @@ def compile_kernel(
 ) -> tuple[KernelABI, bytes]:
     """Lower one distinct kernel with `backend` and compile it for the host:
     (ABI, object)."""
-    from tlir import jit
+    from tlir.compiler import jit
 
     abi, llvm_ir = lower_kernel(kernel, backend, where)
     return abi, jit.compile_object(

@@ -1,6 +1,6 @@
 """How much work each op of a kernel does: a rough count of element
 operations, which decides whether a kernel call is split across threads
-(`tlir.plan.THREAD_WORK`). Apart from `tlir.plan`, so that a compile that
+(`tlir.compiler.plan.THREAD_WORK`). Apart from `tlir.compiler.plan`, so that a compile that
 hits the cache, which only reads a stored plan, does not import the autodiff
 dialect."""
 

@@ -20,7 +20,7 @@ that into buffers and steps:
     i32 @tlir_main(ptr inputs, ptr outputs, ptr constants, ptr workspace, i32 threads)
 
 (the first three are arrays of buffer pointers). A threaded step calls
-`tlir_rt_parallel` (tlir's thread pool, `tlir.pool`): the calling thread and
+`tlir_rt_parallel` (tlir's thread pool, `tlir.compiler.pool`): the calling thread and
 the pool's workers claim chunks of iterations from a shared atomic counter
 until none are left, each chunk max(1, ⌊R/T⌋) of the R iterations left (guided
 scheduling): large chunks first, single iterations at the end, so the threads

@@ -1,4 +1,4 @@
-"""The thread pool's runtime in LLVM IR (`tlir.pool` loads it and states its rules).
+"""The thread pool's runtime in LLVM IR (`tlir.compiler.pool` loads it and states its rules).
 
 `runtime_ir()` is the pool itself: `tlir_rt_pool_parallel` (chunks claimed from
 one atomic word, the caller taking part, the stall back-off), the workers'

@@ -2,9 +2,9 @@
 
 Both back ends share the way down to loops on buffers (`kernel_to_loops`:
 convert-tlir-to-linalg, convert-random-to-arith, tlir-fuse-elementwise,
-tlir-bufferize, tlir-linalg-to-loops); from there `tlir.backend.xdsl` takes
+tlir-bufferize, tlir-linalg-to-loops); from there `tlir.compiler.backend.xdsl` takes
 the kernel to LLVM IR with tlir's own passes and xDSL's LLVM translator, and
-`tlir.backend.mlir` with upstream `mlir-opt` and `mlir-translate`. Every
+`tlir.compiler.backend.mlir` with upstream `mlir-opt` and `mlir-translate`. Every
 kernel gets an `@name.entry(args, lo, hi)` wrapper that reads its buffer
 pointers from an array, the form the threading runtime calls.
 """
@@ -77,11 +77,11 @@ _GENERATOR_MODULES = (
 _LOWERING_MODULES = {
     "xdsl": (
         *_GENERATOR_MODULES,
-        "tlir.backend.xdsl",
+        "tlir.compiler.backend.xdsl",
         "tlir.passes.tlir_lower_to_llvm",
         "tlir.passes.llvm_text",
     ),
-    "mlir": (*_GENERATOR_MODULES, "tlir.backend.mlir"),
+    "mlir": (*_GENERATOR_MODULES, "tlir.compiler.backend.mlir"),
 }
 
 
@@ -137,7 +137,7 @@ def _contraction_parts(kernel: func.FuncOp):
 def is_generated(kernel: func.FuncOp) -> bool:
     """Whether the kernel generator writes the kernel (`contraction_module`). Its
     code is vectorised and unrolled already, so LLVM compiles it without its loop
-    vectorizer in the exact numerics (`tlir.build.vectorize_loops`): which only
+    vectorizer in the exact numerics (`tlir.compiler.build.vectorize_loops`): which only
     vectorised the packing loops of ragged shapes again (the MLP's 256→10 layer:
     half its LLVM time), no faster (the bench MLP ran 1-11% faster without, the
     matmul and conv the same)."""
@@ -219,6 +219,6 @@ def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
 
 
 def with_entry(llvm_ir: str, name: str, abi: KernelABI) -> str:
-    from tlir.plan import kernel_entry_ir
+    from tlir.compiler.plan import kernel_entry_ir
 
     return llvm_ir + "\n" + kernel_entry_ir(name, abi.arity)

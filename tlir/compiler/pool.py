@@ -39,7 +39,7 @@ the call waits for the one that lost its core).
   then each sleeps on a condition variable (libgomp's default spins for
   milliseconds). A process that stops calling uses no CPU.
 * **Results do not depend on any of it**: each iteration runs whole on one
-  thread, in the same order as on one thread (see `tlir.plan`).
+  thread, in the same order as on one thread (see `tlir.compiler.plan`).
 * **Concurrent callers**: one job runs at a time; a call that finds the pool
   busy runs its step on its own thread rather than wait.
 * **fork**: a child has none of the parent's workers. After `os.fork` (and,
@@ -48,9 +48,9 @@ the call waits for the one that lost its core).
 
 The workers are POSIX threads started through the C library (invisible to
 Python, so compile helpers may still be forked; all signals blocked in them),
-at most `tlir.threads.max_threads() - 1`, started when a call first asks.
+at most `tlir.compiler.threads.max_threads() - 1`, started when a call first asks.
 
-Loading: entry functions link against a stub (`tlir.pool_ir.STUB`) that runs every step on
+Loading: entry functions link against a stub (`tlir.compiler.pool_ir.STUB`) that runs every step on
 the calling thread until the runtime is loaded — at the first call with more
 than one thread (`prepare`), from the compile cache when it holds the
 runtime's object for this LLVM and CPU, else compiled by LLVM (about 30 ms)
@@ -62,11 +62,10 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-import sys
 import threading
 
-from tlir import pool_ir
-from tlir.pool_ir import (  # noqa: F401 - the pool's numbers, named here too
+from tlir.compiler import pool_ir
+from tlir.compiler.pool_ir import (  # noqa: F401 - the pool's numbers, named here too
     CALLER_SPIN,
     CLOSED,
     COUNTS,
@@ -100,26 +99,16 @@ def _libc():
     return libc
 
 
-def available() -> bool:
-    """Whether this process can start POSIX threads through the C library."""
-    if not sys.platform.startswith("linux"):  # SCHED_BATCH, glibc's zeroed initializers
-        return False
-    try:
-        return hasattr(_libc(), "pthread_create")
-    except (OSError, AttributeError):
-        return False
-
-
 class _Runtime:
     """The compiled runtime (one per process), and its workers."""
 
     def __init__(self, cache: bool) -> None:
-        from tlir import jit
+        from tlir.compiler import jit
 
         data = load_object(
             "thread runtime", runtime_ir(), RUNTIME_OPT_LEVEL, PTHREAD_FUNCTIONS, cache
         )
-        self.engine = jit.Engine([data], runtime=False)
+        self.engine = jit.Engine([data])
         self.parallel = self.engine.engine.get_function_address("tlir_rt_pool_parallel")
         self.worker = self.engine.engine.get_function_address("tlir_rt_worker")
         self.set_workers = self.engine.function("tlir_rt_set_workers", None, [ctypes.c_int32])
@@ -174,10 +163,10 @@ def load_object(
     holds it (keyed by the IR, the level and the host: LLVM's version, the CPU
     and its features; checked like any entry), else compiled by LLVM and stored
     (`cache=False`, as for a model compiled with it: no cache at all).
-    `calls`: what it may call beyond what compiled code may (`tlir.jit`)."""
-    from tlir import jit
-    from tlir.cache import digest, open_cache
-    from tlir.cache_entry import read_runtime, runtime_entry
+    `calls`: what it may call beyond what compiled code may (`tlir.compiler.jit`)."""
+    from tlir.compiler import jit
+    from tlir.compiler.cache import digest, open_cache
+    from tlir.compiler.cache_entry import read_runtime, runtime_entry
 
     store = open_cache(cache)
     key = digest("runtime", name, jit.host().describe(), f"-O{opt_level}", llvm_ir)
@@ -201,10 +190,10 @@ class _Stub:
     """The linked stub: its address, and the call that points it at the pool."""
 
     def __init__(self, cache: bool) -> None:
-        from tlir import jit
+        from tlir.compiler import jit
 
         data = load_object("thread stub", STUB, STUB_OPT_LEVEL, frozenset(), cache)
-        self.engine = jit.Engine([data], runtime=False)
+        self.engine = jit.Engine([data])
         self.parallel = self.engine.engine.get_function_address("tlir_rt_parallel")
         self.attach = self.engine.function("tlir_rt_attach", None, [ctypes.c_void_p])
 
@@ -255,7 +244,7 @@ def _after_fork_in_child() -> None:
 
 
 def prepare(threads: int, cache: bool = True) -> int:
-    """Before a call with `threads` > 1 (already capped: `tlir.threads`): the
+    """Before a call with `threads` > 1 (already capped: `tlir.compiler.threads`): the
     runtime loaded (from the compile cache if `cache`) and the workers it needs
     started (again in a forked process); the threads the call may use."""
     pool = runtime(cache)
@@ -266,4 +255,4 @@ def prepare(threads: int, cache: bool = True) -> int:
     return threads
 
 
-__all__ = ["available", "load_object", "loaded", "prepare", "runtime", "runtime_ir", "stub"]
+__all__ = ["load_object", "loaded", "prepare", "runtime", "runtime_ir", "stub"]

@@ -21,7 +21,7 @@ def kernel_module(function: func.FuncOp) -> ModuleOp:
 
 def llvm_ir(function: func.FuncOp, backend: str = "xdsl") -> str:
     """The kernel's LLVM IR through one of the compiler's two back ends."""
-    from tlir.backend import mlir, xdsl
+    from tlir.compiler.backend import mlir, xdsl
 
     module = kernel_module(function)
     if backend == "xdsl":
@@ -44,8 +44,8 @@ class CompiledKernel:
     kernel's scratch buffers, if any, are the harness's own)."""
 
     def __init__(self, function: func.FuncOp, backend: str = "xdsl", opt_level: int = 2):
-        from tlir import jit
-        from tlir.backend import kernel_abi
+        from tlir.compiler import jit
+        from tlir.compiler.backend import kernel_abi
 
         self.name = function.sym_name.data
         abi = kernel_abi(kernel_module(function), self.name)
@@ -78,7 +78,7 @@ class CompiledKernel:
 
 def assembly(llvm_ir: str, name: str, opt_level: int = 2) -> str:
     """The assembly of function `name` in `llvm_ir` (optimised as the JIT does)."""
-    from tlir import jit
+    from tlir.compiler import jit
 
     text = jit.assembly(llvm_ir, opt_level)
     start = re.search(rf"^{re.escape(name)}:", text, re.M)

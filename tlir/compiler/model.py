@@ -11,7 +11,7 @@ kernels merged (`tlir-inline-custom`, `tlir-form-kernels`,
 `tlir-dedup-kernels`); each distinct kernel lowered once, by the chosen back
 end, to an object file (or taken from the compile cache); the graph's function
 becomes a plan of kernel calls over one workspace, emitted as an entry
-function (`tlir.build`); the objects are linked in memory and called.
+function (`tlir.compiler.build`); the objects are linked in memory and called.
 """
 
 from __future__ import annotations
@@ -27,20 +27,17 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from tlir.backend import BACKENDS, KernelABI
-from tlir.calling import ArraySpecs, EntryCall, pointer_array
+from tlir.compiler.backend import BACKENDS, KernelABI
+from tlir.compiler.calling import ArraySpecs, EntryCall, pointer_array
+from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import VJP_WRT, element_type_name, find_function
+from tlir.interface import VJP_WRT, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
-from tlir.threads import check_threads, default_threads
 
 OPT_LEVELS = (0, 1, 2, 3)
-
-MODEL_EXTENSIONS = (".json", ".tlz", ".mlir")
-"""What `compile` reads as a path to a model file rather than as MLIR text."""
 
 SLOT_ATTRIBUTE = "tlir.slot"
 """Marks a constant of the model's function with its position among them, so
@@ -77,31 +74,12 @@ def _check_options(backend: object, opt_level: object, numerics: object, where: 
         raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
 
 
-def check_compilable(module: ModuleOp, where: str) -> None:
-    """What the compiler asks of a model before it allocates or compiles anything:
-    every tensor within `tlir.limits.max_tensor_bytes()`, and every call to a
-    function the module defines (compiled code may not reach the C library or
-    the process through a declared external function such as `@exit`)."""
-    from xdsl.traits import SymbolTable
-
-    from tlir.diagnostics import describe_location
-    from tlir.limits import check_tensor_sizes
-
-    check_tensor_sizes(module, where)
-    for op in module.walk():
-        if isinstance(op, func.CallOp):
-            callee = SymbolTable.lookup_symbol(op, op.callee)
-            if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
-                raise TlirError(
-                    describe_location(op.location, where),
-                    f"'func.call' op calls {op.callee}, which the module does not define "
-                    "(a compiled model may call only its own functions)",
-                )
-
-
 class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays.
 
+    `module` is a checked module (`tlir.frontend.load`: verified, within the
+    size limits, calling only its own functions, `function` a model's entry):
+    the compiler checks none of this again.
     `threads`: how many threads run each large enough kernel (default
     `TLIR_NUM_THREADS`, else all cores); results do not depend on it. `numerics`:
     `"exact"` (TorchLean's rounding, bit for bit) or `"fma"` (opt-in: each
@@ -127,15 +105,14 @@ class CompiledModel:
         shared: list[np.ndarray] | None = None,
         numerics: str = "exact",
     ):
-        from tlir import jit
-        from tlir.build import Build
-        from tlir.cache import open_cache
+        from tlir.compiler import jit
+        from tlir.compiler.build import Build
+        from tlir.compiler.cache import open_cache
+        from tlir.compiler.plan import ENTRY
         from tlir.limits import check_total_bytes
-        from tlir.plan import ENTRY
 
         _check_options(backend, opt_level, numerics, where)
         self._threads = default_threads() if threads is None else check_threads(threads, where)
-        check_compilable(module, where)
         self.where = where
         self.function_op = find_function(module, function)
         self.stats: dict[str, object] = {}
@@ -164,7 +141,11 @@ class CompiledModel:
         check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
-        self.engine = jit.Engine(objects, cache=cache)
+        if jit.host().threads:  # the symbol entry functions call, defined first
+            from tlir.compiler.pool import stub
+
+            stub(cache)
+        self.engine = jit.Engine(objects)
         pointer = ctypes.c_void_p
         self._entry = self.engine.function(
             ENTRY, ctypes.c_int32, [pointer, pointer, pointer, pointer, ctypes.c_int32]
@@ -372,7 +353,7 @@ class CompiledModel:
 
     @property
     def threads(self) -> int:
-        """The threads each threaded step of a call uses (capped: `tlir.threads`)."""
+        """The threads each threaded step of a call uses (capped: `tlir.compiler.threads`)."""
         return self._threads
 
     @threads.setter
@@ -475,58 +456,9 @@ def derivative_module(
     return work
 
 
-@collector_paused()
-def compile(
-    model,
-    dtype: str | None = None,
-    backend: str = "xdsl",
-    opt_level: int = 2,
-    threads: int | None = None,
-    cache: bool = True,
-    progress: bool = False,
-    fuse: bool = True,
-    numerics: str = "exact",
-) -> CompiledModel:
-    """Compile a model: a .json/.tlz/.mlir path, MLIR text, or a module (other
-    options: `CompiledModel`; a module whose batch is `?` gives a
-    `tlir.dynamic.DynamicBatchModel`, which takes any batch). `dtype` ('f32',
-    'f64' or NumPy's float32/float64) is the element type a JSON graph is
-    imported in, and the one MLIR text or a module must have."""
-    from tlir.api import check_module_dtype, load_model, parse_module_checked
-    from tlir.diagnostics import verify_module
-
-    dtype = element_type_name(dtype, "tlir.compile")
-    if isinstance(model, ModuleOp):
-        module, where = model, "module"
-        if dtype is not None:
-            check_module_dtype(module, dtype, where)
-    elif isinstance(model, str) and model.endswith(MODEL_EXTENSIONS) and "\n" not in model:
-        module, where = load_model(model, dtype), model
-    elif isinstance(model, str):
-        module, where = parse_module_checked(model, "<string>"), "<string>"
-        if dtype is not None:
-            check_module_dtype(module, dtype, where)
-        verify_module(module, where)
-    else:
-        raise TlirError(
-            "tlir.compile", f"expected a model path, MLIR text or a module, got {type(model)}"
-        )
-    options = dict(cache=cache, progress=progress, fuse=fuse, numerics=numerics)
-    from tlir.passes.tlir_specialize_batch import is_dynamic
-
-    if is_dynamic(module):  # a `?` batch: compiled at each batch it is called with
-        from tlir.dynamic import DynamicBatchModel
-
-        _check_options(backend, opt_level, numerics, where)
-        return DynamicBatchModel(
-            module, where, backend=backend, opt_level=opt_level, threads=threads, **options
-        )
-    return CompiledModel(module, backend, opt_level, where, threads, **options)
-
-
 def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelABI, str]:
     """Lower one distinct kernel with `backend` to LLVM IR: (ABI, IR text)."""
-    from tlir.build import lower_kernel
+    from tlir.compiler.build import lower_kernel
 
     return lower_kernel(kernel, backend, where)
 
@@ -536,9 +468,9 @@ def compile_kernel(
 ) -> tuple[KernelABI, bytes]:
     """Lower one distinct kernel with `backend` and compile it for the host:
     (ABI, object)."""
-    from tlir.build import compile_kernel
+    from tlir.compiler.build import compile_kernel
 
     return compile_kernel(kernel, backend, opt_level, where)
 
 
-__all__ = ["CompiledModel", "compile", "compile_kernel", "lower_kernel", "lower_to_linalg"]
+__all__ = ["CompiledModel", "compile_kernel", "lower_kernel", "lower_to_linalg"]

@@ -5,7 +5,7 @@ key it was stored under and what it was made from, so an entry read under
 another key, or for a model it does not fit, is refused rather than run:
 
 * a kernel: `{"kind": "kernel", "key", "name", "abi"}` and the kernel's object;
-* a piece of the thread runtime (`tlir.pool`): `{"kind": "runtime", "key",
+* a piece of the thread runtime (`tlir.compiler.pool`): `{"kind": "runtime", "key",
   "name"}` and its object;
 * a model: `{"kind": "model", "key", "signature", "constants", "kernels",
   "plan"}` and the entry function's object — its argument and result types,
@@ -15,7 +15,7 @@ another key, or for a model it does not fit, is refused rather than run:
 `read_kernel` and `read_model` raise `ValueError` for anything that does not
 match or is malformed (a missing field, a plan step calling an unknown kernel,
 a buffer index out of range, an object that is not ELF or would call a
-function compiled code may not call — `tlir.jit.foreign_symbols`); the caller
+function compiled code may not call — `tlir.compiler.jit.foreign_symbols`); the caller
 discards the entry and compiles instead.
 """
 
@@ -26,8 +26,8 @@ import json
 
 import numpy as np
 
-from tlir.backend import KernelABI
-from tlir.plan import Plan, plan_from_json, plan_to_json
+from tlir.compiler.backend import KernelABI
+from tlir.compiler.plan import Plan, plan_from_json, plan_to_json
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
 
@@ -192,7 +192,7 @@ def _check_plan(plan: Plan, kernels: set[str]) -> None:
 
 
 def _check_object(data: bytes, provided: frozenset[str]) -> None:
-    from tlir import jit
+    from tlir.compiler import jit
 
     foreign = jit.foreign_symbols(data, provided)
     if foreign:

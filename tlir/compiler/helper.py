@@ -3,7 +3,7 @@ kernels beside this one.
 
 xDSL's passes are pure Python and hold the GIL, so one process lowers one
 kernel at a time however many cores there are; LLVM already runs on a worker
-thread beside it (`tlir.build`). A copy of this process made with `fork` once
+thread beside it (`tlir.compiler.build`). A copy of this process made with `fork` once
 the model's kernels are formed and the lowering code is imported starts with
 all of that in memory (a new interpreter would spend about half a second
 importing xDSL again), lowers and compiles its kernels, and sends back each
@@ -14,7 +14,7 @@ Forking a process that runs other threads is unsafe where one of them holds a
 lock the copy needs. Helpers are forked only when no other Python thread runs
 (one could hold the import lock or a stream's); the threads Python does not
 see are the idle pools of OpenBLAS (which shuts them down around a fork) and
-tlir's own (`tlir.pool`, which a helper never calls). It takes Linux's `fork`
+tlir's own (`tlir.compiler.pool`, which a helper never calls). It takes Linux's `fork`
 and a second core.
 
 `TLIR_COMPILE_PROCESSES` sets how many processes compile (this one included):

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tlir.compiler.pool import prepare
 from tlir.diagnostics import TlirError
 from tlir.interface import check_array, numpy_dtype
-from tlir.pool import prepare
 
 _ALIGN = 64  # a cache line: outputs written by different threads share none
 _EMPTY = np.empty(1, np.uint8)  # the address passed for an empty array

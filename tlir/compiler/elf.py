@@ -2,7 +2,7 @@
 
 LLVM writes each kernel and entry function as an ELF object (Linux hosts); the
 compile cache checks what a stored object would call before it is linked
-(`tlir.jit.foreign_symbols`). Only the section headers and the symbol tables
+(`tlir.compiler.jit.foreign_symbols`). Only the section headers and the symbol tables
 are read: a few `struct` reads, far cheaper than a general ELF library's
 import, so a cache hit stays as fast as before. Any malformed or truncated
 object is a `ValueError`, never an out-of-range read.
