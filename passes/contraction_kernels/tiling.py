@@ -92,16 +92,21 @@ def register_tile(target: TargetInfo) -> tuple[int, int]:
     return 6, 2
 
 
-def fused_target(target: TargetInfo) -> TargetInfo:
+def fused_target(target: TargetInfo, element_bytes: int = 8) -> TargetInfo:
     """The target for kernels in the opt-in `fma` numerics. With 32 registers
-    and no tile given, the 8×3 outer-product tile instead of 16×1: a fused term
-    is one instruction, so 16×1's 17 loads (one of B, 16 broadcasts of A) per 16
-    FMAs make the load units the bottleneck, where 8×3 needs 11 per 24.
+    and no tile given, an outer-product tile instead of 16×1: a fused term is
+    one instruction, so 16×1's 17 loads (one of B, 16 broadcasts of A) per 16
+    FMAs make the load units the bottleneck. f64: 8×3 (11 loads per 24 FMAs);
+    f32: 12×2 (14 per 24), whose 32 columns divide the usual widths (256, 512,
+    640) where 8×3's 48 leave a padded edge tile (N = 256: 288 computed).
     Measured on a Xeon with AVX-512 (one thread, FMA kernels, GFLOP/s 16×1 →
     8×3): matmul 384×640×512 f64 59 → 67, f32 125 → 137; the bench MLP's first
-    layer f64 49 → 66, f32 102 → 136; the bench conv f64 50 → 58, f32 87 → 97."""
+    layer f64 49 → 66, f32 102 → 136; the bench conv f64 50 → 58, f32 87 → 97.
+    Then f32 8×3 → 12×2 (same-process A/B, times): the MLP's layers 1 and 2
+    11-15 % faster, matmul 2-4 %, conv 3-6 %; in f64 12×2 ran the matmul
+    4-6 % slower than 8×3 (the conv 5-8 % faster, the MLP within noise)."""
     if target.tile is None and target.registers >= 32:
-        return replace(target, tile=(8, 3))
+        return replace(target, tile=(8, 3) if element_bytes >= 8 else (12, 2))
     return target
 
 
