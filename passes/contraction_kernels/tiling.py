@@ -110,7 +110,7 @@ def fused_target(target: TargetInfo, element_bytes: int = 8) -> TargetInfo:
     takes half the time of a multiply and an add, so what each block costs
     besides its terms (partial sums stored and loaded, rows of A copied) weighs
     twice as much. 8×3: kc 86 → 128 on K = 512, 92 → 128 on K = 640; the bench
-    matmuls 3-6 % faster (same-process A/B), MLP and conv within noise; in f32
+    matmuls 2-6 % faster (same-process A/B), MLP and conv within noise; in f32
     (12×2, kc 128 → 160 on K = 640) the matmul ran 2 % slower."""
     if element_bytes >= 8:
         target = replace(target, k_block_l1=(3, 4))
