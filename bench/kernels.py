@@ -1,6 +1,7 @@
 """The contraction kernels against PyTorch eager on one thread, in one run.
 
     python bench/kernels.py [--backend xdsl|mlir] [--rounds 20] [--asm] [--f32]
+                            [--fma-tiles 8x3 12x2]
 
 Each kernel (`tlir.passes.contraction_kernels`) is compiled alone for this CPU,
 in the exact numerics and in the opt-in `fma` numerics, and called over all its
@@ -15,13 +16,16 @@ and only timed) is that much faster. First the two peaks,
 measured in the same run: 16 independent chains of one vector multiply and one
 vector add (what an exact fold can use), and of one vector FMA; after each
 GFLOP/s figure, its share of the peak of its numerics (exact: multiply+add,
-fma: FMA), and PyTorch's share of both.
+fma: FMA), and PyTorch's share of both. `--fma-tiles` times the fma kernel
+again with each register tile given (rows x vectors), in the same rounds: an
+A/B of tiles against the default and PyTorch.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import time
 
 import numpy as np
@@ -169,7 +173,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--asm", action="store_true", help="print vector instruction counts")
     parser.add_argument("--f32", action="store_true", help="float32 too")
+    parser.add_argument(
+        "--fma-tiles",
+        nargs="*",
+        default=[],
+        metavar="RxV",
+        help="fma kernels with these register tiles too, e.g. 8x3 12x2",
+    )
     args = parser.parse_args()
+    tiles = [tuple(int(x) for x in tile.split("x")) for tile in args.fma_tiles]
 
     import torch
 
@@ -202,6 +214,12 @@ def main() -> None:
                 kernels.append(CompiledKernel(function, args.backend))
             for scratch in kernels[-1].scratch:  # finite values: no NaN or subnormal slows it
                 scratch.fill(0)
+            for tile in tiles:
+                tiled = dataclasses.replace(target, tile=tile)
+                function = contraction_kernel(
+                    ops[0], "kernel", tiled, ops[1 : 1 + epilogue], fused_multiply_add=True
+                )
+                kernels.append(CompiledKernel(function, args.backend))
             rng = np.random.default_rng(0)
             inputs = [rng.standard_normal(s).astype(np_dtype) for s in shapes]
             out_shape = tuple(ops[-1 if epilogue else 0].results[0].type.get_shape())
@@ -229,6 +247,11 @@ def main() -> None:
                   f"{theirs:6.1f} GFLOP/s ({theirs / peak:4.0%} / {theirs / fma_peak:4.0%})  "
                   f"torch/exact {best_torch / best[0]:4.2f} "
                   f"torch/fma {best_torch / best[1]:4.2f}")  # fmt: skip
+            for (rows, vectors), time_s in zip(tiles, best[3:], strict=True):
+                gflops = flops / time_s / 1e9
+                print(f"{'':4s}fma tile {rows}x{vectors} {time_s * 1e3:7.2f} ms {gflops:6.1f} "
+                      f"GFLOP/s ({gflops / fma_peak:4.0%} of FMA)  "
+                      f"torch/fma {best_torch / time_s:4.2f}")  # fmt: skip
             if name.startswith("MLP"):
                 totals.setdefault(dtype, [0.0, 0.0, 0.0])
                 totals[dtype][0] += best[0]

@@ -166,7 +166,7 @@ def contraction_kernel(
     opt-in `fma` numerics) instead of `mulf` then `addf`."""
     target = target or host_target()
     if fused_multiply_add:
-        target = fused_target(target)
+        target = fused_target(target, op.results[0].type.element_type.bitwidth // 8)
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
     result = plan.result if plan else op.results[0]

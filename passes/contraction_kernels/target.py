@@ -26,6 +26,10 @@ class TargetInfo:
     """Associativity of the L1 data cache: with `l1_bytes`, its number of sets,
     and how many rows a multiple of a set's span apart it holds at once
     (`generator._rows_per_set`)."""
+    k_block_l1: tuple[int, int] = (1, 2)
+    """The share of L1 (numerator, denominator) that a k block's panel of B and
+    the tile's packed rows of A fill, with several rows per tile: the bound on
+    kc (`tiling.choose_tiling`; `tiling.fused_target` raises it)."""
 
     def lanes(self, element_bytes: int) -> int:
         return self.vector_bytes // element_bytes

@@ -92,16 +92,30 @@ def register_tile(target: TargetInfo) -> tuple[int, int]:
     return 6, 2
 
 
-def fused_target(target: TargetInfo) -> TargetInfo:
+def fused_target(target: TargetInfo, element_bytes: int = 8) -> TargetInfo:
     """The target for kernels in the opt-in `fma` numerics. With 32 registers
-    and no tile given, the 8×3 outer-product tile instead of 16×1: a fused term
-    is one instruction, so 16×1's 17 loads (one of B, 16 broadcasts of A) per 16
-    FMAs make the load units the bottleneck, where 8×3 needs 11 per 24.
+    and no tile given, an outer-product tile instead of 16×1: a fused term is
+    one instruction, so 16×1's 17 loads (one of B, 16 broadcasts of A) per 16
+    FMAs make the load units the bottleneck. f64: 8×3 (11 loads per 24 FMAs);
+    f32: 12×2 (14 per 24), whose 32 columns divide the usual widths (256, 512,
+    640) where 8×3's 48 leave a padded edge tile (N = 256: 288 computed).
     Measured on a Xeon with AVX-512 (one thread, FMA kernels, GFLOP/s 16×1 →
     8×3): matmul 384×640×512 f64 59 → 67, f32 125 → 137; the bench MLP's first
-    layer f64 49 → 66, f32 102 → 136; the bench conv f64 50 → 58, f32 87 → 97."""
+    layer f64 49 → 66, f32 102 → 136; the bench conv f64 50 → 58, f32 87 → 97.
+    Then f32 8×3 → 12×2 (same-process A/B, times): the MLP's layers 1 and 2
+    11-15 % faster, matmul 2-4 %, conv 3-6 %; in f64 12×2 ran the matmul
+    4-6 % slower than 8×3 (the conv 5-8 % faster, the MLP within noise).
+
+    In f64, k blocks up to three quarters of L1 rather than half: a fused term
+    takes half the time of a multiply and an add, so what each block costs
+    besides its terms (partial sums stored and loaded, rows of A copied) weighs
+    twice as much. 8×3: kc 86 → 128 on K = 512, 92 → 128 on K = 640; the bench
+    matmuls 2-6 % faster (same-process A/B), MLP and conv within noise; in f32
+    (12×2, kc 128 → 160 on K = 640) the matmul ran 2 % slower."""
+    if element_bytes >= 8:
+        target = replace(target, k_block_l1=(3, 4))
     if target.tile is None and target.registers >= 32:
-        return replace(target, tile=(8, 3))
+        return replace(target, tile=(8, 3) if element_bytes >= 8 else (12, 2))
     return target
 
 
@@ -123,8 +137,9 @@ def choose_tiling(
     nr = nv * lanes
     if mr == 1:  # the kc × nr panel of B stays in L1 while the rows stream past it
         kc_max = max(16, target.l1_bytes * 3 // 4 // (nr * element_bytes))
-    else:  # a panel of B and the tile's packed rows of A fill half of L1
-        kc_max = max(16, target.l1_bytes // 2 // ((nr + mr) * element_bytes))
+    else:  # a panel of B and the tile's packed rows of A fill half of L1 (`k_block_l1`)
+        share, parts = target.k_block_l1
+        kc_max = max(16, target.l1_bytes * share // parts // ((nr + mr) * element_bytes))
     blocks = max(1, -(-k // kc_max))
     kc, nc = _k_block(target, element_bytes, k, blocks, mr, nr, line)
     if columns_multiple > 1 and mr > 1:

@@ -9,6 +9,7 @@ term) within a tolerance, since fused results are not TorchLean's.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from fractions import Fraction
 
@@ -18,6 +19,8 @@ import pytest
 import tlir
 from tlir.compiler.backend import mlir
 from tlir.diagnostics import TlirError
+from tlir.passes.contraction_kernels.target import TargetInfo
+from tlir.passes.contraction_kernels.tiling import choose_tiling, fused_target
 from tlir.reference import evaluate
 
 NO_MLIR = mlir.find_tool("mlir-opt") is None
@@ -146,6 +149,45 @@ def test_results_do_not_depend_on_threads():
     assert one.tobytes() == two.tobytes()
     reference = evaluate(tlir.parse_module(text), [a, b])[0]
     np.testing.assert_allclose(one, reference, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("element_bytes", "tile"), [(8, (8, 3)), (4, (12, 2))])
+def test_fused_tile_with_32_registers_depends_on_the_element(element_bytes, tile):
+    # f32's 12×2 tile is 32 columns wide (divides 256, 512, 640); f64 keeps 8×3
+    avx512 = TargetInfo(vector_bytes=64, registers=32)
+    assert fused_target(avx512, element_bytes).tile == tile
+    assert fused_target(dataclasses.replace(avx512, tile=(4, 2)), element_bytes).tile == (4, 2)
+    assert fused_target(TargetInfo(vector_bytes=32, registers=16), element_bytes).tile is None
+
+
+def test_fused_f64_k_blocks_fill_three_quarters_of_l1():
+    # 48 KiB L1, 8×3 f64 tile (32 columns of B and A per k): half of L1 allows
+    # 96 terms per block (K = 512: 6 blocks of 86), three quarters 144 (4 of 128)
+    avx512 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12)
+    assert choose_tiling(dataclasses.replace(avx512, tile=(8, 3)), 8, 384, 512, 512).kc == 86
+    assert choose_tiling(fused_target(avx512, 8), 8, 384, 512, 512).kc == 128
+    assert fused_target(avx512, 4).k_block_l1 == avx512.k_block_l1
+
+
+@pytest.mark.parametrize(("dt", "dtype"), [("f64", np.float64), ("f32", np.float32)])
+def test_register_tile_edges_round_once_per_term(dt, dtype):
+    # 27 rows and 37 columns: whole 12×2 (f32) and 8×3 (f64) tiles, a short
+    # static row tile and a padded column tile, on AVX-512 and elsewhere alike
+    a, b = _inputs(dtype, (27, 40), (40, 37), seed=5)
+    text = _matmul_text(27, 40, 37, dt)
+    model = tlir.compile(text, numerics="fma", threads=1, cache=False)
+    assert model(a, b)[0].tobytes() == _fused_matmul(a, b).tobytes()
+    two = tlir.compile(text, numerics="fma", threads=2, cache=False)
+    assert two(a, b)[0].tobytes() == _fused_matmul(a, b).tobytes()
+
+
+@pytest.mark.parametrize(("dt", "dtype"), [("f64", np.float64), ("f32", np.float32)])
+def test_several_k_blocks_round_once_per_term(dt, dtype):
+    # K = 300: several k blocks, the partial sums between them kept exactly
+    a, b = _inputs(dtype, (13, 300), (300, 20), seed=6)
+    text = _matmul_text(13, 300, 20, dt)
+    fused = tlir.compile(text, numerics="fma", threads=1, cache=False)(a, b)[0]
+    assert fused.tobytes() == _fused_matmul(a, b).tobytes()
 
 
 def test_bundled_cnn_forward_and_gradients_near_the_reference():
