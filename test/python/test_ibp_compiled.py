@@ -360,10 +360,10 @@ func.func @main(%x: tensor<8x64x{t}>, %w: tensor<128x64x{t}>, %b: tensor<128x{t}
 def test_interval_linear_runs_in_full_width_vectors(dtype, backend):
     """On an AVX-512 host the interval linear's fold is vectorised in 512-bit
     registers (LLVM's tuning would pick 256), through either back end."""
-    from tlir.compiler import derivative_module
     from tlir.compiler.build import lower_kernel
     from tlir.compiler.jit import assembly
     from tlir.compiler.kernel_harness import instruction_counts
+    from tlir.compiler.model import derivative_module
     from tlir.passes.contraction_kernels import host_target
     from tlir.passes.tlir_form_kernels import TlirFormKernels
     from tlir.universe import context

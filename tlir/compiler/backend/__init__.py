@@ -73,6 +73,8 @@ _GENERATOR_MODULES = (
     "tlir.passes.contraction_kernels.epilogue",
     "tlir.passes.contraction_kernels.conv_grad",
     "tlir.passes.contraction_kernels.linalg_ops",
+    # the lowering passes' guard against a `?` batch, imported when they run
+    "tlir.passes.tlir_specialize_batch",
 )
 _LOWERING_MODULES = {
     "xdsl": (
