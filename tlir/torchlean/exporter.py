@@ -82,7 +82,8 @@ class Exporter:
             raise TlirError(
                 where,
                 "the module's batch is '?' and a TorchLean graph has fixed extents: export it "
-                "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's batch=N)",
+                "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's "
+                "batch=N), or as a .tlz, which keeps the '?'",
             )
         self.main = find_function(module)
         self.ids: dict[SSAValue, int] = {}
