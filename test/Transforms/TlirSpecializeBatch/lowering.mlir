@@ -21,7 +21,7 @@
 // IBP: error: tlir-ibp: @main's batch is '?'
 // KERNELS: error: tlir-contraction-kernels: @main's batch is '?'
 // EXPORT: error: the module's batch is '?' and a TorchLean graph has fixed extents: export it at a batch {{.*}}, or as a .tlz, which keeps the '?'
-// TLZ: func.func @main(%{{.*}}: tensor<?x4xf32>) -> tensor<?x2xf32>
+// TLZ: func.func @main(%input: tensor<?x4xf32> {{.*}}) -> tensor<?x2xf32>
 // TLZ: tlir.linear {{.*}} -> tensor<?x2xf32>
 // JSON: {"id": 0, "kind": "input", "parents": [], "shape": [3, 4]}
 func.func @main(%x: tensor<?x4xf32>) -> tensor<?x2xf32> {
