@@ -363,3 +363,14 @@ def test_saving_a_dynamic_model_as_json_still_needs_a_batch(tmp_path):
     with pytest.raises(TlirError, match=r"or write a \.tlz, which keeps the '\?'"):
         tlir.save(model, str(tmp_path / "m.json"))
     assert not (tmp_path / "m.json").exists()
+
+
+def test_translate_imports_a_dynamic_tlz_with_its_batch_or_at_one(tmp_path):
+    _, path = saved_dynamic(tmp_path, "f32")
+    command = [sys.executable, "-m", "tlir.tools.translate", "--import-torchlean", str(path)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "tensor<?x2x6x6xf32>" in result.stdout
+    result = subprocess.run([*command, "--batch", "4"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "tensor<4x2x6x6xf32>" in result.stdout and "?" not in result.stdout
