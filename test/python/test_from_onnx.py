@@ -307,10 +307,8 @@ def test_folded_integer_division_truncates_toward_zero():
 def test_parameters_are_the_initializers_with_and_without_bias(bias, dtype, tmp_path):
     """Layers exported without biases add no parameter: the parameters are the
     model's float initializers exactly, and so are the gradients' keys."""
-    from test_from_torch import Biasless
-
     torch.manual_seed(12)
-    model = Biasless(bias).to(dtype).eval()
+    model = torch_models.Biasless(bias).to(dtype).eval()
     x = torch.randn(2, 4, 8, dtype=dtype)
     path = export(model, x, tmp_path / "m.onnx")
     compiled = tlir.compile(tlir.from_onnx(path))

@@ -416,27 +416,13 @@ def test_an_import_leaves_no_python_thread_behind():
     assert threading.active_count() == before
 
 
-class Biasless(torch.nn.Module):
-    """Self-attention, a linear layer and a conv, all with or without biases."""
-
-    def __init__(self, bias: bool):
-        super().__init__()
-        self.attn = torch.nn.MultiheadAttention(8, 2, bias=bias, batch_first=True)
-        self.fc = torch.nn.Linear(8, 8, bias=bias)
-        self.conv = torch.nn.Conv1d(4, 3, 3, bias=bias)
-
-    def forward(self, x):
-        y = self.attn(x, x, x, need_weights=False)[0]
-        return self.conv(self.fc(y).relu())
-
-
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
 def test_parameters_are_named_parameters_with_and_without_bias(bias, dtype):
     """A layer without a bias adds no parameter of its own (its zero bias is
     fixed): the names are `named_parameters()`'s, and so are the gradients' keys."""
     torch.manual_seed(12)
-    model = Biasless(bias).to(dtype).eval()
+    model = torch_models.Biasless(bias).to(dtype).eval()
     x = torch.randn(2, 4, 8, dtype=dtype)
     compiled = tlir.compile(tlir.from_torch(model, (x,)))
     names = [n for n, _ in model.named_parameters()]
