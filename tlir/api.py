@@ -71,9 +71,10 @@ def save(model, path: str, batch: int | None = None) -> None:
     """Write a compiled model holding its current parameter values (what
     `model.parameters()` reads now): a `.tlz` container for a `.tlz` path, else
     `torchlean.ir.v1` JSON for a `.json` one. The model's function must be
-    exportable: one input, tlir ops only (no `tlir.custom`). Both formats have
-    fixed extents: a model whose batch is `?` is written at `batch` (required);
-    a static one's batch, if given, must be its own."""
+    exportable: one input, tlir ops only (no `tlir.custom`). A model whose batch
+    is `?` is written at `batch` if given, else (a `.tlz` only: TorchLean's JSON
+    has fixed extents) with its `?` (docs/json-format.md); a static model's
+    batch, if given, must be its own."""
     from tlir.compiler.dynamic import DynamicBatchModel
     from tlir.compiler.model import CompiledModel
     from tlir.diagnostics import TlirError
@@ -89,13 +90,14 @@ def save(model, path: str, batch: int | None = None) -> None:
         )
     module = model.module()
     if isinstance(model, DynamicBatchModel):
-        if batch is None:
+        if batch is None and not str(path).endswith(".tlz"):
             raise TlirError(
                 str(path),
                 "the model's batch is '?' and a TorchLean graph has fixed extents: "
-                "give tlir.save the batch to write (batch=N)",
+                "give tlir.save the batch to write (batch=N), or write a .tlz, which keeps the '?'",
             )
-        module = specialize(module, batch, str(path))
+        if batch is not None:
+            module = specialize(module, batch, str(path))
     elif batch is not None:
         shape = model.function_op.function_type.inputs.data[0].get_shape()
         if not shape or shape[0] != batch:

@@ -5,6 +5,7 @@ with the input checks, `tlir.save`'s batch and `tlir-run`."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -236,3 +237,140 @@ def test_a_batch_compiled_before_comes_from_the_compile_cache():
     x = inputs(6, "f32")
     assert_identical(again(x), first(x))
     assert again.stats["cache"] == "hit"
+
+
+# --- a `?` batch in a .tlz -----------------------------------------------------
+
+
+def saved_dynamic(tmp_path, dtype: str):
+    """The CNN compiled with a parameter changed (the file must hold the current
+    values) and saved as a `.tlz` without a batch."""
+    model = tlir.compile(module(dtype), cache=False)
+    model.parameters()["const1"][...] = [0.5, -0.0]
+    path = tmp_path / "m.tlz"
+    tlir.save(model, str(path))
+    return model, path
+
+
+def graph_document(path) -> dict:
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read("graph.json"))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_tlz_keeps_the_dynamic_batch(tmp_path, dtype):
+    model, path = saved_dynamic(tmp_path, dtype)
+    document = graph_document(path)
+    assert document["container"] == "tlz.v3"
+    assert document["batch"]["batches"] == [2, 3]
+    assert document["nodes"][0]["shape"] == [2, 2, 6, 6]
+    assert document["batch"]["nodes"][0]["shape"] == [3, 2, 6, 6]
+    again = tlir.compile(str(path), cache=False)
+    assert isinstance(again, DynamicBatchModel)
+    assert str(again.function_op.function_type) == str(model.function_op.function_type)
+    # renamed as a graph's payloads are (node{ID}.field), in the same order
+    assert_identical(list(again.parameters().values()), list(model.parameters().values()))
+    for batch in BATCHES:
+        x = inputs(batch, dtype)
+        assert_identical(again(x), model(x))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_tlz_at_a_batch_stays_static(tmp_path, dtype):
+    model = tlir.compile(module(dtype), cache=False)
+    tlir.save(model, str(tmp_path / "m.tlz"), batch=3)
+    assert graph_document(tmp_path / "m.tlz")["container"] == "tlz.v2"
+    again = tlir.compile(str(tmp_path / "m.tlz"), cache=False)
+    assert not isinstance(again, DynamicBatchModel)
+    x = inputs(3, dtype)
+    assert_identical(again(x), model(x))
+    static = tlir.compile(specialize(module(dtype), 3), cache=False)
+    tlir.save(static, str(tmp_path / "s.tlz"))
+    assert graph_document(tmp_path / "s.tlz")["container"] == "tlz.v2"
+    assert_identical(tlir.compile(str(tmp_path / "s.tlz"), cache=False)(x), static(x))
+
+
+def test_tlir_run_takes_any_batch_of_a_dynamic_tlz(tmp_path):
+    model, path = saved_dynamic(tmp_path, "f32")
+    for batch in (1, 5):
+        x = inputs(batch, "f32")
+        np.save(tmp_path / "x.npy", x)
+        result = subprocess.run(
+            [sys.executable, "-m", "tlir.tools.run", str(path), "--input", str(tmp_path / "x.npy")]
+            + ["--output", str(tmp_path / "out.npz"), "-q", "--no-cache"],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr
+        with np.load(tmp_path / "out.npz") as out:
+            assert_identical([out[name] for name in out.files], model(x))
+
+
+def rewrite(path, edit) -> None:
+    """Rewrite a `.tlz`'s graph.json with `edit` applied, keeping its arrays."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    document = json.loads(members["graph.json"])
+    edit(document)
+    members["graph.json"] = json.dumps(document).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _set(key, value):
+    return lambda document: document["batch"].__setitem__(key, value)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.pop("batch"), "field 'batch' must be"),
+        (_set("batches", [3, 2]), "field 'batch' must be"),
+        (_set("batches", [1, 2]), "field 'batch' must be"),
+        (_set("batches", [2, 4]), "field 'batch' does not describe a '?' batch"),
+        (_set("nodes", "x"), "'nodes' must be a non-empty list"),
+        (lambda d: d["batch"]["nodes"][0].__setitem__("shape", [3, 2, 6, 7]), "node"),
+        (lambda d: d["batch"]["nodes"].pop(), "m.tlz"),
+    ],
+)
+def test_a_bad_batch_field_is_a_one_line_error(tmp_path, edit, message):
+    _, path = saved_dynamic(tmp_path, "f64")
+    rewrite(path, edit)
+    with pytest.raises(TlirError, match=re.escape(message)) as caught:
+        tlir.compile(str(path), cache=False)
+    assert "\n" not in str(caught.value)
+    assert caught.value.where.endswith("m.tlz") or "m.tlz" in str(caught.value)
+
+
+def test_a_reader_of_tlz_v2_refuses_a_dynamic_tlz_by_its_container_field(tmp_path, monkeypatch):
+    """A reader that knows `tlz.v2` only meets an error naming the field that
+    marks the `?`, never the model at one of its two batches."""
+    from tlir.torchlean import container
+
+    _, path = saved_dynamic(tmp_path, "f64")
+    monkeypatch.setattr(container, "CONTAINERS", ("tlz.v1", "tlz.v2"))
+    with pytest.raises(TlirError, match='\'container\' must be "tlz.v1" or "tlz.v2", got "tlz.v3"'):
+        tlir.compile(str(path), cache=False)
+
+
+def test_saving_a_dynamic_model_as_json_still_needs_a_batch(tmp_path):
+    model = tlir.compile(module("f64"), cache=False)
+    with pytest.raises(TlirError, match=r"or write a \.tlz, which keeps the '\?'"):
+        tlir.save(model, str(tmp_path / "m.json"))
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_translate_imports_a_dynamic_tlz_with_its_batch_or_at_one(tmp_path):
+    _, path = saved_dynamic(tmp_path, "f32")
+    command = [sys.executable, "-m", "tlir.tools.translate", "--import-torchlean", str(path)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "tensor<?x2x6x6xf32>" in result.stdout
+    result = subprocess.run([*command, "--batch", "4"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "tensor<4x2x6x6xf32>" in result.stdout and "?" not in result.stdout

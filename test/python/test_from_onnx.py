@@ -300,3 +300,129 @@ def test_folded_integer_division_truncates_toward_zero():
     a = np.array([-7, 7, -7, 6], dtype=np.int64)
     b = np.array([2, 2, -2, 3], dtype=np.int64)
     np.testing.assert_array_equal(FOLDS["Div"]({}, a, b), [-3, 3, 3, 2])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_parameters_are_the_initializers_with_and_without_bias(bias, dtype, tmp_path):
+    """Layers exported without biases add no parameter: the parameters are the
+    model's float initializers exactly, and so are the gradients' keys."""
+    torch.manual_seed(12)
+    model = torch_models.Biasless(bias).to(dtype).eval()
+    x = torch.randn(2, 4, 8, dtype=dtype)
+    path = export(model, x, tmp_path / "m.onnx")
+    compiled = tlir.compile(tlir.from_onnx(path))
+    floats = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE)
+    graph = onnx.load(path).graph
+    initializers = {i.name for i in graph.initializer if i.data_type in floats}
+    assert set(compiled.parameters()) == initializers
+    (y,) = compiled(x.numpy())
+    np.testing.assert_allclose(y, model(x).detach().numpy(), rtol=0, atol=TOLERANCE[dtype] * 10)
+    _, _, grads = compiled.vjp([x.numpy()], [np.ones_like(y)])
+    assert list(grads) == list(compiled.parameters())
+
+
+def translate(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tlir.tools.translate", *args], capture_output=True, text=True
+    )
+
+
+def symbolic_and_fixed(tmp_path) -> tuple[str, str]:
+    torch.manual_seed(5)
+    model = torch_models.MLP().eval()
+    x = torch.randn(2, 6)
+    dynamic = export(
+        model, x, tmp_path / "dyn.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}}
+    )
+    return dynamic, export(model, x, tmp_path / "static.onnx")
+
+
+def test_cli_import_onnx_keeps_the_symbolic_batch_and_batch_fixes_it(tmp_path):
+    """`--import-onnx` prints the `?` module `tlir.from_onnx` gives; `--batch N`
+    the static module at N; both compile to the API's results, bit for bit."""
+    dynamic, static = symbolic_and_fixed(tmp_path)
+    result = translate("--import-onnx", dynamic, "-o", str(tmp_path / "dyn.mlir"))
+    assert result.returncode == 0, result.stderr
+    printed = tlir.compile(str(tmp_path / "dyn.mlir"))
+    assert "tensor<?x6xf32>" in str(printed.function_op.function_type)
+    api = tlir.compile(tlir.from_onnx(dynamic))
+    for batch in (1, 5):
+        x = np.random.default_rng(batch).standard_normal((batch, 6)).astype(np.float32)
+        assert printed(x)[0].tobytes() == api(x)[0].tobytes()
+    result = translate("--import-onnx", dynamic, "--batch", "4", "-o", str(tmp_path / "b4.mlir"))
+    assert result.returncode == 0, result.stderr
+    at_four = tlir.load_model(str(tmp_path / "b4.mlir"))
+    assert str(at_four.ops.first.function_type) == "(tensor<4x6xf32>) -> tensor<4x3xf32>"
+    x = np.random.default_rng(4).standard_normal((4, 6)).astype(np.float32)
+    assert tlir.compile(at_four)(x)[0].tobytes() == api(x)[0].tobytes()
+    result = translate("--import-onnx", static, "--batch", "2")
+    assert result.returncode == 0, result.stderr
+    assert "tensor<2x6xf32>" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--batch", "3"],
+            "{static}: error: the model's input shape is fixed at [2, 6], not batch 3",
+        ),
+        (
+            ["--batch", "0"],
+            "tlir-translate: error: argument --batch: expected a positive integer, got '0'",
+        ),
+        (
+            ["--batch", "two"],
+            "tlir-translate: error: argument --batch: expected a positive integer, got 'two'",
+        ),
+    ],
+)
+def test_cli_import_onnx_bad_batch_is_one_line(tmp_path, args, message):
+    _, static = symbolic_and_fixed(tmp_path)
+    result = translate("--import-onnx", static, *args)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.strip().splitlines() == [message.format(static=static)]
+
+
+def test_cli_batch_is_for_imports_only(tmp_path):
+    result = translate("--export-torchlean", "--batch", "3", str(tmp_path / "m.mlir"))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "tlir-translate: error: --batch applies to --import-torchlean and --import-onnx"
+    ]
+
+
+def test_tlir_run_runs_an_onnx_file_at_any_batch(tmp_path):
+    dynamic, _ = symbolic_and_fixed(tmp_path)
+    torch.manual_seed(5)
+    model = torch_models.MLP().eval()  # the exported weights (same seed)
+    for batch in (1, 5):
+        x = torch.randn(batch, 6)
+        np.save(tmp_path / "x.npy", x.numpy())
+        result = subprocess.run(
+            [sys.executable, "-m", "tlir.tools.run", dynamic, "--input", str(tmp_path / "x.npy")]
+            + ["--compare", "-q", "--no-cache", "--output", str(tmp_path / "y.npz")],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "bit-identical to the reference" in result.stdout
+        with np.load(tmp_path / "y.npz") as out:
+            np.testing.assert_allclose(
+                out["output0"], model(x).detach().numpy(), rtol=0, atol=TOLERANCE[torch.float32]
+            )
+
+
+def test_tlir_run_on_a_broken_onnx_file_is_one_line(tmp_path):
+    path = tmp_path / "junk.onnx"
+    path.write_bytes(b"\x00\x01junk")
+    np.save(tmp_path / "x.npy", np.zeros((1, 6), np.float32))
+    result = subprocess.run(
+        [sys.executable, "-m", "tlir.tools.run", str(path), "--input", str(tmp_path / "x.npy")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [f"{path}: error: not an ONNX model (DecodeError)"]

@@ -414,3 +414,26 @@ def test_an_import_leaves_no_python_thread_behind():
     model = torch_models.MLP().to(torch.float64).eval()
     tlir.from_torch(model, (torch.randn(2, 6, dtype=torch.float64),))
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_parameters_are_named_parameters_with_and_without_bias(bias, dtype):
+    """A layer without a bias adds no parameter of its own (its zero bias is
+    fixed): the names are `named_parameters()`'s, and so are the gradients' keys."""
+    torch.manual_seed(12)
+    model = torch_models.Biasless(bias).to(dtype).eval()
+    x = torch.randn(2, 4, 8, dtype=dtype)
+    compiled = tlir.compile(tlir.from_torch(model, (x,)))
+    names = [n for n, _ in model.named_parameters()]
+    assert list(compiled.parameters()) == names
+    assert bias or not any("bias" in n for n in names)
+    (y,) = compiled(x.numpy())
+    _, _, grads = compiled.vjp([x.numpy()], [np.ones_like(y)])
+    assert list(grads) == names
+    xg = x.clone().requires_grad_(True)
+    want = torch.autograd.grad(model(xg).sum(), list(model.parameters()))
+    for name, expected in zip(names, want, strict=True):
+        np.testing.assert_allclose(
+            grads[name], expected.numpy(), rtol=0, atol=TOLERANCE[dtype] * 10, err_msg=name
+        )

@@ -311,8 +311,8 @@ MALFORMED = {
     "nested name": ({"arrays/a/../../x.npy": npy(np.ones(2))},
                     "member 'arrays/a/../../x.npy' has a name a .tlz may not hold"),
     "container field missing": ({"graph.json": graph_json(container=None)},
-                                "member 'graph.json': 'container' must be \"tlz.v1\" or \"tlz.v2\", "
-                                "got nothing"),
+                                "member 'graph.json': 'container' must be \"tlz.v1\" or \"tlz.v2\" "
+                                "or \"tlz.v3\", got nothing"),
     "bad dtype field": ({"graph.json": graph_json(dtype="f16")},
                         "member 'graph.json': 'dtype' must be \"f32\" or \"f64\", got \"f16\""),
     "graph not JSON": ({"graph.json": b'{"format": '},

@@ -89,6 +89,20 @@ class Clamps(nn.Module):
         )
 
 
+class Biasless(nn.Module):
+    """Self-attention, a linear layer and a conv, all with or without biases."""
+
+    def __init__(self, bias: bool):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, bias=bias, batch_first=True)
+        self.fc = nn.Linear(8, 8, bias=bias)
+        self.conv = nn.Conv1d(4, 3, 3, bias=bias)
+
+    def forward(self, x):
+        y = self.attn(x, x, x, need_weights=False)[0]
+        return self.conv(self.fc(y).relu())
+
+
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-10}
 """How close to PyTorch an imported model's outputs and gradients must be."""
 

@@ -47,12 +47,12 @@ def _dynamic_type(typ: TensorType, other: TensorType, batches: tuple[int, int]) 
     return TensorType(typ.element_type, [DYNAMIC_INDEX if d < 0 else d for d in shape])
 
 
-def _refuse(where: str, op: Operation, why: str) -> TlirError:
-    return TlirError(
-        where,
-        f"the graph depends on the batch size ({op.name}: {why}); import it with "
-        "dynamic_batch=False to compile it for the example's batch",
-    )
+IMPORT_HINT = "import it with dynamic_batch=False to compile it for the example's batch"
+"""What a front end's refusal suggests."""
+
+
+def _refuse(where: str, op: Operation, why: str, hint: str) -> TlirError:
+    return TlirError(where, f"the graph depends on the batch size ({op.name}: {why}); {hint}")
 
 
 def _same_op(a: Operation, b: Operation) -> str | None:
@@ -108,9 +108,16 @@ def _position(op: Operation) -> int:
     return list(op.parent_block().ops).index(op)
 
 
-def generalize(first: ModuleOp, second: ModuleOp, batches: tuple[int, int], where: str) -> ModuleOp:
+def generalize(
+    first: ModuleOp,
+    second: ModuleOp,
+    batches: tuple[int, int],
+    where: str,
+    hint: str = IMPORT_HINT,
+) -> ModuleOp:
     """The dynamic-batch module of `first` (traced at `batches[0]`) and `second`
-    (at `batches[1]`): `first` with every batch-dependent extent `?`."""
+    (at `batches[1]`): `first` with every batch-dependent extent `?`. `hint`
+    ends a refusal (a `.tlz` reader's differs from a front end's)."""
     result = first.clone()
     retype: list[tuple[SSAValue, TensorType]] = []
     splats: list[tuple[T.ConstOp, TensorType]] = []
@@ -137,9 +144,11 @@ def generalize(first: ModuleOp, second: ModuleOp, batches: tuple[int, int], wher
                         why = str(err)
                         break
         if why is not None:
-            raise _refuse(where, a, why)
+            raise _refuse(where, a, why, hint)
     if count + 1 != len(list(second.walk())) or len(list(result.walk())) != count + 1:
-        raise TlirError(where, "the graph depends on the batch size (its op counts differ)")
+        raise TlirError(
+            where, f"the graph depends on the batch size (its op counts differ); {hint}"
+        )
     for value, typ in retype:
         value._type = typ  # noqa: SLF001 - the clone is this function's own
     for const, typ in splats:
@@ -149,7 +158,7 @@ def generalize(first: ModuleOp, second: ModuleOp, batches: tuple[int, int], wher
     for batch, trace in zip(batches, (first, second), strict=True):
         if _signatures(specialize(result, batch, where)) != _signatures(trace):
             raise TlirError(
-                where, f"the graph depends on the batch size (it differs at batch {batch})"
+                where, f"the graph depends on the batch size (it differs at batch {batch}); {hint}"
             )
     return result
 

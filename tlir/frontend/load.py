@@ -47,15 +47,19 @@ class LoadedModel:
 def read_model(path: str, dtype: object = None, ctx: Context | None = None) -> ModuleOp:
     """A model file as a verified module: TorchLean JSON (imported in `dtype`,
     float64 by default), a `.tlz` container (imported in `dtype`, by default the
-    one it was written in) or MLIR text (whose element type must match `dtype`).
-    `dtype`: 'f32', 'f64' or NumPy's float32/float64."""
+    one it was written in), an ONNX model or MLIR text (whose element type must
+    match `dtype`). `dtype`: 'f32', 'f64' or NumPy's float32/float64."""
     from tlir.torchlean import import_file
 
     dtype = element_type_name(dtype, path)
     if path.endswith((".json", ".tlz")):
         return import_file(path, dtype)
+    if path.endswith(".onnx"):
+        from tlir.frontend import from_onnx
+
+        return _module_of_dtype(from_onnx(path), path, dtype)
     if not path.endswith(".mlir"):
-        raise TlirError(path, "a model is a .json (torchlean.ir.v1), .tlz or .mlir file")
+        raise TlirError(path, "a model is a .json (torchlean.ir.v1), .tlz, .onnx or .mlir file")
     return read_mlir(read_text_file(path), path, dtype, ctx)
 
 
@@ -165,10 +169,6 @@ def _is_path(source: object) -> bool:
 
 def _read_path(source, dtype, example_inputs, caller) -> tuple[ModuleOp, str]:
     path = os.fspath(source)
-    if path.endswith(".onnx"):
-        from tlir.frontend import from_onnx
-
-        return _module_of_dtype(from_onnx(path), path, dtype), path
     return read_model(path, dtype), path
 
 

@@ -1,6 +1,6 @@
 """`tlir-run`: compile a model for this CPU and run it on NumPy inputs.
 
-  tlir-run MODEL (.json | .tlz | .mlir | - for stdin) --input X.npy [--input Y.npy ...]
+  tlir-run MODEL (.json | .tlz | .onnx | .mlir | - for stdin) --input X.npy [--input Y.npy ...]
            [--dtype f32|f64] [--output OUT.npz] [--backend xdsl|mlir] [-O N]
            [--threads N] [--no-cache] [--no-fuse] [--quiet] [--reference | --compare]
            [--jvp DX.npy ... [--param-tangents P.npz]] [--vjp DY.npz|DY.npy]
@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = ToolArgumentParser(prog="tlir-run", description=__doc__.split("\n")[0])
     parser.add_argument(
         "model",
-        help="a torchlean.ir.v1 .json graph, a .tlz container or a tlir .mlir module ('-': stdin)",
+        help="a torchlean.ir.v1 .json graph, a .tlz container, an ONNX model or a tlir .mlir "
+        "module ('-': stdin)",
     )
     parser.add_argument(
         "--input",

@@ -1,11 +1,16 @@
 """`tlir-translate`: TorchLean JSON in and out of tlir; LLVM dialect to LLVM IR.
 
-tlir-translate --import-torchlean [MODEL.json|MODEL.tlz] [--dtype f32|f64] [-o OUT.mlir]
-tlir-translate --import-onnx MODEL.onnx [-o OUT.mlir]
+tlir-translate --import-torchlean [MODEL.json|MODEL.tlz] [--dtype f32|f64] [--batch N] [-o OUT.mlir]
+tlir-translate --import-onnx MODEL.onnx [--batch N] [-o OUT.mlir]
 tlir-translate --export-torchlean [MODULE.mlir] [-o OUT.json|OUT.tlz]
 tlir-translate --mlir-to-llvmir [LOWERED.mlir] [-o OUT.ll]
 
-The input is read from standard input when no file (or `-`) is given.
+The input is read from standard input when no file (or `-`) is given. An
+imported model whose batch is symbolic (an ONNX model exported with a dynamic
+leading axis, a `.tlz` written with its `?`) is a module whose batch is `?`;
+`--batch N` gives the static module at batch N instead (as
+`tlir-opt -p 'tlir-specialize-batch{batch=N}'` would), and checks a static
+model's batch is N.
 """
 
 from __future__ import annotations
@@ -61,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
         help="element type of the imported module (default: f64 for JSON, a .tlz's own; "
         "float32, float64 too)",
     )
+    parser.add_argument(
+        "--batch",
+        type=_batch_argument,
+        metavar="N",
+        help="import at batch N: the static module (default: a symbolic batch stays '?')",
+    )
     parser.add_argument("-o", "--output-file", help="output file (stdout when absent)")
     parser.add_argument(
         "--no-locations",
@@ -68,6 +79,27 @@ def _parser() -> argparse.ArgumentParser:
         help="do not print the node locations of imported ops",
     )
     return parser
+
+
+def _batch_argument(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def _at_batch(module, batch: int, where: str):
+    """`module` at `batch`: a `?` module specialized, a static one checked."""
+    from tlir.interface import find_function
+    from tlir.passes.tlir_specialize_batch import is_dynamic, specialize
+
+    if is_dynamic(module):
+        return specialize(module, batch, where)
+    shape = find_function(module).function_type.inputs.data[0].get_shape()
+    if not shape or shape[0] != batch:
+        raise TlirError(
+            where, f"the model's input shape is fixed at {list(shape)}, not batch {batch}"
+        )
+    return module
 
 
 def _import(args: argparse.Namespace) -> str:
@@ -79,11 +111,15 @@ def _import(args: argparse.Namespace) -> str:
         if args.input_file is None:
             raise TlirError("tlir-translate", "--import-onnx needs a .onnx file")
         module = from_onnx(args.input_file)
+        name = args.input_file
     elif args.input_file is not None and args.input_file.endswith(".tlz"):
         module = import_file(args.input_file, args.dtype)
+        name = args.input_file
     else:
         text, name = read_input_text(args.input_file)
         module = import_file(name, args.dtype, text.encode("utf-8"))
+    if args.batch is not None:
+        module = _at_batch(module, args.batch, name)
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=not args.no_locations).print_op(module)
     out.write("\n")
@@ -114,7 +150,10 @@ def _to_llvm_ir(args: argparse.Namespace) -> str:
 
 
 def translate(argv: Sequence[str] | None = None) -> None:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.batch is not None and not (args.import_torchlean or args.import_onnx):
+        parser.error("--batch applies to --import-torchlean and --import-onnx")
     if args.mlir_to_llvmir:
         text = _to_llvm_ir(args)
     elif args.import_torchlean or args.import_onnx:

@@ -40,8 +40,18 @@ EXTENSION = ".tlz"
 CONTAINER = "tlz.v2"
 """The value of graph.json's root field `container` tlir writes."""
 
-CONTAINERS = ("tlz.v1", CONTAINER)
-"""The values it reads: `tlz.v1` holds float arrays only, `tlz.v2` byte planes too."""
+DYNAMIC_CONTAINER = "tlz.v3"
+"""`container` of a model whose batch is `?`: `tlz.v2` plus the root field
+`batch` (`BATCH_FIELD`), a value a reader of `tlz.v2` refuses by this field."""
+
+BATCH_FIELD = "batch"
+"""The root field of a `tlz.v3`: `{"batches": [B1, B2], "nodes": [...]}`, the
+graph's nodes at batch B2 (the root's `nodes` are at B1), from which a reader
+recovers the `?` (docs/json-format.md#a--batch-in-a-tlz)."""
+
+CONTAINERS = ("tlz.v1", CONTAINER, DYNAMIC_CONTAINER)
+"""The values it reads: `tlz.v1` holds float arrays only, `tlz.v2` byte planes
+too, `tlz.v3` a `?` batch."""
 
 DEFLATE_LEVEL = 6
 """zlib's default level for the byte planes: level 9 saves under 1 % more and
@@ -85,7 +95,9 @@ class Container:
     dtype: str
     """The element type the model was written in, "f32" or "f64"."""
     planes: bool = False
-    """Whether arrays may be byte planes (`tlz.v2`)."""
+    """Whether arrays may be byte planes (`tlz.v2`, `tlz.v3`)."""
+    dynamic: bool = False
+    """Whether the batch is `?` (`tlz.v3`: the root has `BATCH_FIELD`)."""
     _arrays: dict[str, np.ndarray] = field(default_factory=dict)
     _read_ahead: dict[str, np.ndarray | ValueError] = field(default_factory=dict)
     """Members `read_ahead` read: each array, or the error its reference meets."""
@@ -196,7 +208,8 @@ def open_container(path: str, data: bytes) -> Container:
     document = _parse_graph(path, text)
     _check_header(path, document)
     planes = document["container"] != CONTAINERS[0]
-    container = Container(path, archive, members, document, document["dtype"], planes)
+    dynamic = document["container"] == DYNAMIC_CONTAINER
+    container = Container(path, archive, members, document, document["dtype"], planes, dynamic)
     container.read_ahead()
     return container
 
@@ -369,4 +382,12 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data, compresslevel=DEFLATE_LEVEL)
 
 
-__all__ = ["CONTAINER", "EXTENSION", "Container", "container_bytes", "open_container"]
+__all__ = [
+    "BATCH_FIELD",
+    "CONTAINER",
+    "DYNAMIC_CONTAINER",
+    "EXTENSION",
+    "Container",
+    "container_bytes",
+    "open_container",
+]

@@ -82,7 +82,8 @@ class Exporter:
             raise TlirError(
                 where,
                 "the module's batch is '?' and a TorchLean graph has fixed extents: export it "
-                "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's batch=N)",
+                "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's "
+                "batch=N), or as a .tlz, which keeps the '?'",
             )
         self.main = find_function(module)
         self.ids: dict[SSAValue, int] = {}
@@ -286,12 +287,34 @@ def export_module(module: ModuleOp, where: str = "module") -> dict[str, Any]:
 def export_bytes(module: ModuleOp, path: str, where: str = "module") -> bytes:
     """The model file `path` names by its extension: a `.tlz` container, else
     `torchlean.ir.v1` JSON text."""
+    from tlir.passes.tlir_specialize_batch import is_dynamic
     from tlir.torchlean.container import container_bytes, is_container
 
     if not is_container(path):
         return dumps(export_module(module, where)).encode()
+    if is_dynamic(module):
+        return _dynamic_container_bytes(module, where)
     exporter = Exporter(module, where, binary=True)
     return container_bytes(exporter.run(), exporter.arrays)
+
+
+def _dynamic_container_bytes(module: ModuleOp, where: str) -> bytes:
+    """A `tlz.v3`: the `?` module written at the two batches the front ends
+    trace at, the second's nodes under the root field `batch`. The two graphs
+    have the same nodes and the same constants (a `?` module's constants have
+    no batch), hence the same array members, stored once."""
+    from tlir.frontend.batch import BATCHES
+    from tlir.passes.tlir_specialize_batch import specialize
+    from tlir.torchlean.container import BATCH_FIELD, DYNAMIC_CONTAINER, container_bytes
+
+    exporters = [Exporter(specialize(module, b, where), where, binary=True) for b in BATCHES]
+    first, second = (exporter.run() for exporter in exporters)
+    shapes = [{k: a.shape for k, a in e.arrays.items()} for e in exporters]
+    if shapes[0] != shapes[1]:  # cannot happen for a module `tlir-specialize-batch` accepts
+        raise TlirError(where, "the model's constants depend on its batch")
+    first["container"] = DYNAMIC_CONTAINER
+    first[BATCH_FIELD] = {"batches": list(BATCHES), "nodes": second["nodes"]}
+    return container_bytes(first, exporters[0].arrays)
 
 
 __all__ = ["dumps", "export_bytes", "export_module"]

@@ -445,8 +445,18 @@ def _tensor_parent(node: RawNode, values: dict, parent: int):
 
 def import_file(path: str, dtype: object = None, data: bytes | None = None) -> ModuleOp:
     """A `torchlean.ir.v1` JSON file or a `.tlz` (by its extension) as a module;
-    `data` is the file's content when already read (standard input, named `path`)."""
-    return import_graph(read_graph(path, data), dtype)
+    `data` is the file's content when already read (standard input, named `path`).
+    A `tlz.v3` (a `?` batch) is imported at its two batches and generalized."""
+    graph = read_graph(path, data)
+    module = import_graph(graph, dtype)
+    if graph.at_second_batch is None:
+        return module
+    from tlir.frontend.batch import generalize
+    from tlir.torchlean.container import BATCH_FIELD
+
+    second = import_graph(graph.at_second_batch, dtype)
+    hint = f"field '{BATCH_FIELD}' does not describe a '?' batch"
+    return generalize(module, second, graph.batches, path, hint)
 
 
 __all__ = ["import_file", "import_graph"]

@@ -220,6 +220,9 @@ class RawGraph:
     legacy: bool
     dtype: str | None = None
     """The element type a `.tlz` was written in (None for JSON)."""
+    batches: tuple[int, int] | None = None
+    """A `tlz.v3`'s two batches: this graph is at the first, `at_second_batch` at the second."""
+    at_second_batch: RawGraph | None = None
 
 
 def read_graph(path: str, data: bytes | None = None) -> RawGraph:
@@ -243,6 +246,13 @@ def read_graph(path: str, data: bytes | None = None) -> RawGraph:
         root = load_json(path)
     if not isinstance(root, dict):
         raise TlirError(path, "the top level must be a JSON object")
+    graph = _read_root(path, root, container)
+    if container is not None and container.dynamic:
+        graph.batches, graph.at_second_batch = _read_batch_field(path, root, container)
+    return graph
+
+
+def _read_root(path: str, root: Any, container: Container | None) -> RawGraph:
     if root.get("format") != FORMAT:
         got = json.dumps(root.get("format")) if "format" in root else "nothing"
         raise TlirError(path, f"'format' must be \"{FORMAT}\", got {got}")
@@ -264,6 +274,31 @@ def read_graph(path: str, data: bytes | None = None) -> RawGraph:
     _check_interface(path, nodes, input_id, output_ids)
     dtype = container.dtype if container is not None else None
     return RawGraph(path, nodes, input_id, output_ids, legacy, dtype)
+
+
+def _read_batch_field(
+    path: str, root: dict, container: Container
+) -> tuple[tuple[int, int], RawGraph]:
+    """A `tlz.v3`'s root field `batch`: its two batches and the graph at the second."""
+    from tlir.torchlean.container import BATCH_FIELD
+
+    value = root.get(BATCH_FIELD)
+    batches = value.get("batches") if isinstance(value, dict) else None
+    if (
+        not isinstance(value, dict)
+        or set(value) != {"batches", "nodes"}
+        or not isinstance(batches, list)
+        or len(batches) != 2
+        or not all(type(b) is int and 2 <= b < I64_LIMIT for b in batches)
+        or batches[0] >= batches[1]
+    ):
+        raise TlirError(
+            path,
+            f'field \'{BATCH_FIELD}\' must be {{"batches": [B1, B2], "nodes": [...]}} '
+            "with 2 <= B1 < B2 (a tlz.v3 model's nodes at its second batch)",
+        )
+    second = _read_root(path, {**root, "nodes": value["nodes"]}, container)
+    return (batches[0], batches[1]), second
 
 
 def _read_node(path: str, index: int, entry: Any, container: Container | None) -> RawNode:
