@@ -242,7 +242,8 @@ sparse matrix took time to build."""
 def _same_boxes(old: list[Box | None], new: list[Box | None]) -> bool:
     return len(old) == len(new) and all(
         (a is None) == (b is None) and (a is None or all(
-            x.shape == y.shape and np.array_equal(x, y) for x, y in zip(a, b, strict=True)))
+            x is y or (x.shape == y.shape and np.array_equal(x, y))
+            for x, y in zip(a, b, strict=True)))
         for a, b in zip(old, new, strict=True))  # fmt: skip
 
 
@@ -258,8 +259,19 @@ def affine_map(op: Operation, boxes: list[Box | None]) -> Affine | None:
     if kept is not None and _same_boxes(kept[0], params):
         return kept[1]
     found = rule(op, boxes)
-    _MAPS[op] = ([None if b is None else (b[0].copy(), b[1].copy()) for b in params], found)
+    _MAPS[op] = ([None if b is None else (_kept(b[0]), _kept(b[1])) for b in params], found)
     return found
+
+
+def _kept(a: np.ndarray) -> np.ndarray:
+    """An array nothing can write (it and every array under it read-only: the
+    constants' boxes, met again as the same object) as it is, any other copied."""
+    base = a
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return a.copy()
+        base = base.base
+    return a
 
 
 # --- boxes -------------------------------------------------------------------------------

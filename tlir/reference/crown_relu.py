@@ -19,6 +19,7 @@ the exact-real function at every step, and `k` is a bound rounded up.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -364,8 +365,28 @@ def intersect(found: Box | None, box: Box | None) -> Box | None:
     return np.fmax(found[0], box[0]), np.fmin(found[1], box[1])
 
 
+_CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""A constant op → (its value attribute, its box, read-only): decoded once for
+every call on the model (attributes are immutable; an op given a new value is
+decoded again), and the same arrays let `affine_map` know its kept map at once."""
+
+
 def ibp_step(op: Operation, boxes: dict[SSAValue, Box | None]) -> Box | None:
     """The op's IBP rule on the current boxes of its operands (None: unresolved)."""
+    if isinstance(op, T.ConstOp):
+        kept = _CONSTANTS.get(op)
+        if kept is None or kept[0] is not op.value:
+            box = _ibp_step(op, boxes)
+            if box is not None:
+                box = tuple(np.array(end) for end in box)  # owning their data
+                for end in box:
+                    end.setflags(write=False)
+            kept = _CONSTANTS[op] = (op.value, box)
+        return kept[1]
+    return _ibp_step(op, boxes)
+
+
+def _ibp_step(op: Operation, boxes: dict[SSAValue, Box | None]) -> Box | None:
     result = op.results[0]
     shape, dtype = tuple(result.type.get_shape()), numpy_dtype(result.type)
     if 0 in shape:

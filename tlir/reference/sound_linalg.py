@@ -49,31 +49,43 @@ def absolute(n: int) -> float:
     return 2.0 * (n + 1) * FLOOR
 
 
+def _step(s, keep, toward: float):
+    """`s` one step toward `toward` where `keep` is false (in place on arrays:
+    one temporary fewer than `np.where`, these run in every sweep's loop)."""
+    moved = np.nextafter(s, toward)
+    if isinstance(moved, np.ndarray):
+        np.copyto(moved, s, where=keep)
+        return moved
+    return s if keep else moved
+
+
 def add_up(a, b):
     """`a + b` rounded up: the rounded sum one step up, except an exact 0 (a
     rounded sum is 0 only when the exact one is: sums do not underflow), which
     TorchLean's `addUp` would turn into a subnormal."""
     s = np.add(a, b)
-    return np.where(s == 0, s, np.nextafter(s, np.inf))
+    return _step(s, s == 0, np.inf)
 
 
 def add_down(a, b):
     s = np.add(a, b)
-    return np.where(s == 0, s, np.nextafter(s, -np.inf))
+    return _step(s, s == 0, -np.inf)
 
 
 def sub_up(a, b):
-    return add_up(a, np.negative(b))
+    """`a − b` rounded up (a rounded difference is `fl(a + (−b))` exactly)."""
+    s = np.subtract(a, b)
+    return _step(s, s == 0, np.inf)
 
 
 def sub_down(a, b):
-    return add_down(a, np.negative(b))
+    s = np.subtract(a, b)
+    return _step(s, s == 0, -np.inf)
 
 
 def mul_up(a, b):
     """`a·b` rounded up: exact (no step) when a factor is 0."""
-    p = np.multiply(a, b)
-    return np.where(np.equal(a, 0) | np.equal(b, 0), p, np.nextafter(p, np.inf))
+    return _step(np.multiply(a, b), np.equal(a, 0) | np.equal(b, 0), np.inf)
 
 
 SPARSE_DENSITY = 0.1
