@@ -35,6 +35,7 @@ from tlir.reference.sound_linalg import (
     is_sparse,
     mul_up,
     relative,
+    signed_rows,
     sub_down,
     sub_up,
     up_scalar,
@@ -56,7 +57,8 @@ class RowsLinear:
         rows = left.shape[0]
         if is_sparse(left):
             if self.lead == 1:
-                return left @ self.weight
+                picked = signed_rows(left, self.weight)
+                return left @ self.weight if picked is None else picked
             left = dense(left)
         return (left.reshape(rows * self.lead, n) @ self.weight).reshape(rows, self.lead * m)
 

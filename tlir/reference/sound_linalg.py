@@ -111,6 +111,24 @@ def dense(a) -> np.ndarray:
     return a if isinstance(a, np.ndarray) else a.toarray()
 
 
+def signed_rows(left, matrix):
+    """`left @ matrix` when `left` is sparse with one entry ±1 per row (the
+    objective `[I; −I]` on a ReLU operand's crossing cells, before its first
+    op): the matrix's rows picked and signed, which is the product exactly (a
+    sum of one product by ±1), without a general sparse product; None for any
+    other `left`."""
+    if not is_sparse(left) or left.nnz != left.shape[0] or left.format != "csr":
+        return None
+    if not (np.array_equal(left.indptr, np.arange(left.shape[0] + 1))
+            and np.all(np.abs(left.data) == 1)):  # fmt: skip
+        return None
+    if not is_sparse(matrix):
+        return matrix[left.indices] * left.data[:, np.newaxis]
+    picked = matrix.tocsr()[left.indices]
+    picked.data *= np.repeat(left.data, np.diff(picked.indptr))
+    return picked
+
+
 def _check(n: int) -> None:
     if n * UNIT > 0.25:
         raise ValueError("sum too long for its error bound")
@@ -214,7 +232,8 @@ class PointMatrix:
 
     def times(self, left):
         """`left @ M` (either may be sparse)."""
-        return left @ self.matrix
+        picked = signed_rows(left, self.matrix)
+        return left @ self.matrix if picked is None else picked
 
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
         """`M @ v` (or `|M| @ v`), `v` a vector or a matrix of columns."""
@@ -238,6 +257,7 @@ __all__ = [
     "magnitude",
     "nonneg_dot_up",
     "relative",
+    "signed_rows",
     "tiny_times",
     "upper_on_box",
     "upper_sum",
