@@ -123,14 +123,36 @@ class Affine:
         `n = roundings` rounded terms, each at most `sizes` (`(|M̃| + R)·m`)
         plus the bias's size (or `extra`: the sizes of the terms the op
         rounds besides its products), is within `γ(n)` of their sum."""
-        info = np.finfo(dtype)
         n = self.roundings + max(self.matrix.forward_terms, 1)
-        extra = self.extra if self.extra is not None else np.maximum(
-            np.abs(self.bias[0]), np.abs(self.bias[1]))  # fmt: skip
-        factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
-        tiny = max(up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)), absolute(n))
+        factor, tiny = _evaluation_factors(n, np.dtype(dtype))
         with np.errstate(all="ignore"):
-            return add_up(mul_up(add_up(sizes, extra), factor), tiny)
+            return add_up(mul_up(add_up(sizes, self.extra_sizes), factor), tiny)
+
+    @functools.cached_property
+    def extra_sizes(self) -> np.ndarray:
+        """`extra`, or the bias's sizes: once per map."""
+        if self.extra is not None:
+            return self.extra
+        return np.maximum(np.abs(self.bias[0]), np.abs(self.bias[1]))
+
+    @functools.cached_property
+    def bias_spread(self) -> np.ndarray:
+        """`radius(b) + relative(n)·(|centre(b)| + radius(b))` rounded up (`n`
+        the output's size): the bias's part of `AffineTerms`, once per map."""
+        centre, radius = self.bias_centre_radius
+        with np.errstate(all="ignore"):
+            scaled = mul_up(add_up(np.abs(centre), radius), relative(max(centre.size, 1)))
+            return add_up(radius, scaled)
+
+
+@functools.lru_cache(maxsize=256)
+def _evaluation_factors(n: int, dtype: np.dtype) -> tuple[np.float64, np.float64]:
+    """`evaluation_error`'s relative factor `2(n + 1)·u` and absolute term
+    (at least `2(n + 1)·η` of the carrier), rounded up."""
+    info = np.finfo(dtype)
+    factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
+    tiny = max(up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)), absolute(n))
+    return factor, tiny
 
 
 def _point(box: Box | None) -> np.ndarray | None:

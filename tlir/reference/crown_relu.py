@@ -166,12 +166,11 @@ class AffineTerms:
             size = magnitude(sweep.box(op.operands[affine.operand]))
             w = affine.sizes(size)
             e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
-        centre, radius = affine.bias_centre_radius
+        centre, _ = affine.bias_centre_radius
         n, terms = max(w.size, 1), max(affine.matrix.terms, 1)
         with np.errstate(all="ignore"):
             total = upper_sum(np.sum(size, keepdims=True), size.size)[0]
-            spread = add_up(radius, mul_up(add_up(np.abs(centre), radius), relative(n)))
-            v = add_up(add_up(mul_up(w, relative(terms)), e), spread)
+            v = add_up(add_up(mul_up(w, relative(terms)), e), affine.bias_spread)
             carried = add_up(tiny_times(terms, total), absolute(n))
         return AffineTerms(v, centre, float(carried))
 
