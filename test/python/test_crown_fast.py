@@ -286,3 +286,27 @@ def test_constant_boxes_are_decoded_again_for_a_new_value():
     last.value = DenseIntOrFPElementsAttr.from_list(last.value.type, [3.0])
     second = crown(module, lo, hi, mode="relu")
     assert first[1][0] >= 5.0 and second[1][0] >= 7.0 and second[1][0] < first[1][0] + 2.5
+
+
+def test_relu_lines_cell_by_cell():
+    """The lines computed on the crossing cells alone are, cell by cell, the
+    relaxation's definition: slopes 1/0 on exact cells, `u/(u − l)` above and
+    1 or 0 below (by `u > −l`) on crossing ones with a bias at least the
+    line's gap at 0, nothing on cells with an infinite or NaN end."""
+    lo = np.array([[-1.0, 0.5, -2.0, -np.inf, -1.0, -3.0, np.nan, 0.0]])
+    hi = np.array([[3.0, 2.0, -0.5, 1.0, 1.0, 1.0, 1.0, 0.0]])
+    lower, upper, bias, lines, exact = crown_relu.relu_lines(lo, hi)
+    assert lower.shape == upper.shape == bias.shape == lo.shape
+    for k in range(lo.size):
+        low, high = lo[0, k], hi[0, k]
+        if exact[0, k]:
+            assert lower[0, k] == upper[0, k] == (1.0 if low >= 0 else 0.0) and bias[0, k] == 0
+        elif not lines[0, k]:
+            assert not np.isfinite(low) or not np.isfinite(high)
+            assert lower[0, k] == upper[0, k] == bias[0, k] == 0
+        else:
+            assert upper[0, k] == high / (high - low)
+            assert lower[0, k] == (1.0 if high > -low else 0.0)
+            exact_bias = Fraction(high) * (1 - Fraction(upper[0, k]))
+            assert Fraction(bias[0, k]) >= exact_bias
+    assert lines.tolist() == [[True, False, False, False, True, True, False, False]]

@@ -19,6 +19,7 @@ the exact-real function at every step, and `k` is a bound rounded up.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from dataclasses import dataclass, field
 
@@ -221,13 +222,16 @@ def relu_lines(lo: np.ndarray, hi: np.ndarray):
     active, inactive = lo >= 0, hi <= 0
     exact = active | inactive
     lines = ~exact & np.isfinite(lo) & np.isfinite(hi)
-    slopes = np.where(active, one, zero)
-    lower = np.where(lines, np.where(hi > -lo, one, zero), slopes)
+    slopes = active.astype(dtype)
+    lower, upper, bias = slopes.copy(), slopes, np.zeros_like(slopes)
+    cells = np.flatnonzero(lines)  # the lines' arithmetic on their cells alone (often few)
+    low, h = lo.reshape(-1)[cells], hi.reshape(-1)[cells]
     with np.errstate(all="ignore"):
-        slope = np.clip(hi / (hi - lo), zero, one)
-        bias = np.maximum(mul_up(slope, -lo), mul_up(hi, sub_up(one, slope)))
-    upper = np.where(lines, slope, slopes)
-    return lower, upper, np.where(lines, bias, zero), lines, exact
+        slope = np.clip(h / (h - low), zero, one)
+        lines_bias = np.maximum(mul_up(slope, -low), mul_up(h, sub_up(one, slope)))
+    for full, part in ((lower, np.where(h > -low, one, zero)), (upper, slope), (bias, lines_bias)):
+        full.reshape(-1)[cells] = part
+    return lower, upper, bias, lines, exact
 
 
 @dataclass(frozen=True)
@@ -251,6 +255,14 @@ class ReluRelaxation:
         full = np.zeros(self.base.size, F64)
         full[self.cross] = values
         return full
+
+    @functools.cached_property
+    def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per cell (for sparse coefficients, once per relaxation): crossing or
+        not, the upper slope (crossing cells), `w` (crossing cells)."""
+        crossing = np.zeros(self.base.size, bool)
+        crossing[self.cross] = True
+        return crossing, self.per_cell(self.slopes), self.per_cell(self.w)
 
     @staticmethod
     def of(box: Box) -> ReluRelaxation:
@@ -296,15 +308,15 @@ def _relu_sparse(op, a, relax: ReluRelaxation, sweep) -> None:
     """`_relu` on the stored entries of a SciPy CSR coefficient."""
     a = a.tocsr()
     cells, data = a.indices, a.data
-    crossing = np.zeros(relax.base.size, bool)
-    crossing[relax.cross] = True
+    crossing, upper, w = relax.cells
     up = crossing[cells] & (data >= 0)
     slope = relax.base[cells]
-    slope[up] = relax.per_cell(relax.slopes)[cells[up]]
+    up_cells = cells[up]
+    slope[up] = upper[up_cells]
     out = data * slope
-    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
     if relax.cross.size:
-        terms = data[up] * relax.per_cell(relax.w)[cells[up]]
+        rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+        terms = data[up] * w[up_cells]
         with np.errstate(all="ignore"):
             found = np.bincount(rows[up], weights=terms, minlength=a.shape[0])
             sweep.constant(add_up(upper_sum(found, relax.cross.size), relax.tiny))
