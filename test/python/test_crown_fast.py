@@ -310,3 +310,16 @@ def test_relu_lines_cell_by_cell():
             exact_bias = Fraction(high) * (1 - Fraction(upper[0, k]))
             assert Fraction(bias[0, k]) >= exact_bias
     assert lines.tolist() == [[True, False, False, False, True, True, False, False]]
+
+
+def test_sparse_objective_with_its_negation_is_the_stack():
+    """`[C; −C]` from C's CSR arrays is SciPy's vstack of C and −C, for a C
+    with several (and no) entries a row, in COO form or CSR."""
+    from scipy import sparse
+
+    c = sparse.random_array((6, 9), density=0.3, format="coo", rng=np.random.default_rng(7))
+    for form in (c, c.tocsr()):
+        got = crown_relu.with_negation(form)
+        want = sparse.vstack([form, -form], format="csr")
+        assert got.format == "csr" and got.shape == (12, 9)
+        assert np.array_equal(got.toarray(), want.toarray())

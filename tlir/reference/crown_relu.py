@@ -355,11 +355,20 @@ def sweep_upper(ops, start, objective, boxes, x, cache) -> np.ndarray | None:
     return np.where(np.isnan(sweep.k), np.inf, sweep.k)
 
 
+def with_negation(objective):
+    """The sparse `[C; −C]` in CSR form, from C's CSR arrays put together
+    (a general `vstack` checks and converts, at a cost on every sweep)."""
+    c = objective.tocsr()
+    parts = (np.concatenate([c.data, -c.data]), np.concatenate([c.indices, c.indices]),
+             np.concatenate([c.indptr, c.indptr[1:] + c.indptr[-1]]))  # fmt: skip
+    return type(c)(parts, shape=(2 * c.shape[0], c.shape[1]))
+
+
 def bounds(ops, start, objective, boxes, x, cache) -> Box | None:
     """Lower and upper bounds of `objective·start` (float64), from one sweep of
     the rows `[C; −C]`."""
     if is_sparse(objective):
-        both = sparse_module().vstack([objective, -objective], format="csr")
+        both = with_negation(objective)
     else:
         both = np.concatenate([objective, -objective]).astype(F64)
     found = sweep_upper(ops, start, both, boxes, x, cache)
@@ -462,8 +471,8 @@ def tightened(ops, value: SSAValue, boxes, x, cache) -> Box | None:
             return box
     sparse = sparse_module()
     if sparse is not None:  # one-hot rows stay sparse through the first convs
-        ones = np.ones(cells.size, F64)
-        objective = sparse.csr_array((ones, (np.arange(cells.size), cells)), shape=(cells.size, n))
+        ones, starts = np.ones(cells.size, F64), np.arange(cells.size + 1)  # CSR form at once
+        objective = sparse.csr_array((ones, cells, starts), shape=(cells.size, n))
     else:
         objective = np.zeros((cells.size, n), F64)
         objective[np.arange(cells.size), cells] = 1.0
