@@ -319,7 +319,7 @@ def test_sparse_objective_with_its_negation_is_the_stack():
 
     c = sparse.random_array((6, 9), density=0.3, format="coo", rng=np.random.default_rng(7))
     for form in (c, c.tocsr()):
-        got = crown_relu.with_negation(form)
+        got = sound_linalg.with_negation(form)
         want = sparse.vstack([form, -form], format="csr")
         assert got.format == "csr" and got.shape == (12, 9)
         assert np.array_equal(got.toarray(), want.toarray())

@@ -52,6 +52,7 @@ from tlir.reference.sound_linalg import (
     up_scalar,
     upper_on_box,
     upper_sum,
+    with_negation,
 )
 
 
@@ -353,15 +354,6 @@ def sweep_upper(ops, start, objective, boxes, x, cache) -> np.ndarray | None:
     except maps.SweepFailed:
         return None
     return np.where(np.isnan(sweep.k), np.inf, sweep.k)
-
-
-def with_negation(objective):
-    """The sparse `[C; −C]` in CSR form, from C's CSR arrays put together
-    (a general `vstack` checks and converts, at a cost on every sweep)."""
-    c = objective.tocsr()
-    parts = (np.concatenate([c.data, -c.data]), np.concatenate([c.indices, c.indices]),
-             np.concatenate([c.indptr, c.indptr[1:] + c.indptr[-1]]))  # fmt: skip
-    return type(c)(parts, shape=(2 * c.shape[0], c.shape[1]))
 
 
 def bounds(ops, start, objective, boxes, x, cache) -> Box | None:

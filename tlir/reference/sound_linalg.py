@@ -129,6 +129,15 @@ def signed_rows(left, matrix):
     return picked
 
 
+def with_negation(objective):
+    """The sparse `[C; −C]` in CSR form, from C's CSR arrays put together
+    (a general `vstack` checks and converts, at a cost on every sweep)."""
+    c = objective.tocsr()
+    parts = (np.concatenate([c.data, -c.data]), np.concatenate([c.indices, c.indices]),
+             np.concatenate([c.indptr, c.indptr[1:] + c.indptr[-1]]))  # fmt: skip
+    return type(c)(parts, shape=(2 * c.shape[0], c.shape[1]))
+
+
 def _check(n: int) -> None:
     if n * UNIT > 0.25:
         raise ValueError("sum too long for its error bound")
@@ -261,4 +270,5 @@ __all__ = [
     "tiny_times",
     "upper_on_box",
     "upper_sum",
+    "with_negation",
 ]
