@@ -216,3 +216,110 @@ def test_tight_bounds_do_not_run_torchlean_ibp(monkeypatch):
     monkeypatch.setattr(crown_module, "ibp_boxes", refuse)
     got = crown(module, lo, hi, mode="relu")
     assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want, strict=True))
+
+
+# --- per-model caches and shortcuts --------------------------------------------------------
+
+
+def test_signed_rows_is_the_product_of_a_one_hot_objective():
+    """`[I; −I]` rows on chosen cells times a sparse or dense matrix: the
+    picked and signed rows equal SciPy's product entry for entry; any other
+    left operand is not taken."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(4)
+    matrix = sparse.random_array((40, 30), density=0.2, format="csr", rng=rng)
+    cells = np.array([3, 17, 0, 39])
+    ones = sparse.csr_array((np.ones(4), (np.arange(4), cells)), shape=(4, 40))
+    both = sparse.vstack([ones, -ones], format="csr")
+    for m in (matrix, matrix.toarray()):
+        got, want = sound_linalg.signed_rows(both, m), both @ m
+        assert sparse.issparse(got) == sparse.issparse(m)
+        assert np.array_equal(sound_linalg.dense(got), sound_linalg.dense(want))
+    assert sound_linalg.signed_rows(both * 2.0, matrix) is None  # not ±1
+    assert sound_linalg.signed_rows(both.toarray(), matrix) is None  # not sparse
+    assert (
+        sound_linalg.signed_rows(sparse.vstack([both, both[:1] * 0.5 + both[1:2]]), matrix) is None
+    )
+
+
+def test_bounds_are_the_same_without_the_one_hot_shortcut(monkeypatch):
+    """The ReLU operands' first sweeps through a conv and a linear give the
+    same bounds with the rows picked or multiplied (up to the order of later
+    sums: SciPy's product leaves a row's entries in another order), both
+    sound at sampled points."""
+    from tlir.reference import crown_affine, evaluate
+
+    for kind in ("cnn", "mlp"):
+        net, _ = layered_net(kind, 2)
+        module = net.module()
+        x = np.random.default_rng(5).uniform(0, 1, net.input_shape)
+        lo, hi = ball(x, 0.05, F64, "x")
+        with monkeypatch.context() as m:
+            for where in (sound_linalg, crown_maps, crown_affine):
+                m.setattr(where, "signed_rows", lambda left, matrix: None)
+            want = crown(module, lo, hi, mode="relu")
+        got = crown(module, lo, hi, mode="relu")
+        for a, b in zip(got, want, strict=True):
+            assert np.allclose(a, b, rtol=1e-12, atol=0)
+        for point in np.random.default_rng(6).uniform(lo, hi, (30, *lo.shape)):
+            y = evaluate(module, [point])[0]
+            assert np.all(got[0] <= y) and np.all(y <= got[1])
+
+
+def test_constant_boxes_are_decoded_again_for_a_new_value():
+    """A constant's box is kept per op, read-only; an op given another value
+    (and so another affine map) bounds the new network, not the old one."""
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+    from tlir.dialects import tlir as T
+
+    net = Net((1,)).linear([[1.0]], [0.0]).relu()
+    module = net.linear([[2.0]], [1.0]).module()
+    lo, hi = np.array([-1.0]), np.array([2.0])
+    first = crown(module, lo, hi, mode="relu")
+    consts = [op for op in module.walk() if isinstance(op, T.ConstOp)]
+    for op in consts:
+        assert not any(end.flags.writeable for end in crown_relu._CONSTANTS[op][1])
+    last = consts[-2]  # the second linear's weight [[2.0]]
+    assert last.value.get_values() == (2.0,)
+    last.value = DenseIntOrFPElementsAttr.from_list(last.value.type, [3.0])
+    second = crown(module, lo, hi, mode="relu")
+    assert first[1][0] >= 5.0 and second[1][0] >= 7.0 and second[1][0] < first[1][0] + 2.5
+
+
+def test_relu_lines_cell_by_cell():
+    """The lines computed on the crossing cells alone are, cell by cell, the
+    relaxation's definition: slopes 1/0 on exact cells, `u/(u − l)` above and
+    1 or 0 below (by `u > −l`) on crossing ones with a bias at least the
+    line's gap at 0, nothing on cells with an infinite or NaN end."""
+    lo = np.array([[-1.0, 0.5, -2.0, -np.inf, -1.0, -3.0, np.nan, 0.0]])
+    hi = np.array([[3.0, 2.0, -0.5, 1.0, 1.0, 1.0, 1.0, 0.0]])
+    lower, upper, bias, lines, exact = crown_relu.relu_lines(lo, hi)
+    assert lower.shape == upper.shape == bias.shape == lo.shape
+    for k in range(lo.size):
+        low, high = lo[0, k], hi[0, k]
+        if exact[0, k]:
+            assert lower[0, k] == upper[0, k] == (1.0 if low >= 0 else 0.0) and bias[0, k] == 0
+        elif not lines[0, k]:
+            assert not np.isfinite(low) or not np.isfinite(high)
+            assert lower[0, k] == upper[0, k] == bias[0, k] == 0
+        else:
+            assert upper[0, k] == high / (high - low)
+            assert lower[0, k] == (1.0 if high > -low else 0.0)
+            exact_bias = Fraction(high) * (1 - Fraction(upper[0, k]))
+            assert Fraction(bias[0, k]) >= exact_bias
+    assert lines.tolist() == [[True, False, False, False, True, True, False, False]]
+
+
+def test_sparse_objective_with_its_negation_is_the_stack():
+    """`[C; −C]` from C's CSR arrays is SciPy's vstack of C and −C, for a C
+    with several (and no) entries a row, in COO form or CSR."""
+    from scipy import sparse
+
+    c = sparse.random_array((6, 9), density=0.3, format="coo", rng=np.random.default_rng(7))
+    for form in (c, c.tocsr()):
+        got = sound_linalg.with_negation(form)
+        want = sparse.vstack([form, -form], format="csr")
+        assert got.format == "csr" and got.shape == (12, 9)
+        assert np.array_equal(got.toarray(), want.toarray())

@@ -35,6 +35,7 @@ from tlir.reference.sound_linalg import (
     is_sparse,
     mul_up,
     relative,
+    signed_rows,
     sub_down,
     sub_up,
     up_scalar,
@@ -56,7 +57,8 @@ class RowsLinear:
         rows = left.shape[0]
         if is_sparse(left):
             if self.lead == 1:
-                return left @ self.weight
+                picked = signed_rows(left, self.weight)
+                return left @ self.weight if picked is None else picked
             left = dense(left)
         return (left.reshape(rows * self.lead, n) @ self.weight).reshape(rows, self.lead * m)
 
@@ -121,14 +123,36 @@ class Affine:
         `n = roundings` rounded terms, each at most `sizes` (`(|M̃| + R)·m`)
         plus the bias's size (or `extra`: the sizes of the terms the op
         rounds besides its products), is within `γ(n)` of their sum."""
-        info = np.finfo(dtype)
         n = self.roundings + max(self.matrix.forward_terms, 1)
-        extra = self.extra if self.extra is not None else np.maximum(
-            np.abs(self.bias[0]), np.abs(self.bias[1]))  # fmt: skip
-        factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
-        tiny = max(up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)), absolute(n))
+        factor, tiny = _evaluation_factors(n, np.dtype(dtype))
         with np.errstate(all="ignore"):
-            return add_up(mul_up(add_up(sizes, extra), factor), tiny)
+            return add_up(mul_up(add_up(sizes, self.extra_sizes), factor), tiny)
+
+    @functools.cached_property
+    def extra_sizes(self) -> np.ndarray:
+        """`extra`, or the bias's sizes: once per map."""
+        if self.extra is not None:
+            return self.extra
+        return np.maximum(np.abs(self.bias[0]), np.abs(self.bias[1]))
+
+    @functools.cached_property
+    def bias_spread(self) -> np.ndarray:
+        """`radius(b) + relative(n)·(|centre(b)| + radius(b))` rounded up (`n`
+        the output's size): the bias's part of `AffineTerms`, once per map."""
+        centre, radius = self.bias_centre_radius
+        with np.errstate(all="ignore"):
+            scaled = mul_up(add_up(np.abs(centre), radius), relative(max(centre.size, 1)))
+            return add_up(radius, scaled)
+
+
+@functools.lru_cache(maxsize=256)
+def _evaluation_factors(n: int, dtype: np.dtype) -> tuple[np.float64, np.float64]:
+    """`evaluation_error`'s relative factor `2(n + 1)·u` and absolute term
+    (at least `2(n + 1)·η` of the carrier), rounded up."""
+    info = np.finfo(dtype)
+    factor = up_scalar(2.0 * (n + 1) * float(info.eps) / 2)
+    tiny = max(up_scalar(2.0 * (n + 1) * float(info.smallest_subnormal)), absolute(n))
+    return factor, tiny
 
 
 def _point(box: Box | None) -> np.ndarray | None:
@@ -242,7 +266,8 @@ sparse matrix took time to build."""
 def _same_boxes(old: list[Box | None], new: list[Box | None]) -> bool:
     return len(old) == len(new) and all(
         (a is None) == (b is None) and (a is None or all(
-            x.shape == y.shape and np.array_equal(x, y) for x, y in zip(a, b, strict=True)))
+            x is y or (x.shape == y.shape and np.array_equal(x, y))
+            for x, y in zip(a, b, strict=True)))
         for a, b in zip(old, new, strict=True))  # fmt: skip
 
 
@@ -258,8 +283,19 @@ def affine_map(op: Operation, boxes: list[Box | None]) -> Affine | None:
     if kept is not None and _same_boxes(kept[0], params):
         return kept[1]
     found = rule(op, boxes)
-    _MAPS[op] = ([None if b is None else (b[0].copy(), b[1].copy()) for b in params], found)
+    _MAPS[op] = ([None if b is None else (_kept(b[0]), _kept(b[1])) for b in params], found)
     return found
+
+
+def _kept(a: np.ndarray) -> np.ndarray:
+    """An array nothing can write (it and every array under it read-only: the
+    constants' boxes, met again as the same object) as it is, any other copied."""
+    base = a
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return a.copy()
+        base = base.base
+    return a
 
 
 # --- boxes -------------------------------------------------------------------------------

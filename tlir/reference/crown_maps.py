@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 from tlir.dialects import tlir as T
 from tlir.reference import ops as F
 from tlir.reference.interval import Box
+from tlir.reference.sound_linalg import signed_rows
 
 
 class SweepFailed(Exception):
@@ -119,7 +120,8 @@ class ConvTranspose:
         else the transposed conv."""
         matrix = self.sparse_or_none(magnitude)
         if matrix is not None:
-            return left @ matrix
+            picked = signed_rows(left, matrix)
+            return left @ matrix if picked is None else picked
         return self.transposed_conv(left, magnitude)
 
     def transposed_conv(self, left: np.ndarray, magnitude: bool = False) -> np.ndarray:

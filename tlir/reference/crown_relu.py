@@ -19,6 +19,8 @@ the exact-real function at every step, and `k` is a bound rounded up.
 
 from __future__ import annotations
 
+import functools
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +52,7 @@ from tlir.reference.sound_linalg import (
     up_scalar,
     upper_on_box,
     upper_sum,
+    with_negation,
 )
 
 
@@ -165,12 +168,11 @@ class AffineTerms:
             size = magnitude(sweep.box(op.operands[affine.operand]))
             w = affine.sizes(size)
             e = affine.evaluation_error(w, numpy_dtype(op.results[0].type))
-        centre, radius = affine.bias_centre_radius
+        centre, _ = affine.bias_centre_radius
         n, terms = max(w.size, 1), max(affine.matrix.terms, 1)
         with np.errstate(all="ignore"):
             total = upper_sum(np.sum(size, keepdims=True), size.size)[0]
-            spread = add_up(radius, mul_up(add_up(np.abs(centre), radius), relative(n)))
-            v = add_up(add_up(mul_up(w, relative(terms)), e), spread)
+            v = add_up(add_up(mul_up(w, relative(terms)), e), affine.bias_spread)
             carried = add_up(tiny_times(terms, total), absolute(n))
         return AffineTerms(v, centre, float(carried))
 
@@ -221,13 +223,16 @@ def relu_lines(lo: np.ndarray, hi: np.ndarray):
     active, inactive = lo >= 0, hi <= 0
     exact = active | inactive
     lines = ~exact & np.isfinite(lo) & np.isfinite(hi)
-    slopes = np.where(active, one, zero)
-    lower = np.where(lines, np.where(hi > -lo, one, zero), slopes)
+    slopes = active.astype(dtype)
+    lower, upper, bias = slopes.copy(), slopes, np.zeros_like(slopes)
+    cells = np.flatnonzero(lines)  # the lines' arithmetic on their cells alone (often few)
+    low, h = lo.reshape(-1)[cells], hi.reshape(-1)[cells]
     with np.errstate(all="ignore"):
-        slope = np.clip(hi / (hi - lo), zero, one)
-        bias = np.maximum(mul_up(slope, -lo), mul_up(hi, sub_up(one, slope)))
-    upper = np.where(lines, slope, slopes)
-    return lower, upper, np.where(lines, bias, zero), lines, exact
+        slope = np.clip(h / (h - low), zero, one)
+        lines_bias = np.maximum(mul_up(slope, -low), mul_up(h, sub_up(one, slope)))
+    for full, part in ((lower, np.where(h > -low, one, zero)), (upper, slope), (bias, lines_bias)):
+        full.reshape(-1)[cells] = part
+    return lower, upper, bias, lines, exact
 
 
 @dataclass(frozen=True)
@@ -251,6 +256,14 @@ class ReluRelaxation:
         full = np.zeros(self.base.size, F64)
         full[self.cross] = values
         return full
+
+    @functools.cached_property
+    def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per cell (for sparse coefficients, once per relaxation): crossing or
+        not, the upper slope (crossing cells), `w` (crossing cells)."""
+        crossing = np.zeros(self.base.size, bool)
+        crossing[self.cross] = True
+        return crossing, self.per_cell(self.slopes), self.per_cell(self.w)
 
     @staticmethod
     def of(box: Box) -> ReluRelaxation:
@@ -296,15 +309,15 @@ def _relu_sparse(op, a, relax: ReluRelaxation, sweep) -> None:
     """`_relu` on the stored entries of a SciPy CSR coefficient."""
     a = a.tocsr()
     cells, data = a.indices, a.data
-    crossing = np.zeros(relax.base.size, bool)
-    crossing[relax.cross] = True
+    crossing, upper, w = relax.cells
     up = crossing[cells] & (data >= 0)
     slope = relax.base[cells]
-    slope[up] = relax.per_cell(relax.slopes)[cells[up]]
+    up_cells = cells[up]
+    slope[up] = upper[up_cells]
     out = data * slope
-    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
     if relax.cross.size:
-        terms = data[up] * relax.per_cell(relax.w)[cells[up]]
+        rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+        terms = data[up] * w[up_cells]
         with np.errstate(all="ignore"):
             found = np.bincount(rows[up], weights=terms, minlength=a.shape[0])
             sweep.constant(add_up(upper_sum(found, relax.cross.size), relax.tiny))
@@ -347,7 +360,7 @@ def bounds(ops, start, objective, boxes, x, cache) -> Box | None:
     """Lower and upper bounds of `objective·start` (float64), from one sweep of
     the rows `[C; −C]`."""
     if is_sparse(objective):
-        both = sparse_module().vstack([objective, -objective], format="csr")
+        both = with_negation(objective)
     else:
         both = np.concatenate([objective, -objective]).astype(F64)
     found = sweep_upper(ops, start, both, boxes, x, cache)
@@ -364,8 +377,28 @@ def intersect(found: Box | None, box: Box | None) -> Box | None:
     return np.fmax(found[0], box[0]), np.fmin(found[1], box[1])
 
 
+_CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""A constant op → (its value attribute, its box, read-only): decoded once for
+every call on the model (attributes are immutable; an op given a new value is
+decoded again), and the same arrays let `affine_map` know its kept map at once."""
+
+
 def ibp_step(op: Operation, boxes: dict[SSAValue, Box | None]) -> Box | None:
     """The op's IBP rule on the current boxes of its operands (None: unresolved)."""
+    if isinstance(op, T.ConstOp):
+        kept = _CONSTANTS.get(op)
+        if kept is None or kept[0] is not op.value:
+            box = _ibp_step(op, boxes)
+            if box is not None:
+                box = tuple(np.array(end) for end in box)  # owning their data
+                for end in box:
+                    end.setflags(write=False)
+            kept = _CONSTANTS[op] = (op.value, box)
+        return kept[1]
+    return _ibp_step(op, boxes)
+
+
+def _ibp_step(op: Operation, boxes: dict[SSAValue, Box | None]) -> Box | None:
     result = op.results[0]
     shape, dtype = tuple(result.type.get_shape()), numpy_dtype(result.type)
     if 0 in shape:
@@ -430,8 +463,8 @@ def tightened(ops, value: SSAValue, boxes, x, cache) -> Box | None:
             return box
     sparse = sparse_module()
     if sparse is not None:  # one-hot rows stay sparse through the first convs
-        ones = np.ones(cells.size, F64)
-        objective = sparse.csr_array((ones, (np.arange(cells.size), cells)), shape=(cells.size, n))
+        ones, starts = np.ones(cells.size, F64), np.arange(cells.size + 1)  # CSR form at once
+        objective = sparse.csr_array((ones, cells, starts), shape=(cells.size, n))
     else:
         objective = np.zeros((cells.size, n), F64)
         objective[np.arange(cells.size), cells] = 1.0

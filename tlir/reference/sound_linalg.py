@@ -49,31 +49,43 @@ def absolute(n: int) -> float:
     return 2.0 * (n + 1) * FLOOR
 
 
+def _step(s, keep, toward: float):
+    """`s` one step toward `toward` where `keep` is false (in place on arrays:
+    one temporary fewer than `np.where`, these run in every sweep's loop)."""
+    moved = np.nextafter(s, toward)
+    if isinstance(moved, np.ndarray):
+        np.copyto(moved, s, where=keep)
+        return moved
+    return s if keep else moved
+
+
 def add_up(a, b):
     """`a + b` rounded up: the rounded sum one step up, except an exact 0 (a
     rounded sum is 0 only when the exact one is: sums do not underflow), which
     TorchLean's `addUp` would turn into a subnormal."""
     s = np.add(a, b)
-    return np.where(s == 0, s, np.nextafter(s, np.inf))
+    return _step(s, s == 0, np.inf)
 
 
 def add_down(a, b):
     s = np.add(a, b)
-    return np.where(s == 0, s, np.nextafter(s, -np.inf))
+    return _step(s, s == 0, -np.inf)
 
 
 def sub_up(a, b):
-    return add_up(a, np.negative(b))
+    """`a − b` rounded up (a rounded difference is `fl(a + (−b))` exactly)."""
+    s = np.subtract(a, b)
+    return _step(s, s == 0, np.inf)
 
 
 def sub_down(a, b):
-    return add_down(a, np.negative(b))
+    s = np.subtract(a, b)
+    return _step(s, s == 0, -np.inf)
 
 
 def mul_up(a, b):
     """`a·b` rounded up: exact (no step) when a factor is 0."""
-    p = np.multiply(a, b)
-    return np.where(np.equal(a, 0) | np.equal(b, 0), p, np.nextafter(p, np.inf))
+    return _step(np.multiply(a, b), np.equal(a, 0) | np.equal(b, 0), np.inf)
 
 
 SPARSE_DENSITY = 0.1
@@ -97,6 +109,33 @@ def is_sparse(a) -> bool:
 def dense(a) -> np.ndarray:
     """A coefficient matrix as a NumPy array."""
     return a if isinstance(a, np.ndarray) else a.toarray()
+
+
+def signed_rows(left, matrix):
+    """`left @ matrix` when `left` is sparse with one entry ±1 per row (the
+    objective `[I; −I]` on a ReLU operand's crossing cells, before its first
+    op): the matrix's rows picked and signed, which is the product exactly (a
+    sum of one product by ±1), without a general sparse product; None for any
+    other `left`."""
+    if not is_sparse(left) or left.nnz != left.shape[0] or left.format != "csr":
+        return None
+    if not (np.array_equal(left.indptr, np.arange(left.shape[0] + 1))
+            and np.all(np.abs(left.data) == 1)):  # fmt: skip
+        return None
+    if not is_sparse(matrix):
+        return matrix[left.indices] * left.data[:, np.newaxis]
+    picked = matrix.tocsr()[left.indices]
+    picked.data *= np.repeat(left.data, np.diff(picked.indptr))
+    return picked
+
+
+def with_negation(objective):
+    """The sparse `[C; −C]` in CSR form, from C's CSR arrays put together
+    (a general `vstack` checks and converts, at a cost on every sweep)."""
+    c = objective.tocsr()
+    parts = (np.concatenate([c.data, -c.data]), np.concatenate([c.indices, c.indices]),
+             np.concatenate([c.indptr, c.indptr[1:] + c.indptr[-1]]))  # fmt: skip
+    return type(c)(parts, shape=(2 * c.shape[0], c.shape[1]))
 
 
 def _check(n: int) -> None:
@@ -202,7 +241,8 @@ class PointMatrix:
 
     def times(self, left):
         """`left @ M` (either may be sparse)."""
-        return left @ self.matrix
+        picked = signed_rows(left, self.matrix)
+        return left @ self.matrix if picked is None else picked
 
     def forward(self, v: np.ndarray, magnitude: bool = False) -> np.ndarray:
         """`M @ v` (or `|M| @ v`), `v` a vector or a matrix of columns."""
@@ -226,7 +266,9 @@ __all__ = [
     "magnitude",
     "nonneg_dot_up",
     "relative",
+    "signed_rows",
     "tiny_times",
     "upper_on_box",
     "upper_sum",
+    "with_negation",
 ]
