@@ -25,6 +25,7 @@ from tlir.dialects import tlir as T
 from tlir.interface import find_function
 from tlir.optable import OpTable
 from tlir.torchlean.json_text import dumps
+from tlir.torchlean.payload_folding import fold_payloads
 from tlir.torchlean.reader import FORMAT
 
 Fields = Callable[["Exporter", Any], dict[str, Any]]
@@ -85,6 +86,7 @@ class Exporter:
                 "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's "
                 "batch=N), or as a .tlz, which keeps the '?'",
             )
+        module = fold_payloads(module, payload_names, where)
         self.main = find_function(module)
         self.ids: dict[SSAValue, int] = {}
         self.nodes: list[dict[str, Any]] = []
