@@ -101,7 +101,11 @@ class Exporter:
         value = getattr(op, name)
         producer = value.owner if isinstance(value, SSAValue) else None
         if not isinstance(producer, T.ConstOp):
-            raise self.error(op, f"operand '{name}' must be a tlir.const to be written as payload")
+            raise self.error(
+                op,
+                f"operand '{name}' is written as payload, so it must be computed from constants "
+                "only, not from the input or a random op",
+            )
         array = dense_to_numpy(producer.value)
         if not self.binary and not np.all(np.isfinite(array)):
             raise self.error(op, f"operand '{name}' holds NaN or infinity, which JSON cannot carry")

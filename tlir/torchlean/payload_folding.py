@@ -41,14 +41,17 @@ def fold_payloads(
     module = module.clone()
     function = find_function(module)
     folder = _Folder(where)
+    consts: dict[SSAValue, T.ConstOp] = {}  # one constant per folded value
     for consumer, name in _foldable_payloads(function, payload_names):
         value = getattr(consumer, name)
-        const = T.ConstOp.create(
-            properties={"value": numpy_to_dense(folder.value(value), value.type)},
-            result_types=[value.type],
-        )
-        consumer.parent_block().insert_op_before(const, consumer)
-        consumer.operands = [const.result if v is value else v for v in consumer.operands]
+        if value not in consts:
+            consts[value] = T.ConstOp.create(
+                properties={"value": numpy_to_dense(folder.value(value), value.type)},
+                result_types=[value.type],
+            )
+            consumer.parent_block().insert_op_before(consts[value], consumer)
+        const = consts[value].result
+        consumer.operands = [const if v is value else v for v in consumer.operands]
     _drop_dead(folder.folded)
     return module
 
