@@ -1,9 +1,10 @@
 // A payload computed from constants only is evaluated at export and written as the payload
 // (mul_elem by a 0/1 mask as a grouped conv's weight is made; -2·0 = -0): the ops and constants
 // that only fed it are no nodes. A constant sub-graph also read elsewhere stays; so does an
-// op dead before export. A payload that depends on the input is one line.
+// op dead before export. A payload that depends on the input or on a random op is one line.
 // RUN: tlir-translate --export-torchlean %s | filecheck %s
 // RUN: not tlir-translate --export-torchlean %S/Inputs/input_payload.mlir 2>&1 | filecheck %s --check-prefix=INPUT
+// RUN: not tlir-translate --export-torchlean %S/Inputs/random_payload.mlir 2>&1 | filecheck %s --check-prefix=RANDOM
 
 // CHECK:      "nodes": [
 // CHECK-NEXT:   {"id": 0, "kind": "input", "parents": [], "shape": [3, 2]},
@@ -18,6 +19,8 @@
 
 // INPUT: input_payload.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tlir.linear: operand 'weight' is written as payload, so it must be computed from constants only, not from the input or a random op
 // INPUT-NOT: Traceback
+// RANDOM: random_payload.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tlir.linear: operand 'weight' is written as payload, so it must be computed from constants only, not from the input or a random op
+// RANDOM-NOT: Traceback
 
 func.func @main(%x: tensor<3x2xf64>) -> tensor<3x2xf64> {
   %w = tlir.const {tlir.name = "fc.weight", value = dense<[[1.5, -2.0], [3.0, 4.25]]> : tensor<2x2xf64>} : tensor<2x2xf64>

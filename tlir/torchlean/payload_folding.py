@@ -28,7 +28,8 @@ from tlir.interface import find_function
 
 _NOT_FOLDED = (T.RandUniformOp, T.BernoulliMaskOp, T.CustomOp)
 """Ops whose result is not a function of their operands alone (a random op's
-numbers belong to its node id) or that call into the module: never folded."""
+numbers belong to its node id) or that call into the module: never folded,
+nor is an op of another dialect (the exporter refuses it as it stands)."""
 
 
 def fold_payloads(
@@ -63,7 +64,7 @@ def _foldable_payloads(
     constant: dict[SSAValue, bool] = {}
     found = []
     for op in function.body.block.ops:
-        computable = not isinstance(op, _NOT_FOLDED) and not op.regions
+        computable = isinstance(op, T.TlirOp) and not isinstance(op, _NOT_FOLDED)
         known = computable and all(constant.get(v, False) for v in op.operands)
         constant.update((result, known) for result in op.results)
         for name in payload_names(op):
