@@ -464,12 +464,16 @@ def test_saved_model_computes_the_same_bits(tmp_path, name, dtype):
 
 def test_saved_grouped_conv_weight_is_dense_and_block_diagonal(tmp_path):
     """TorchLean's conv with `groups` reads a dense [outC, inC, k…] weight: the
-    packed [outC, inC/groups, k…] parameter on the diagonal blocks, zero
-    elsewhere; the concat, the mask and the packed parameter are no nodes."""
+    packed [outC, inC/groups, k…] parameter (its current value, here changed
+    after the compile) on the diagonal blocks, zero elsewhere; the concat, the
+    mask and the packed parameter are no nodes."""
     import json
 
     model, x = make("cnn", torch.float64)
-    tlir.save(tlir.compile(tlir.from_torch(model, (x,))), str(tmp_path / "m.json"), batch=2)
+    compiled = tlir.compile(tlir.from_torch(model, (x,)))
+    packed = compiled.parameters()["conv1.weight"]  # [6, 2, 3, 3]
+    packed[...] = np.arange(packed.size).reshape(packed.shape) / 8 - 6
+    tlir.save(compiled, str(tmp_path / "m.json"), batch=2)
     nodes = json.loads((tmp_path / "m.json").read_text())["nodes"]
     assert [n["kind"] for n in nodes] == [
         "input", "conv", "batch_norm_eval", "relu", "conv", "avg_pool", "max_pool", "reshape",
@@ -477,7 +481,6 @@ def test_saved_grouped_conv_weight_is_dense_and_block_diagonal(tmp_path):
     ]  # fmt: skip
     conv = nodes[1]
     assert (conv["groups"], conv["in_channels"], conv["out_channels"]) == (2, 4, 6)
-    packed = model.conv1.weight.detach().numpy()  # [6, 2, 3, 3]
     dense = np.zeros((6, 4, 3, 3))
     dense[:3, :2], dense[3:, 2:] = packed[:3], packed[3:]
     weight = np.array(conv["weight"])
