@@ -430,9 +430,9 @@ def test_tlir_run_on_a_broken_onnx_file_is_one_line(tmp_path):
 
 @pytest.mark.parametrize("name", ["cnn", "transformer", "mix"])
 def test_saved_onnx_model_computes_the_same_bits(name, tmp_path):
-    """An ONNX model's grouped convs and attention projections, computed from
-    its initializers inside the function, are saved as their values: the JSON
-    and the .tlz, reloaded, give the compiled model's bits."""
+    """An ONNX model's grouped conv weights, computed from its initializers
+    inside the function, are saved as their values: the JSON and the .tlz,
+    reloaded, give the compiled model's bits."""
     torch.manual_seed(11)
     cls, shape = MODELS[name]
     model = cls().to(torch.float32).eval()

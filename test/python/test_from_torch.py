@@ -444,8 +444,9 @@ def test_parameters_are_named_parameters_with_and_without_bias(bias, dtype):
 def test_saved_model_computes_the_same_bits(tmp_path, name, dtype):
     """Saved as JSON and as a .tlz at a batch, and as a .tlz with its '?', then
     reloaded: the outputs are the compiled original's, bit for bit. The grouped
-    convs' weights and the attention projections, computed from the parameters
-    inside the function, are written as their values."""
+    convs' dense weights, computed from the parameters inside the function, are
+    written as their values; attention's sliced projections are matmuls on the
+    activations, written as nodes."""
     model, x = make(name, dtype)
     compiled = tlir.compile(tlir.from_torch(model, (x,)))
     batch = x.shape[0] + 3
