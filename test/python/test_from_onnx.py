@@ -426,3 +426,22 @@ def test_tlir_run_on_a_broken_onnx_file_is_one_line(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [f"{path}: error: not an ONNX model (DecodeError)"]
+
+
+@pytest.mark.parametrize("name", ["cnn", "transformer", "mix"])
+def test_saved_onnx_model_computes_the_same_bits(name, tmp_path):
+    """An ONNX model's grouped conv weights, computed from its initializers
+    inside the function, are saved as their values: the JSON and the .tlz,
+    reloaded, give the compiled model's bits."""
+    torch.manual_seed(11)
+    cls, shape = MODELS[name]
+    model = cls().to(torch.float32).eval()
+    x = torch.randn(*shape)
+    compiled = tlir.compile(tlir.from_onnx(export(model, x, tmp_path / "m.onnx")))
+    inputs = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    expected = compiled(inputs)
+    for file in ("m.json", "m.tlz"):  # at the batch the file fixes
+        tlir.save(compiled, str(tmp_path / file), batch=shape[0])
+        reloaded = tlir.compile(str(tmp_path / file), dtype="f32")
+        for got, want in zip(reloaded(inputs), expected, strict=True):
+            assert got.tobytes() == want.tobytes(), file

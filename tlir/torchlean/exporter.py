@@ -25,6 +25,7 @@ from tlir.dialects import tlir as T
 from tlir.interface import find_function
 from tlir.optable import OpTable
 from tlir.torchlean.json_text import dumps
+from tlir.torchlean.payload_folding import fold_payloads
 from tlir.torchlean.reader import FORMAT
 
 Fields = Callable[["Exporter", Any], dict[str, Any]]
@@ -85,6 +86,7 @@ class Exporter:
                 "at a batch (tlir-opt -p 'tlir-specialize-batch{batch=N}', or tlir.save's "
                 "batch=N), or as a .tlz, which keeps the '?'",
             )
+        module = fold_payloads(module, payload_names, where)
         self.main = find_function(module)
         self.ids: dict[SSAValue, int] = {}
         self.nodes: list[dict[str, Any]] = []
@@ -99,7 +101,11 @@ class Exporter:
         value = getattr(op, name)
         producer = value.owner if isinstance(value, SSAValue) else None
         if not isinstance(producer, T.ConstOp):
-            raise self.error(op, f"operand '{name}' must be a tlir.const to be written as payload")
+            raise self.error(
+                op,
+                f"operand '{name}' is written as payload, so it must be computed from constants "
+                "only, not from the input or a random op",
+            )
         array = dense_to_numpy(producer.value)
         if not self.binary and not np.all(np.isfinite(array)):
             raise self.error(op, f"operand '{name}' holds NaN or infinity, which JSON cannot carry")
