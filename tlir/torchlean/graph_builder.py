@@ -67,7 +67,10 @@ class GraphBuilder:
         named `node{ID}.{field}` (JSON node id, payload field) for the parameter
         API (`tlir.parameters`)."""
         carrier = to_carrier(values, self.dtype)
-        return self._constant(numpy_to_dense(carrier, self.tensor_type(carrier.shape)), field)
+        dense = numpy_to_dense(carrier, self.tensor_type(carrier.shape))
+        # Its type is its array's shape (static): TorchLean's shape rules for a
+        # constant hold by construction, so they are not checked again.
+        return self._constant(dense, field, checked=False)
 
     def splat(self, value: float, shape: Shape, field: str) -> SSAValue:
         """`constant` of a tensor whose entries are all `value`, stored once (a
@@ -75,13 +78,15 @@ class GraphBuilder:
         ONNX front ends' scalars)."""
         one = numpy_to_dense(to_carrier(np.array([value]), self.dtype))
         typ = self.tensor_type(shape)
-        return self._constant(DenseIntOrFPElementsAttr(typ, one.data), field)
+        # Checked: `shape` is the caller's and may hold the batch `?`, which a
+        # constant cannot.
+        return self._constant(DenseIntOrFPElementsAttr(typ, one.data), field, checked=True)
 
-    def _constant(self, dense: DenseIntOrFPElementsAttr, field: str) -> SSAValue:
+    def _constant(self, dense: DenseIntOrFPElementsAttr, field: str, checked: bool) -> SSAValue:
         op = T.ConstOp.create(properties={"value": dense}, result_types=[dense.type])
         assert self.node is not None
         op.attributes[NAME_ATTRIBUTE] = StringAttr(f"node{self.node.id}.{field}")
-        return self._append(op)
+        return self._append(op, checked)
 
     def emit(
         self,
@@ -106,20 +111,25 @@ class GraphBuilder:
             self.take_tensor_id()
         return self._append(op)
 
-    def _append(self, op: Operation) -> SSAValue:
+    def _append(self, op: Operation, checked: bool = True) -> SSAValue:
         assert self.node is not None
         if self._location[0] != self.node.id:
             self._location = (self.node.id, node_location(self.file, self.node.id))
         op.location = self._location[1]
+        if checked:
+            self._check(op)
+        self.block.add_op(op)
+        return op.results[0]
+
+    def _check(self, op: Operation) -> None:
+        """The builder makes operand, result and property types right by
+        construction; what a file can get wrong is TorchLean's shape rules."""
+        assert self.node is not None
         try:
-            # The builder makes operand, result and property types right by
-            # construction; what a file can get wrong is TorchLean's shape rules.
             op.check_shape_rules()
         except DiagnosticException as err:
             message = " ".join(str(err).split()).removeprefix(f"{op.name}: ")
             raise self.node.error(message) from None
-        self.block.add_op(op)
-        return op.results[0]
 
     def finish(self, outputs: Sequence[SSAValue], input_id: int, name: str = "main") -> ModuleOp:
         """Close `@main`; the argument, return and function point at the file."""
