@@ -13,6 +13,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from tlir.attrs import unverified
+
 
 def element_type(dtype: np.dtype) -> Float32Type | Float64Type:
     return Float32Type() if np.dtype(dtype) == np.float32 else Float64Type()
@@ -25,7 +27,9 @@ def numpy_to_dense(array: np.ndarray, typ: TensorType | None = None) -> DenseInt
     little = np.ascontiguousarray(array, dtype=dtype.newbyteorder("<"))
     if typ is None:
         typ = TensorType(element_type(dtype), list(array.shape))
-    return DenseIntOrFPElementsAttr(typ, BytesAttr(little.tobytes()))
+    # Valid by construction (the bytes of an array of the type's shape and
+    # element type), so not verified again: one per payload of an imported graph.
+    return unverified(DenseIntOrFPElementsAttr, typ, BytesAttr(little.tobytes()))
 
 
 def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

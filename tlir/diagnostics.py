@@ -18,6 +18,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from tlir.attrs import name_location
+
 
 def printable(text: str) -> str:
     """`text` safe to show on one line of a terminal: every character Unicode
@@ -69,7 +71,7 @@ def describe_location(loc: Attribute, fallback: str) -> str:
 
 def node_location(file: str, node_id: int) -> NameLoc:
     """The location the JSON importer gives every op of a node."""
-    return NameLoc(StringAttr(f"{file}: node {node_id}"), NoneAttr())
+    return name_location(f"{file}: node {node_id}")
 
 
 def file_location(file: str) -> NameLoc:
