@@ -19,6 +19,16 @@ from tlir.diagnostics import TlirError
 _INTEGER = re.compile(r"[0-9]+(?:_[0-9]+)*")
 
 
+def positive_int(text: str) -> int | None:
+    """The positive integer `text` spells in ASCII digits (surrounding blanks
+    ignored), else None: the one reading of numbers from untrusted text, for
+    environment variables and command-line options alike."""
+    text = text.strip()
+    if _INTEGER.fullmatch(text) and int(text) >= 1:
+        return int(text)
+    return None
+
+
 def env_int(name: str, unit: str = "", empty_is_unset: bool = True) -> int | None:
     """The positive integer in the environment variable `name`, None when it is
     unset (or empty, if `empty_is_unset`); `unit` ("bytes") names what it
@@ -26,11 +36,11 @@ def env_int(name: str, unit: str = "", empty_is_unset: bool = True) -> int | Non
     value = os.environ.get(name)
     if value is None or (empty_is_unset and not value.strip()):
         return None
-    text = value.strip()
-    if _INTEGER.fullmatch(text) and int(text) >= 1:
-        return int(text)
+    number = positive_int(value)
+    if number is not None:
+        return number
     what = f"a positive integer ({unit})" if unit else "a positive integer"
     raise TlirError(name, f"must be {what}, got {ascii(value)}")
 
 
-__all__ = ["env_int"]
+__all__ = ["env_int", "positive_int"]

@@ -376,6 +376,10 @@ def test_cli_import_onnx_keeps_the_symbolic_batch_and_batch_fixes_it(tmp_path):
             ["--batch", "two"],
             "tlir-translate: error: argument --batch: expected a positive integer, got 'two'",
         ),
+        (  # a digit to str.isdigit, not to int
+            ["--batch", "\u00b2"],
+            "tlir-translate: error: argument --batch: expected a positive integer, got '\u00b2'",
+        ),
     ],
 )
 def test_cli_import_onnx_bad_batch_is_one_line(tmp_path, args, message):

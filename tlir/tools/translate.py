@@ -82,9 +82,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _batch_argument(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    from tlir.settings import positive_int
+
+    batch = positive_int(text)
+    if batch is None:  # ASCII digits only: `str.isdigit` would take '²'
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return int(text)
+    return batch
 
 
 def _at_batch(module, batch: int, where: str):
