@@ -37,11 +37,12 @@ ROOT = Path(__file__).resolve().parents[1]
 JVP_TARGET, VJP_TARGET = 2.5, 3.0
 
 
-def interleaved(
+def interleaved_samples(
     functions: list[Callable[[], object]], repeat: int, clock: Callable[[], float]
-) -> list[float]:
-    """The median time of each function, calls interleaved round by round (so a
-    change in machine load affects all of them alike)."""
+) -> list[list[float]]:
+    """The `repeat` times of each function on `clock`, after one warm-up call,
+    calls interleaved round by round (so a change in machine load affects all
+    of them alike)."""
     times: list[list[float]] = [[] for _ in functions]
     for function in functions:
         function()
@@ -50,7 +51,14 @@ def interleaved(
             start = clock()
             function()
             samples.append(clock() - start)
-    return [statistics.median(samples) for samples in times]
+    return times
+
+
+def interleaved(
+    functions: list[Callable[[], object]], repeat: int, clock: Callable[[], float]
+) -> list[float]:
+    """The median time of each function, calls interleaved (`interleaved_samples`)."""
+    return [statistics.median(s) for s in interleaved_samples(functions, repeat, clock)]
 
 
 def _write(name: str, graph: dict) -> str:

@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import graphs  # noqa: E402
+from autodiff import interleaved_samples  # noqa: E402
 
 import tlir  # noqa: E402
 import tlir.optim  # noqa: E402
@@ -51,14 +52,7 @@ def interleaved(
     functions: list[Callable[[], object]], repeat: int, clock: Callable[[], float]
 ) -> list[tuple[float, float]]:
     """(minimum, median) time of each function on `clock`, calls interleaved."""
-    times: list[list[float]] = [[] for _ in functions]
-    for function in functions:
-        function()
-    for _ in range(repeat):
-        for function, samples in zip(functions, times, strict=True):
-            start = clock()
-            function()
-            samples.append(clock() - start)
+    times = interleaved_samples(functions, repeat, clock)
     return [(min(s), statistics.median(s)) for s in times]
 
 

@@ -173,14 +173,7 @@ def run_sweep(ops: list[Operation], start: SSAValue, objective: np.ndarray, swee
     """Ops in reverse order from the one defining `start`; each with a
     coefficient consumes it by its rule (discharged where it has none)."""
     sweep.coeffs[start] = (objective, objective.copy())
-    for op in reversed(ops):
-        live = [r for r in op.results if r in sweep.coeffs]
-        if len(op.results) != 1:  # no rule reads several results: each is discharged
-            for r in live:
-                sweep.discharge(sweep.coeffs.pop(r), r)
-        elif live:
-            rule = (TORCHLEAN_RULES.lookup(op) or _discharge) if maps.nonempty(op) else _discharge
-            rule(op, sweep.coeffs.pop(live[0]), sweep)
+    maps.walk_back(ops, TORCHLEAN_RULES, sweep)
 
 
 def coefficient_affine(x_lo, x_hi, a: Box) -> tuple[Box, Box]:

@@ -323,6 +323,21 @@ def discharge_rule(op: Operation, a: Box, sweep) -> None:
     sweep.discharge(a, op.results[0])
 
 
+def walk_back(ops: list[Operation], rules, sweep) -> None:
+    """Both sweeps' walk: `ops` in reverse order, each result with a coefficient
+    consumed by `rules`' rule for its op (discharged where it has none, where
+    the op is empty, and for every result of an op with several: no rule reads
+    those)."""
+    for op in reversed(ops):
+        live = [r for r in op.results if r in sweep.coeffs]
+        if len(op.results) != 1:
+            for r in live:
+                sweep.discharge(sweep.coeffs.pop(r), r)
+        elif live:
+            rule = (rules.lookup(op) or discharge_rule) if nonempty(op) else discharge_rule
+            rule(op, sweep.coeffs.pop(live[0]), sweep)
+
+
 def pass_through_rule(op: Operation, a: Box, sweep) -> None:
     """Both sweeps' rule for `PASS_THROUGH` ops: the coefficient goes to the operand."""
     sweep.add(op.operands[0], *a)
@@ -369,6 +384,7 @@ __all__ = [
     "add_rule",
     "discharge_rule",
     "pass_through_rule",
+    "walk_back",
     "PASS_THROUGH",
     "ConvTranspose",
     "LinearMap",

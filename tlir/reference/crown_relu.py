@@ -341,14 +341,7 @@ def sweep_upper(ops, start, objective, boxes, x, cache) -> np.ndarray | None:
     sweep = UpperSweep(boxes, np.zeros(objective.shape[0], F64), cache)
     sweep.coeffs[start] = objective
     try:
-        for op in reversed(ops):
-            live = [r for r in op.results if r in sweep.coeffs]
-            if len(op.results) != 1:  # no rule reads several results: each is discharged
-                for r in live:
-                    sweep.discharge(sweep.coeffs.pop(r), r)
-            elif live:
-                rule = (RELU_RULES.lookup(op) or _discharge) if maps.nonempty(op) else _discharge
-                rule(op, sweep.coeffs.pop(live[0]), sweep)
+        maps.walk_back(ops, RELU_RULES, sweep)
         if x in sweep.coeffs:
             sweep.discharge(sweep.coeffs.pop(x), x)
     except maps.SweepFailed:
