@@ -139,6 +139,7 @@ def test_a_directory_others_could_swap_is_refused(tmp_path):
     shared.mkdir()
     shared.chmod(0o777)
     _assert_refused(tmp_path, shared / "cache", "above the cache is writable by others")
+    assert list(shared.iterdir()) == []  # the cache directory was not made there
     shared.chmod(0o1777)  # as /tmp
     assert _compile_elsewhere(tmp_path, str(shared / "cache"))[0]["cache"] == "miss"
     assert _compile_elsewhere(tmp_path, str(shared / "cache"))[0]["cache"] == "hit"

@@ -120,6 +120,8 @@ def _check_ancestors(directory: str) -> None:
     every directory above it is this user's or root's, and writable by no one
     else unless sticky (as /tmp is)."""
     for parent in Path(directory).parents:
+        if not os.path.lexists(parent):  # not made yet (`private_directory` makes it)
+            continue
         info = os.stat(parent)
         if info.st_uid not in (os.geteuid(), 0):
             raise Untrusted(f"{ascii(str(parent))} above the cache is owned by uid {info.st_uid}")
@@ -133,6 +135,7 @@ def private_directory(configured: str) -> str:
     above; `Untrusted` or `OSError` otherwise."""
     directory = os.path.realpath(configured)
     if not os.path.isdir(directory):
+        _check_ancestors(directory)  # nothing is made under a directory others may write
         os.makedirs(directory, mode=0o700, exist_ok=True)
         directory = os.path.realpath(directory)
     info = os.lstat(directory)
