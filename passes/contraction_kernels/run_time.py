@@ -180,7 +180,7 @@ def _conv_input_grad(op: A.ConvInputGradOp, marks: Sequence[Marks]) -> tuple[str
     out_marks = marks[-1]
     _static(out_marks[lead:], "conv_input_grad's channels and positions")
     if _one(out_marks[:lead], "conv_input_grad's result"):
-        return "batch", math.prod(geometry.lead) * op.config.groups
+        return "batch", math.prod(geometry.lead) * geometry.groups
     return None, 0
 
 

@@ -38,6 +38,14 @@ ALL = (1, 2, 3, 7, 15, 16, 17, 100, 300)
 FEW = (1, 2, 3, 7, 17)
 B0 = 4
 
+
+def conv_input_grad(g, wt, x, stride, padding, dilation):
+    ints = lambda values: "array<i64: " + ", ".join(map(str, values)) + ">"  # noqa: E731
+    props = (f"{{stride = {ints(stride)}, padding = {ints(padding)}, "
+             f"dilation = {ints(dilation)}, groups = 1 : i64, channel_axis = 1 : i64}}")  # fmt: skip
+    return f"tlir_ad.conv_input_grad %a0, %a1 {props}", [g, wt], x
+
+
 # (name, case at batch b, marks per operand then result, target, batches)
 CASES = [
     ("linear_rows", lambda b: linear((b, 20), 50), [(1, 0), (0, 0), (0,), (1, 0)], "host", ALL),
@@ -101,6 +109,29 @@ CASES = [
         FEW,
     ),
     (
+        "conv_input_grad_samples",
+        lambda b: conv_input_grad((b, 4, 6, 5), (3, 4, 3, 3), (b, 3, 6, 5), (1, 1), (1, 1), (1, 1)),
+        [(1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)],
+        "host",
+        FEW,
+    ),
+    (
+        "conv_input_grad_direct",
+        lambda b: conv_input_grad(
+            (b, 32, 16, 16), (3, 32, 3, 3), (b, 3, 16, 16), (1, 1), (1, 1), (1, 1)
+        ),
+        [(1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)],
+        "host",
+        FEW,
+    ),
+    (
+        "conv_input_grad_dilated",
+        lambda b: conv_input_grad((b, 3, 7, 4), (2, 3, 2, 3), (b, 2, 7, 6), (1, 1), (0, 2), (2, 2)),
+        [(1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)],
+        "tiny",
+        FEW,
+    ),
+    (
         "conv_samples",
         lambda b: conv((b, 3, 9, 11), 5, (3, 3), pad=(1, 1)),
         [(1, 0, 0, 0), (0, 0, 0, 0), (0,), (1, 0, 0, 0)],
@@ -120,7 +151,8 @@ CASES = [
 
 
 def _op(text: str):
-    return next(op for op in tlir.parse_module(text).walk() if op.name.startswith("tlir."))
+    ops = tlir.parse_module(text).walk()
+    return next(op for op in ops if op.name.startswith(("tlir.", "tlir_ad.")))
 
 
 def _run(compiled: CompiledKernel, inputs, shape, dtype, batch: int, ranges) -> np.ndarray:
