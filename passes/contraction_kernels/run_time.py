@@ -11,8 +11,9 @@ of, exactly one extent may then be a multiple of B:
   JVP's tangent contractions): the row blocks are counted at run time, and the
   rows past the last whole register tile go through tiles of 8, 4, 2, 1 rows
   (`GemmEmitter.tail_tiles`);
-* `k`, the summed index (the VJP's dW = gᵀ·x of a 2-D matmul): the number of
-  k blocks and the last block's length are computed at run time.
+* `k`, the summed index (the VJP's dW = gᵀ·x of a 2-D matmul, conv_kernel_grad's
+  leading and output positions): the number of k blocks and the last block's
+  length are computed at run time.
 
 Every output is one accumulator lane that adds its terms in ascending k from
 +0, whatever the tiling (`gemm.py`), so the kernel is bit-identical at every
@@ -184,9 +185,17 @@ def _conv_input_grad(op: A.ConvInputGradOp, marks: Sequence[Marks]) -> tuple[str
     return None, 0
 
 
-def _refuse(op: Operation, marks: Sequence[Marks]) -> tuple[str | None, int]:
-    if any(any(own) for own in marks):
-        raise NotBatchGeneric(f"{op.name} with a batch-sized extent")
+def _conv_kernel_grad(op: A.ConvKernelGradOp, marks: Sequence[Marks]) -> tuple[str | None, int]:
+    geometry = op.geometry
+    lead = len(geometry.lead)
+    x_marks, g_marks, out_marks = marks
+    _static(x_marks[lead:] + g_marks[lead:], "conv_kernel_grad's channels and positions")
+    _static(out_marks, "conv_kernel_grad's result")
+    factor = _one(x_marks[:lead], "conv_kernel_grad's input")
+    if factor != _one(g_marks[:lead], "conv_kernel_grad's cotangent"):
+        raise NotBatchGeneric("conv_kernel_grad: the input and cotangent batches differ")
+    if factor:
+        return "k", math.prod(geometry.lead) * math.prod(geometry.out_spatial)
     return None, 0
 
 
@@ -195,7 +204,7 @@ _KINDS: dict[type, Callable[[Operation, Sequence[Marks]], tuple[str | None, int]
     T.LinearOp: _linear,
     T.ConvOp: _conv,
     A.ConvInputGradOp: _conv_input_grad,
-    A.ConvKernelGradOp: _refuse,
+    A.ConvKernelGradOp: _conv_kernel_grad,
 }
 
 

@@ -46,6 +46,12 @@ def conv_input_grad(g, wt, x, stride, padding, dilation):
     return f"tlir_ad.conv_input_grad %a0, %a1 {props}", [g, wt], x
 
 
+def conv_kernel_grad(x, g, kernel, stride, dilation):
+    ints = lambda values: "array<i64: " + ", ".join(map(str, values)) + ">"  # noqa: E731
+    props = f"{{stride = {ints(stride)}, dilation = {ints(dilation)}, channel_axis = 1 : i64}}"
+    return f"tlir_ad.conv_kernel_grad %a0, %a1 {props}", [x, g], (x[1], *kernel, g[1])
+
+
 # (name, case at batch b, marks per operand then result, target, batches)
 CASES = [
     ("linear_rows", lambda b: linear((b, 20), 50), [(1, 0), (0, 0), (0,), (1, 0)], "host", ALL),
@@ -130,6 +136,27 @@ CASES = [
         [(1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)],
         "tiny",
         FEW,
+    ),
+    (
+        "conv_kernel_grad_squares",
+        lambda b: conv_kernel_grad((b, 3, 10, 10), (b, 16, 8, 8), (3, 3), (1, 1), (1, 1)),
+        [(1, 0, 0, 0), (1, 0, 0, 0), (0, 0, 0, 0)],
+        "host",
+        ALL,
+    ),
+    (
+        "conv_kernel_grad_blocks",
+        lambda b: conv_kernel_grad((b, 4, 18, 18), (b, 8, 16, 16), (3, 3), (1, 1), (1, 1)),
+        [(1, 0, 0, 0), (1, 0, 0, 0), (0, 0, 0, 0)],
+        "tiny",
+        FEW,
+    ),
+    (
+        "conv_kernel_grad_strided_odd",
+        lambda b: conv_kernel_grad((b, 2, 9, 8), (b, 3, 3, 3), (2, 2), (2, 2), (2, 2)),
+        [(1, 0, 0, 0), (1, 0, 0, 0), (0, 0, 0, 0)],
+        "host",
+        ALL,
     ),
     (
         "conv_samples",
