@@ -344,3 +344,18 @@ def test_unmarked_kernel_keeps_the_static_abi():
     wrapper = next(op for op in kernel_to_loops(kernel).ops if op.sym_name.data == "main")
     assert "tlir.parallel_rule" not in wrapper.attributes
     assert len(wrapper.function_type.inputs.data) == 4 + 2
+
+
+def test_refused_marks_leave_the_kernel_to_the_linalg_route():
+    """A marked contraction the generator cannot take at run time (here a
+    matmul batch axis that is not the outermost) is not generated: neither
+    `contraction_module` nor `is_generated` (which keeps LLVM's vectorizer off)
+    claims it."""
+    from tlir.compiler.backend import contraction_module, is_generated
+
+    op_text, shapes, out = matmul((3, B0, 5, 4), (3, B0, 4, 6))
+    kernel = _marked_kernel(_module(op_text, shapes, out, "f64"), [(0, 1, 0, 0)] * 3)
+    assert contraction_module(kernel) is None
+    assert not is_generated(kernel)
+    del kernel.attributes["tlir.batch_axes"]
+    assert contraction_module(kernel) is not None and is_generated(kernel)

@@ -154,6 +154,14 @@ def _generated_parts(kernel: func.FuncOp):
     types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
     if parts is None or any(0 in t.get_shape() for t in types):
         return None  # empty buffers: the linalg route handles them on both back ends
+    marks = _operand_batch_axes(kernel, parts[0])
+    if marks is not None:
+        from tlir.passes.contraction_kernels.run_time import NotBatchGeneric, scaling
+
+        try:
+            scaling(parts[0], marks)
+        except NotBatchGeneric:
+            return None  # the linalg route takes the batch at run time
     return parts
 
 
@@ -168,7 +176,6 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     from xdsl.dialects import arith
 
     from tlir.passes.contraction_kernels import contraction_kernel, host_target
-    from tlir.passes.contraction_kernels.run_time import NotBatchGeneric
     from tlir.passes.tlir_form_kernels import NUMERICS_ATTR
 
     op, chain, plan = parts
@@ -176,10 +183,7 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     fused = kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma")
     block_args = list(kernel.body.block.args)
     marks = _operand_batch_axes(kernel, op)
-    try:
-        inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain, fused, marks)
-    except NotBatchGeneric:
-        return None  # the linalg route takes the batch at run time
+    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain, fused, marks)
     inner.sym_visibility = StringAttr("private")
     order = [block_args.index(v) for v in (*op.operands, *(plan.extras if plan else ()))]
     memref = [MemRefType(t.element_type, t.get_shape()) for t in kernel.function_type.inputs.data]
