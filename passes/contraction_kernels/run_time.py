@@ -5,8 +5,9 @@ where the axis's extent is k·B (0: static). Of the GEMM a contraction is made
 of, exactly one extent may then be a multiple of B:
 
 * `batch`, the number of GEMMs (conv's samples, conv_input_grad's leading
-  positions, matmul's leading batch axis): only the number of work units
-  changes, every unit's code is the static one;
+  positions, one of matmul's batch axes): the number of work units changes,
+  and where the batch-sized axis of a matmul is not its outermost, the strides
+  of the axes outside it (`linalg_ops.matmul_spec`'s `set_batch_extent`);
 * `m`, the rows (linear's flattened leading axes, a 2-D matmul's rows, the
   JVP's tangent contractions): the row blocks are counted at run time, and the
   rows past the last whole register tile go through tiles of 8, 4, 2, 1 rows
@@ -64,6 +65,8 @@ class Scaling:
     coefficient: int
     nominal_batch: int
     """B0: the batch of the kernel's static types."""
+    result_axis: tuple[int, int] = (0, 0)
+    """(axis, k) of the result's batch-sized axis (k = 0: none)."""
 
     def nominal(self, spec: GemmSpec) -> None:
         """Sets the spec's extent to its value at `TILING_BATCH` (the tiling's)."""
@@ -78,6 +81,9 @@ class Scaling:
         """The run-time extent, computed from the kernel's `batch` argument."""
         if self.kind is None:
             return None
+        axis, factor = self.result_axis
+        if self.kind == "batch" and axis and spec.set_batch_extent is not None:
+            spec.set_batch_extent(axis, kb.mul(batch, factor))  # matmul's batch strides
         value = kb.mul(batch, self.coefficient)
         run = RunTime(**{self.kind: value})
         if self.kind == "k" and spec.a_si == spec.k:
@@ -112,28 +118,22 @@ def _static(marks: Marks, what: str) -> None:
         raise NotBatchGeneric(f"{what} is batch-sized")
 
 
-def _leading(marks: Marks, what: str) -> bool:
-    """Whether the only batch-sized axis of `marks` (if any) is the first."""
-    if not any(marks):
-        return False
-    if not marks[0] or any(marks[1:]):
-        raise NotBatchGeneric(f"{what}: the batch-sized axis is not the outermost")
-    return True
-
-
 def _matmul(op: T.MatmulOp, marks: Sequence[Marks]) -> tuple[str | None, int]:
     a_marks, b_marks, out_marks = marks
     a_shape, b_shape = op.lhs.type.get_shape(), op.rhs.type.get_shape()
     out_shape = op.result.type.get_shape()
     matrices = (len(a_shape) >= 2) + (len(b_shape) >= 2)
     batch_rank = len(out_shape) - (2 if matrices == 2 else 1 if matrices else 0)
-    if _leading(out_marks[:batch_rank], "matmul's batch"):
-        if out_shape[0] == 1:  # at B0 = 1 a batch-sized axis looks broadcast
+    factor = _one(out_marks[:batch_rank], "matmul's batch")
+    if factor:
+        axis = next(i for i, m in enumerate(out_marks) if m)
+        if out_shape[axis] == 1:  # at B0 = 1 a batch-sized axis looks broadcast
             raise NotBatchGeneric("matmul: a batch of 1 at B0 hides which axes broadcast")
         for shape, own in ((a_shape, a_marks), (b_shape, b_marks)):
             rank = len(shape) - (2 if len(shape) >= 2 else 1)
-            aligned = rank == batch_rank and shape[0] != 1
-            if aligned != (rank > 0 and own[0] > 0) or any(own[1:rank]):
+            aligned = axis - (batch_rank - rank)  # the operand's axis against `axis`
+            wanted = [factor if i == aligned and shape[i] != 1 else 0 for i in range(rank)]
+            if list(own[:rank]) != wanted:
                 raise NotBatchGeneric("matmul: an operand's batch axes are not the result's")
             _static(own[rank:], "matmul's matrix")
         _static(out_marks[batch_rank:], "matmul's matrix")
@@ -232,4 +232,5 @@ def scaling(op: Operation, marks: Sequence[Marks]) -> Scaling:
         return Scaling(None, 0, b0)
     if extent % b0:
         raise NotBatchGeneric(f"{op.name}: extent {extent} is not a multiple of B0 = {b0}")
-    return Scaling(kind, extent // b0, b0)
+    axis = next((i for i, factor in enumerate(marks[-1]) if factor), 0)
+    return Scaling(kind, extent // b0, b0, (axis, marks[-1][axis] if marks[-1] else 0))

@@ -114,6 +114,36 @@ CASES = [
         "host",
         FEW,
     ),
+    # the batch-sized axis inside the batch: the strides of the axes outside it
+    # depend on B (an attention's in-projection: [5, B, 8, 3] · [3, 1])
+    (
+        "matmul_inner_batch",
+        lambda b: matmul((3, b, 5, 4), (3, b, 4, 6)),
+        [(0, 1, 0, 0)] * 3,
+        "host",
+        FEW,
+    ),
+    (
+        "matmul_inner_projection",
+        lambda b: matmul((5, b, 8, 3), (3, 1)),
+        [(0, 1, 0, 0), (0, 0), (0, 1, 0, 0)],
+        "tiny",
+        FEW,
+    ),
+    (
+        "matmul_inner_broadcast",
+        lambda b: matmul((3, 2 * b, 5, 4), (2 * b, 4, 6)),
+        [(0, 2, 0, 0), (2, 0, 0), (0, 2, 0, 0)],
+        "host",
+        FEW,
+    ),
+    (
+        "matmul_inner_mat_vec",
+        lambda b: matmul((2, b, 9, 6), (6,)),
+        [(0, 1, 0, 0), (0,), (0, 1, 0)],
+        "tiny",
+        FEW,
+    ),
     (
         "conv_input_grad_samples",
         lambda b: conv_input_grad((b, 4, 6, 5), (3, 4, 3, 3), (b, 3, 6, 5), (1, 1), (1, 1), (1, 1)),
@@ -273,7 +303,7 @@ def test_rule_counts_units_of_a_static_kernel():
     [
         (matmul((B0, 6), (6, B0)), [(1, 0), (0, 1), (1, 1)]),  # rows and columns
         (matmul((B0, B0, 5, 4), (B0, B0, 4, 6)), [(1, 1, 0, 0)] * 3),  # two batch axes
-        (matmul((3, B0, 5, 4), (3, B0, 4, 6)), [(0, 1, 0, 0)] * 3),  # not the outermost
+        (matmul((3, B0, 5, 4), (3, 1, 4, 6)), [(0, 1, 0, 0)] * 3),  # a broadcast axis marked
         (matmul((1, 5, 4), (1, 4, 6)), [(1, 0, 0)] * 3),  # B0 = 1: broadcast or batch?
         (linear((3, B0), 5), [(0, 1), (0, 0), (0,), (0, 1)]),  # features
     ],
@@ -347,14 +377,14 @@ def test_unmarked_kernel_keeps_the_static_abi():
 
 
 def test_refused_marks_leave_the_kernel_to_the_linalg_route():
-    """A marked contraction the generator cannot take at run time (here a
-    matmul batch axis that is not the outermost) is not generated: neither
+    """A marked contraction the generator cannot take at run time (here two
+    batch-sized axes in a matmul's batch) is not generated: neither
     `contraction_module` nor `is_generated` (which keeps LLVM's vectorizer off)
     claims it."""
     from tlir.compiler.backend import contraction_module, is_generated
 
-    op_text, shapes, out = matmul((3, B0, 5, 4), (3, B0, 4, 6))
-    kernel = _marked_kernel(_module(op_text, shapes, out, "f64"), [(0, 1, 0, 0)] * 3)
+    op_text, shapes, out = matmul((B0, B0, 5, 4), (B0, B0, 4, 6))
+    kernel = _marked_kernel(_module(op_text, shapes, out, "f64"), [(1, 1, 0, 0)] * 3)
     assert contraction_module(kernel) is None
     assert not is_generated(kernel)
     del kernel.attributes["tlir.batch_axes"]
