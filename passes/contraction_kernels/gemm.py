@@ -270,9 +270,10 @@ class GemmSpec:
     check and the units computed another way when it fails."""
     run_time: RunTime | None = None
     """The extents known only at run time, in a batch-generic kernel."""
-    set_batch_extent: Callable[[int, Index], None] | None = None
-    """Where `bases` reads the extents of the output's batch axes (matmul):
-    gives axis i a run-time extent (a batch-generic kernel's batch-sized axis)."""
+    set_extent: Callable[[int | str, Index], None] | None = None
+    """matmul, whose `bases` reads the extents it is given here: a run-time
+    extent (a batch-generic kernel's) for the output's batch axis i, or for the
+    rows ("m") or the summed index ("k") of every matrix."""
 
     def adjust_tiling(self, tiling: Tiling, target: TargetInfo) -> Tiling:
         """The tiling `choose_tiling` gave, as this kind of GEMM wants it."""

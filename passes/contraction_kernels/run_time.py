@@ -8,11 +8,11 @@ of, exactly one extent may then be a multiple of B:
   positions, one of matmul's batch axes): the number of work units changes,
   and where the batch-sized axis of a matmul is not its outermost, the strides
   of the axes outside it (`linalg_ops.matmul_spec`'s `set_batch_extent`);
-* `m`, the rows (linear's flattened leading axes, a 2-D matmul's rows, the
-  JVP's tangent contractions): the row blocks are counted at run time, and the
+* `m`, the rows (linear's flattened leading axes, a matmul's rows, the JVP's
+  tangent contractions): the row blocks are counted at run time, and the
   rows past the last whole register tile go through tiles of 8, 4, 2, 1 rows
   (`GemmEmitter.tail_tiles`);
-* `k`, the summed index (the VJP's dW = gᵀ·x of a 2-D matmul, conv_kernel_grad's
+* `k`, the summed index (the VJP's dW = gᵀ·x, a matmul's, conv_kernel_grad's
   leading and output positions): the number of k blocks and the last block's
   length are computed at run time.
 
@@ -82,9 +82,11 @@ class Scaling:
         if self.kind is None:
             return None
         axis, factor = self.result_axis
-        if self.kind == "batch" and axis and spec.set_batch_extent is not None:
-            spec.set_batch_extent(axis, kb.mul(batch, factor))  # matmul's batch strides
+        if self.kind == "batch" and axis and spec.set_extent is not None:
+            spec.set_extent(axis, kb.mul(batch, factor))  # matmul's batch strides
         value = kb.mul(batch, self.coefficient)
+        if self.kind in ("m", "k") and spec.set_extent is not None:
+            spec.set_extent(self.kind, value)  # a batched matmul's matrix sizes
         run = RunTime(**{self.kind: value})
         if self.kind == "k" and spec.a_si == spec.k:
             run.a_si = value
@@ -138,18 +140,20 @@ def _matmul(op: T.MatmulOp, marks: Sequence[Marks]) -> tuple[str | None, int]:
             _static(own[rank:], "matmul's matrix")
         _static(out_marks[batch_rank:], "matmul's matrix")
         return "batch", math.prod(out_shape[:batch_rank])
-    if matrices != 2 or batch_rank or len(a_shape) != 2 or len(b_shape) != 2:
+    if matrices != 2:
         for what, own in (("lhs", a_marks), ("rhs", b_marks)):
             _static(own, f"matmul's {what}")
         return None, 0
+    _static(a_marks[:-2] + b_marks[:-2], "matmul's operand batch")
+    a_marks, b_marks = a_marks[-2:], b_marks[-2:]
     _static(b_marks[1:], "matmul's columns")
     if a_marks[0]:
         _static(a_marks[1:] + b_marks, "matmul's k with its rows")
-        return "m", a_shape[0]
+        return "m", a_shape[-2]
     if a_marks[1] or b_marks[0]:
         if a_marks[1] != b_marks[0]:
             raise NotBatchGeneric("matmul: k is batch-sized in one operand only")
-        return "k", a_shape[1]
+        return "k", a_shape[-1]
     return None, 0
 
 

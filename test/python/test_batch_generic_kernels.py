@@ -144,6 +144,28 @@ CASES = [
         "tiny",
         FEW,
     ),
+    # rows and summed index of batched matmuls (a sequence-first attention and its VJP)
+    (
+        "matmul_batched_rows",
+        lambda b: matmul((3, 2 * b, 5), (3, 5, 6)),
+        [(0, 2, 0), (0, 0, 0), (0, 2, 0)],
+        "tiny",
+        ALL,
+    ),
+    (
+        "matmul_broadcast_rows",
+        lambda b: matmul((2, 3, b, 20), (20, 50)),
+        [(0, 0, 1, 0), (0, 0), (0, 0, 1, 0)],
+        "host",
+        FEW,
+    ),
+    (
+        "matmul_batched_k",
+        lambda b: matmul((3, 5, 2 * b), (3, 2 * b, 6)),
+        [(0, 0, 2), (0, 2, 0), (0, 0, 0)],
+        "tiny",
+        ALL,
+    ),
     (
         "conv_input_grad_samples",
         lambda b: conv_input_grad((b, 4, 6, 5), (3, 4, 3, 3), (b, 3, 6, 5), (1, 1), (1, 1), (1, 1)),
