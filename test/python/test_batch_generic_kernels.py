@@ -411,3 +411,114 @@ def test_refused_marks_leave_the_kernel_to_the_linalg_route():
     assert not is_generated(kernel)
     del kernel.attributes["tlir.batch_axes"]
     assert contraction_module(kernel) is not None and is_generated(kernel)
+
+
+# --- every contraction kernel of the test models, forward, JVP and VJP ----------
+
+
+def _formed_kernels(module, batch: int) -> list[func.FuncOp]:
+    """The kernels of `module` (with its JVP and VJP) specialized at `batch`."""
+    from tlir.passes.tlir_jvp import TlirJvp
+    from tlir.passes.tlir_specialize_batch import specialize
+    from tlir.passes.tlir_to_llvm import KERNEL_FORMATION, stage_passes
+    from tlir.passes.tlir_vjp import TlirVjp
+    from tlir.universe import context
+
+    static, ctx = specialize(module.clone(), batch), context()
+    for stage in [TlirJvp(), TlirVjp(wrt="all"), *stage_passes(KERNEL_FORMATION)]:
+        stage.apply(ctx, static)
+    return [f for f in static.ops if isinstance(f, func.FuncOp) and "tlir.kernel" in f.attributes]
+
+
+def _types(kernel: func.FuncOp) -> list[list[int]]:
+    signature = kernel.function_type
+    return [list(t.get_shape()) for t in (*signature.inputs.data, *signature.outputs.data)]
+
+
+def _same_ops(a: func.FuncOp, b: func.FuncOp) -> bool:
+    def ops(f):
+        return [(op.name, str(op.properties)) for op in f.body.block.ops]
+
+    return ops(a) == ops(b)
+
+
+def _next_batch_marks(types: list[list[int]], at_b0: list[list[int]]) -> list[list[int]] | None:
+    """The marks if `types` (a kernel's at B0 + 1) grow from `at_b0` as k·B."""
+    if [len(t) for t in types] != [len(t) for t in at_b0]:
+        return None
+    marks = [[e - e0 for e, e0 in zip(t, t0, strict=True)] for t, t0 in zip(types, at_b0)]
+    grows = all(k == 0 or (k > 0 and e0 == B0 * k) for m, t0 in zip(marks, at_b0)
+                for k, e0 in zip(m, t0))  # fmt: skip
+    return marks if grows else None
+
+
+def _call(module, name: str, arrays, ranges, batch=None) -> None:
+    from tlir.compiler import jit
+    from tlir.compiler.backend import kernel_abi, xdsl
+
+    engine = jit.Engine([jit.compile_object(xdsl.kernel_llvm_ir(module, "kernel"), 2, "kernel")])
+    abi = kernel_abi(module, name)
+    extra = [] if batch is None else [batch]
+    types = [ctypes.c_void_p] * abi.arity + [ctypes.c_int64] * (2 + len(extra))
+    function = engine.function(name, None, types)
+    for lo, hi in ranges:
+        function(*[a.ctypes.data for a in arrays], lo, hi, *extra)
+
+
+def _scratch(rule, count: int) -> list[np.ndarray]:
+    return [np.zeros(max(1, s0 + s1 * count), np.uint8) for s0, s1 in zip(rule[::2], rule[1::2])]
+
+
+@pytest.mark.parametrize("model", ["mlp", "cnn", "transformer", "mix"])
+def test_every_contraction_of_the_test_models(model):
+    """Each contraction kernel of a test model (float64; with its JVP and VJP),
+    marked from the kernels formed at B0 and B0 + 1, generated once through the
+    back end's `contraction_module`, is bit-identical at B = 1, 3, 17 to the
+    static kernel formed at that batch (random inputs, three thread ranges)."""
+    import torch
+    import torch_models
+
+    from tlir.compiler.backend import _contraction_parts, contraction_module, kernel_abi
+
+    cls, shape = torch_models.MODELS[model]
+    torch.manual_seed(0)
+    example = torch.randn(*shape, dtype=torch.float64)
+    module = tlir.from_torch(cls().double().eval(), (example,))
+    formed = {b: _formed_kernels(module, b) for b in (B0, B0 + 1, 1, 3, 17)}
+    generated = 0
+    for kernel in formed[B0]:
+        if _contraction_parts(kernel) is None:
+            continue
+        at_b0 = _types(kernel)
+        candidates = [_next_batch_marks(_types(f), at_b0) for f in formed[B0 + 1]
+                      if _same_ops(f, kernel)]  # fmt: skip
+        marks = next(m for m in candidates if m is not None)
+        if not any(any(m) for m in marks):
+            continue
+        kernel.attributes["tlir.batch_axes"] = ArrayAttr(
+            [DenseArrayBase.from_list(i64, m) for m in marks]
+        )
+        generic = contraction_module(kernel)
+        assert generic is not None, (kernel.body.block.first_op.name, marks)
+        generated += 1
+        wrapper = next(op for op in generic.ops if op.sym_name.data == kernel.sym_name.data)
+        rule = wrapper.attributes["tlir.parallel_rule"].get_values()
+        scratch_rule = wrapper.attributes["tlir.scratch_rule"].get_values()
+        for batch in (1, 3, 17):
+            want = [[e + (batch - B0) * k for e, k in zip(t, m)] for t, m in zip(at_b0, marks)]
+            static = next(f for f in formed[batch] if _same_ops(f, kernel) and _types(f) == want)
+            static_module, name = contraction_module(static), static.sym_name.data
+            rng = np.random.default_rng(batch)
+            count = len(kernel.function_type.inputs.data)
+            inputs = [rng.normal(size=s) for s in want[:count]]
+            outputs = [np.full(s, 7.0) for s in want[count:]]
+            got = [o.copy() for o in outputs]
+            scratch = [np.zeros(max(1, n), np.uint8)
+                       for n in kernel_abi(static_module, name).scratch_bytes]  # fmt: skip
+            _call(static_module, name, [*inputs, *outputs, *scratch], [(0, 1 << 40)])
+            units_b = units(rule, batch)
+            arrays = [*inputs, *got, *_scratch(scratch_rule, units_b)]
+            _call(generic, kernel.sym_name.data, arrays, _ranges(units_b), batch)
+            for want_out, got_out in zip(outputs, got, strict=True):
+                _assert_bit_identical(got_out, want_out)
+    assert generated >= 4
