@@ -452,11 +452,12 @@ def _next_batch_marks(types: list[list[int]], at_b0: list[list[int]]) -> list[li
     return marks if grows else None
 
 
-def _call(module, name: str, arrays, ranges, batch=None) -> None:
+def _call(module, name: str, arrays, ranges, batch=None, backend="xdsl") -> None:
     from tlir.compiler import jit
-    from tlir.compiler.backend import kernel_abi, xdsl
+    from tlir.compiler.backend import kernel_abi, mlir, xdsl
 
-    engine = jit.Engine([jit.compile_object(xdsl.kernel_llvm_ir(module, "kernel"), 2, "kernel")])
+    lower = xdsl.kernel_llvm_ir if backend == "xdsl" else mlir.kernel_llvm_ir
+    engine = jit.Engine([jit.compile_object(lower(module, "kernel"), 2, "kernel")])
     abi = kernel_abi(module, name)
     extra = [] if batch is None else [batch]
     types = [ctypes.c_void_p] * abi.arity + [ctypes.c_int64] * (2 + len(extra))
@@ -469,8 +470,12 @@ def _scratch(rule, count: int) -> list[np.ndarray]:
     return [np.zeros(max(1, s0 + s1 * count), np.uint8) for s0, s1 in zip(rule[::2], rule[1::2])]
 
 
-@pytest.mark.parametrize("model", ["mlp", "cnn", "transformer", "mix"])
-def test_every_contraction_of_the_test_models(model):
+@pytest.mark.parametrize(
+    "model,backend",
+    [("mlp", "xdsl"), ("cnn", "xdsl"), ("transformer", "xdsl"), ("mix", "xdsl"),
+     *[("cnn", "mlir")] * ("mlir" in BACKENDS)],
+)  # fmt: skip
+def test_every_contraction_of_the_test_models(model, backend):
     """Each contraction kernel of a test model (float64; with its JVP and VJP),
     marked from the kernels formed at B0 and B0 + 1, generated once through the
     back end's `contraction_module`, is bit-identical at B = 1, 3, 17 to the
@@ -518,7 +523,7 @@ def test_every_contraction_of_the_test_models(model):
             _call(static_module, name, [*inputs, *outputs, *scratch], [(0, 1 << 40)])
             units_b = units(rule, batch)
             arrays = [*inputs, *got, *_scratch(scratch_rule, units_b)]
-            _call(generic, kernel.sym_name.data, arrays, _ranges(units_b), batch)
+            _call(generic, kernel.sym_name.data, arrays, _ranges(units_b), batch, backend)
             for want_out, got_out in zip(outputs, got, strict=True):
                 _assert_bit_identical(got_out, want_out)
     assert generated >= 4
