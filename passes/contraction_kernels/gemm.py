@@ -284,8 +284,11 @@ class GemmSpec:
         return True
 
     def may_read_a_in_place(self) -> bool:
-        """Whether the tiles may read A's rows where they are (else `pack_a`)."""
-        return True
+        """Whether the tiles may read A's rows where they are (else `pack_a`).
+        Not when their stride is known only at run time: a register tile's
+        rows then need a register each for their address, and LLVM spilled
+        the broadcasts of A (dW = gᵀ·x, f32 fma: 1.9 times the static time)."""
+        return self.run_time is None or self.run_time.a_si is None
 
     def may_widen_panel(self) -> bool:
         """Whether the packed block of B may outgrow the stack (into the scratch

@@ -527,3 +527,26 @@ def test_every_contraction_of_the_test_models(model, backend):
             for want_out, got_out in zip(outputs, got, strict=True):
                 _assert_bit_identical(got_out, want_out)
     assert generated >= 4
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("index", [0, 7])
+def test_hot_loop_is_the_static_kernels(index, dtype, fused):
+    """The register tile's loop over k of a batch-generic kernel (rows, summed
+    index) is the static kernel's at `TILING_BATCH`: as many loads per term and
+    no spills (A's rows at a run-time stride are packed: read in place, their
+    addresses took a register each and LLVM spilled the broadcasts)."""
+    from tlir.compiler.kernel_harness import hot_loop
+
+    name, make, marks, target, _ = CASES[index]
+    loops = []
+    for batch, batch_axes in ((B0, marks), (TILING_BATCH, None)):
+        op_text, shapes, out = make(batch)
+        function = contraction_kernel(_op(_module(op_text, shapes, out, dtype)), "kernel",
+                                      TARGETS[target], fused_multiply_add=fused,
+                                      batch_axes=batch_axes)  # fmt: skip
+        loops.append(hot_loop(CompiledKernel(function).assembly()))
+    generic, static = loops
+    assert generic.loads <= static.loads and generic.spills == 0, (generic, static)
+    assert generic.terms == static.terms, (generic, static)
