@@ -436,18 +436,23 @@ class GemmEmitter:
 
     def tail_tiles(self, start: Index, end: Index, row_tile: Callable) -> None:
         """The rows [start, end) past the last whole register tile of a run-time
-        m (fewer than mr): one tile each of the powers of two in their count,
-        the largest first (each output's fold is the same in any tile). One-row
-        tiles instead compile a third faster but ran the MLP's layers 8-18 %
-        slower at B = 127 (15 rows left; these: 2-4 %, same-process A/B)."""
+        m (fewer than mr): a loop of 4-row tiles, then a tile of 2 rows and one
+        of 1 where the count has them (each output's fold is the same in any
+        tile). Same-process A/B at B = 125 and 127 (13 and 15 rows left): as
+        fast as tiles of 8, 4, 2, 1 rows, whose code took LLVM 30-50 % longer;
+        one-row tiles compile faster still but ran the MLP's layers 8-18 %
+        slower."""
         kb, mr = self.kb, self.tiling.mr
         count = kb.max(kb.sub(end, start), 0)  # units short of the tail: none
-        high = (1 << mr.bit_length()) - 1
-        rows = 1 << (mr - 1).bit_length() - 1 if mr > 1 else 0
+        step = 4 if mr > 4 else 2 if mr > 2 else 1
+        at = kb.add(start, kb.round_down(count, step))
+        kb.loop(start, at, step, [], functools.partial(row_tile, rows=step))
+        rows = step // 2
         while rows >= 1:
-            at = kb.add(start, kb.bits(count, high & ~(2 * rows - 1)))
             taken = kb.less(0, kb.bits(count, rows))
             kb.when(taken, lambda at=at, rows=rows: row_tile(at, [], rows=rows))
+            if rows > 1:
+                at = kb.add(at, kb.bits(count, rows))
             rows //= 2
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:

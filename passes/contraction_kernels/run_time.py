@@ -10,7 +10,7 @@ of, exactly one extent may then be a multiple of B:
   of the axes outside it (`linalg_ops.matmul_spec`'s `set_batch_extent`);
 * `m`, the rows (linear's flattened leading axes, a matmul's rows, the JVP's
   tangent contractions): the row blocks are counted at run time, and the
-  rows past the last whole register tile go through tiles of 8, 4, 2, 1 rows
+  rows past the last whole register tile go through 4-row tiles, then 2 and 1
   (`GemmEmitter.tail_tiles`);
 * `k`, the summed index (the VJP's dW = gᵀ·x, a matmul's, conv_kernel_grad's
   leading and output positions): the number of k blocks and the last block's
