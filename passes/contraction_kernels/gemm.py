@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
+from tlir.passes.contraction_kernels.run_time import RunTime, run_time_blocks, tail_tiles
 from tlir.passes.contraction_kernels.target import TargetInfo
 from tlir.passes.contraction_kernels.tiling import Tiling
 
@@ -233,19 +234,6 @@ def transpose(kb: KernelBuilder, rows: list[SSAValue]) -> list[SSAValue]:
 
 
 @dataclass
-class RunTime:
-    """The extents of a batch-generic kernel that are multiples of the batch B,
-    computed from its `batch` argument (None: the spec's own, static). The
-    spec's own values of these are then the nominal ones its tiling was chosen
-    for (`run_time.py`)."""
-
-    batch: Index | None = None
-    m: Index | None = None
-    k: Index | None = None
-    a_si: Index | None = None
-
-
-@dataclass
 class GemmSpec:
     element: Attribute
     batch: int
@@ -382,7 +370,7 @@ class GemmEmitter:
                 self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
             if not isinstance(self.k, int):
-                self.run_time_blocks(block)
+                run_time_blocks(kb, t.kc, self.k, block)
                 return []
             blocks = max(1, -(-s.k // t.kc))
             if blocks > 1:  # the first block starts from +0, the middle ones from C
@@ -413,47 +401,6 @@ class GemmEmitter:
         fails = kb.emit(arith.CmpfOp(check, zero, "une"))
         kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
-
-    def run_time_blocks(self, block: Callable) -> None:
-        """The k blocks of a run-time k ≥ 1, as the static ones: the first from
-        +0, whole blocks of kc, and the last, shorter one that ends the fold."""
-        kb, kc, k = self.kb, self.tiling.kc, self.k
-        blocks = kb.ceil_div(k, kc)
-        kb.when(kb.equal(blocks, 1), lambda: block(0, k, True, True))
-
-        def several() -> None:
-            block(0, kc, True, False)
-
-            def middle(p: Index, carried: list) -> list:
-                block(kb.mul(p, kc), kc, False, False)
-                return []
-
-            kb.loop(1, kb.sub(blocks, 1), 1, [], middle)
-            k0 = kb.mul(kb.sub(blocks, 1), kc)
-            block(k0, kb.sub(k, k0), False, True)
-
-        kb.when(kb.less(1, blocks), several)
-
-    def tail_tiles(self, start: Index, end: Index, row_tile: Callable) -> None:
-        """The rows [start, end) past the last whole register tile of a run-time
-        m (fewer than mr): a loop of 4-row tiles, then a tile of 2 rows and one
-        of 1 where the count has them (each output's fold is the same in any
-        tile). Same-process A/B at B = 125 and 127 (13 and 15 rows left): as
-        fast as tiles of 8, 4, 2, 1 rows, whose code took LLVM 30-50 % longer;
-        one-row tiles compile faster still but ran the MLP's layers 8-18 %
-        slower."""
-        kb, mr = self.kb, self.tiling.mr
-        count = kb.max(kb.sub(end, start), 0)  # units short of the tail: none
-        step = 4 if mr > 4 else 2 if mr > 2 else 1
-        at = kb.add(start, kb.round_down(count, step))
-        kb.loop(start, at, step, [], functools.partial(row_tile, rows=step))
-        rows = step // 2
-        while rows >= 1:
-            taken = kb.less(0, kb.bits(count, rows))
-            kb.when(taken, lambda at=at, rows=rows: row_tile(at, [], rows=rows))
-            if rows > 1:
-                at = kb.add(at, kb.bits(count, rows))
-            rows //= 2
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per
@@ -510,7 +457,7 @@ class GemmEmitter:
         for r_lo, r_hi, rows in row_ranges:
             kb.loop(r_lo, r_hi, t.mr, [], functools.partial(row_tile, rows=rows))
         if tail is not None:
-            self.tail_tiles(*tail, row_tile)
+            tail_tiles(kb, t.mr, *tail, row_tile)
 
     def pack_a(self, bases, ir, rows, k0, kc) -> None:
         """Ap[r·kcp + k] = A(ir + r, k0 + k): the tile's rows of A, copied so that
