@@ -62,15 +62,29 @@ _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-def function_name(direction: str, carrier: str) -> str:
+KINDS = ("next", "step")
+"""`next`: TorchLean's nextUp/nextDown (`tlir_ad.next_up`/`next_down`), the
+rounding mended; `step`: the rounding alone (`tlir_ad.step_up`/`step_down`)."""
+
+Step = tuple[str, str, str]
+"""(kind, direction, carrier): ("next", "down", "f64"), …"""
+
+STEPS: tuple[Step, ...] = tuple((k, d, c) for k in KINDS for d in _ROUNDING for c in _FORMATS)
+
+
+def function_name(kind: str, direction: str, carrier: str) -> str:
     """The scalar step a lowering calls: `tlir_next_down_f64`, …"""
-    return f"tlir_next_{direction}_{carrier}"
+    return f"tlir_{kind}_{direction}_{carrier}"
 
 
-NAMES = frozenset(function_name(d, c) for d in _ROUNDING for c in _FORMATS)
+def _variant_name(step: Step) -> str:
+    return f"{function_name(*step)}_x{_FORMATS[step[2]][1]}"
 
-DEFINED = NAMES | {f"{function_name(d, c)}_x{_FORMATS[c][1]}" for d in _ROUNDING for c in _FORMATS}
-"""What `link_definitions` defines: the steps and their 512-bit variants."""
+
+NAMES = frozenset(function_name(*step) for step in STEPS)
+
+DEFINED = NAMES | {_variant_name(step) for step in STEPS}
+"""What `finish` defines: the steps and their 512-bit variants."""
 
 
 def embedded_rounding() -> bool:
@@ -109,15 +123,15 @@ def _vector(carrier: str) -> str:
     return f"<{lanes} x {scalar}>"
 
 
-def _variant_attribute(direction: str, carrier: str) -> str:
-    name = function_name(direction, carrier)
-    lanes = _FORMATS[carrier][1]
-    return f'"vector-function-abi-variant"="_ZGV_LLVM_N{lanes}v_{name}({name}_x{lanes})"'
+def _variant_attribute(step: Step) -> str:
+    name, lanes = function_name(*step), _FORMATS[step[2]][1]
+    return f'"vector-function-abi-variant"="_ZGV_LLVM_N{lanes}v_{name}({_variant_name(step)})"'
 
+
+_NAME = r"tlir_(next|step)_(down|up)_(f64|f32)"
 
 _DECLARATION = re.compile(
-    r'^declare (double|float) @"?(tlir_next_(?:down|up)_f(?:64|32))"?\((?:double|float)\)[^\n]*$',
-    re.MULTILINE,
+    rf'^declare (?:double|float) @"?{_NAME}"?\((?:double|float)\)[^\n]*$', re.MULTILINE
 )
 
 
@@ -125,24 +139,19 @@ def prepare_ir(llvm_ir: str) -> str:
     """The module with each step's declaration marked with its 512-bit variant,
     declared too and kept alive (`llvm.compiler.used`, which `finish` drops)
     until the loop vectorizer has run; unchanged if it calls none."""
-    used: list[str] = []
+    used: list[Step] = []
 
     def mark(match: re.Match) -> str:
-        name = match.group(2)
-        used.append(name)
-        _, _, direction, carrier = name.split("_")
-        scalar = _FORMATS[carrier][0]
-        attribute = _variant_attribute(direction, carrier)
-        return f"declare {scalar} @{name}({scalar}) {_PURE} {attribute}"
+        step = match.group(1, 2, 3)
+        used.append(step)
+        scalar = _FORMATS[step[2]][0]
+        attribute = _variant_attribute(step)
+        return f"declare {scalar} @{function_name(*step)}({scalar}) {_PURE} {attribute}"
 
     text = _DECLARATION.sub(mark, llvm_ir)
     if not used:
         return llvm_ir
-    variants = []
-    for name in used:
-        carrier = name.rsplit("_", 1)[1]
-        lanes, vector = _FORMATS[carrier][1], _vector(carrier)
-        variants.append((f"{name}_x{lanes}", vector))
+    variants = [(_variant_name(step), _vector(step[2])) for step in used]
     lines = [f"declare {vector} @{variant}({vector}) {_PURE}" for variant, vector in variants]
     kept = ", ".join(f"ptr @{variant}" for variant, _ in variants)
     lines.append(
@@ -167,20 +176,25 @@ def _intrinsics(direction: str, carrier: str) -> tuple[str, str]:
     )
 
 
-def _definitions(direction: str, carrier: str) -> str:
+def _definitions(kind: str, direction: str, carrier: str) -> str:
     """LLVM IR of the scalar step and its 512-bit variant (always inlined)."""
     scalar, lanes, suffix, integer = _FORMATS[carrier]
-    vector, name = _vector(carrier), function_name(direction, carrier)
+    vector, name = _vector(carrier), function_name(kind, direction, carrier)
     operation = "sub" if direction == "down" else "add"
     table = f"<{lanes} x {integer}> splat ({integer} {_FIXUP_TABLES[direction]})"
     mask_type = "i8" if lanes == 8 else "i16"
     step = f"llvm.x86.avx512.{operation}.{suffix}.512"
     fixup = f"llvm.x86.avx512.mask.fixupimm.{suffix}.512"
+    mend = (  # `step`: the rounding alone
+        f"%s = call {vector} @{fixup}({vector} %y, {vector} %r, {table}, i32 0, {mask_type} -1, i32 4)\n"
+        f"  ret {vector} %s"
+        if kind == "next"
+        else f"ret {vector} %r"
+    )
     return f"""
 define internal {vector} @{name}_x{lanes}({vector} %y) alwaysinline nounwind {{
   %r = call {vector} @{step}({vector} %y, {vector} splat ({scalar} {_TINY[carrier]}), i32 {_ROUNDING[direction]})
-  %s = call {vector} @{fixup}({vector} %y, {vector} %r, {table}, i32 0, {mask_type} -1, i32 4)
-  ret {vector} %s
+  {mend}
 }}
 
 define internal {scalar} @{name}({scalar} %y) alwaysinline nounwind {{
@@ -199,13 +213,11 @@ def finish(module, machine):
     that kept the 512-bit declarations alive through the optimizer."""
     import llvmlite.binding as llvm
 
-    wanted = sorted(
-        {
-            tuple(name.removeprefix("tlir_next_").split("_")[:2])
-            for name in DEFINED
-            if _declared(module, name)
-        }
-    )
+    wanted = [
+        step
+        for step in STEPS
+        if _declared(module, function_name(*step)) or _declared(module, _variant_name(step))
+    ]
     if not wanted:
         return module
     lines = [
@@ -213,8 +225,8 @@ def finish(module, machine):
         for line in str(module).splitlines()
         if not line.startswith("@llvm.compiler.used") and not _OUR_DECLARATION.match(line)
     ]
-    intrinsics = sorted({line for d, c in wanted for line in _intrinsics(d, c)})
-    text = "\n".join([*lines, *intrinsics, *(_definitions(d, c) for d, c in wanted)])
+    intrinsics = sorted({line for _, d, c in wanted for line in _intrinsics(d, c)})
+    text = "\n".join([*lines, *intrinsics, *(_definitions(*step) for step in wanted)])
     result = llvm.parse_assembly(text)
     options = llvm.create_pipeline_tuning_options(speed_level=0)
     builder = llvm.create_pass_builder(machine, options)
@@ -226,7 +238,7 @@ def finish(module, machine):
     return result
 
 
-_OUR_DECLARATION = re.compile(r"declare [^@]*@tlir_next_(?:down|up)_f(?:64|32)(?:_x(?:8|16))?\(")
+_OUR_DECLARATION = re.compile(rf"declare [^@]*@{_NAME}(?:_x(?:8|16))?\(")
 
 
 def _declared(module, name: str) -> bool:

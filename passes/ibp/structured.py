@@ -143,6 +143,55 @@ def add_bias(ctx: Context, acc: tuple[SSAValue, SSAValue], bias: Bound, axis: in
     return Out(*ctx.b.fold([*acc, *bias_inputs], maps, shape, [], [0.0, 0.0], body))
 
 
+def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
+    """Record whether the fast path's sums `acc` (lo, hi, before the bias) may
+    differ from the exact rule's: where one of them is not finite.
+
+    The fast path (`scalar.fast_term`) replaces each step `nextDown(y)` by
+    `f(y) = RD(y − m)` (`m` the smallest subnormal; `nextUp` by `RU(y + m)`,
+    the mirror, which the same argument covers). The products, `min2`/`max2`
+    and additions are the exact rule's, in the same order. `f(y) = nextDown(y)`
+    for every `y` but two: `f(+inf) = +inf` (nextDown: the largest float) and
+    `f(m) = −0` (nextDown: `+0`); `f(NaN)` is a NaN. The products read only
+    the boxes, so they are the exact rule's; per term the exact rule computes
+    `t = nextDown(min2(p1, p2))`, `a' = nextDown(a + t)` from `a = 0`. Claim:
+    each fast `ã`, `t̃` equals its exact value, or both are zeros (of any
+    signs), or the fast one is `+inf` or NaN. Induction over the terms:
+    * `t̃ = f(min2(p1, p2))`: equal, or `−0` against `+0` (the min is `m`), or
+      `+inf` (the min is `+inf`), or NaN (the min is NaN, and so is `t`).
+    * `ã + t̃` with both finite: equal to `a + t` when neither is a zero;
+      when one is a zero (and so is its exact value) the sum is the other
+      operand, equal in both; when both are, the sum is a zero in both. If
+      `ã` or `t̃` is `+inf` or NaN, the sum is `+inf` or NaN (`+inf` plus a
+      finite value or `+inf`; `+inf − inf` and NaN give NaN).
+    * `f` of that sum: a zero gives `−m` = `nextDown(±0)`, equal; `m` gives
+      `−0` against `+0`; `+inf` stays `+inf`; NaN stays NaN; else equal.
+    `+inf` and NaN are absorbing from then on (the sum and `f` keep them), so
+    if the final `ã` is finite, no step diverged and `ã` equals `a` up to the
+    sign of a zero. The bias is then added with exact steps,
+    `nextDown(ã + b)`: for a zero `ã` the sum is `b` when `b` is not a zero,
+    else a zero in both, whose step is `−m` either way: the same bits. (A
+    conv's skipped cells keep `ã`, which changes nothing above.) So where
+    every fast sum is finite, the box is the exact rule's bit for bit; else
+    the caller computes the exact rule (`CompiledModel.bounds`)."""
+
+    def body(s: Scalar, args):
+        low, high = args
+        return [D.bad(s, s.both(D.finite(s, low), D.finite(s, high)))]
+
+    (flags,) = ctx.b.map(list(acc), body, 1)
+    ctx.diverged.append(any_failed(ctx, flags))
+
+
+def _contraction_term(ctx: Context, s: Scalar, x, w, acc_l, acc_h) -> list[SSAValue]:
+    """One term of `linear`/`conv`: `addDown(acc, lo)`, `addUp(acc, hi)` of
+    the interval product, with TorchLean's steps or the fast path's."""
+    if ctx.fast:
+        return list(D.fast_term(s, x, w, acc_l, acc_h))
+    tl, th = D.product(s, x, w)
+    return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
+
+
 @ibp_rule(T.LinearOp)
 def _linear(ctx, op, boxes):
     """Per row: from 0 over the columns, `min2`/`max2` of the endpoint
@@ -162,13 +211,14 @@ def _linear(ctx, op, boxes):
         xl, xh = args.pop(0), args.pop(0)
         w = _take_factor(wt, args)
         acc_l, acc_h = args
-        tl, th = D.product(s, (xl, xh), w)
-        return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
+        return _contraction_term(ctx, s, (xl, xh), w, acc_l, acc_h)
 
     acc = ctx.b.fold(
         [x.lo, x.hi, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [r],
         [0.0, 0.0], body,
     )  # fmt: skip
+    if ctx.fast:
+        fast_contraction_check(ctx, acc)
     return add_bias(ctx, tuple(acc), bias, r)
 
 
@@ -288,8 +338,7 @@ def _conv(ctx, op, boxes):
         wv = _take_factor(w, args)
         flags = [args.pop(0) for _ in masks]
         acc_l, acc_h = args
-        tl, th = D.product(s, (xl, xh), wv)
-        new_l, new_h = D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)
+        new_l, new_h = _contraction_term(ctx, s, (xl, xh), wv, acc_l, acc_h)
         if not flags:
             return [new_l, new_h]
         skip = s.nonzero(flags[0])
@@ -302,6 +351,8 @@ def _conv(ctx, op, boxes):
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
         bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
     )  # fmt: skip
+    if ctx.fast:
+        fast_contraction_check(ctx, acc)
     if channels_inner:  # [lead…, g, o…, oc] → [lead…, g, oc, o…]
         back = [*range(r + 1), r + 1 + rank, *range(r + 1, r + 1 + rank)]
         acc = [_permuted(ctx, v, back) for v in acc]
