@@ -635,7 +635,17 @@ part of their bodies)."""
 
 TlirAD = Dialect(
     "tlir_ad",
-    [MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp, YieldOp, NextUpOp, NextDownOp,
-     StepUpOp, StepDownOp],
+    [
+        MapOp,
+        FoldOp,
+        PadOp,
+        ConvInputGradOp,
+        ConvKernelGradOp,
+        YieldOp,
+        NextUpOp,
+        NextDownOp,
+        StepUpOp,
+        StepDownOp,
+    ],
     [],
 )

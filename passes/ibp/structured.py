@@ -117,6 +117,21 @@ def _transposed(ctx: Context, box: Bound) -> SSAValue | tuple[SSAValue, SSAValue
     return t(box.lo), t(box.hi)
 
 
+def _paneled(ctx: Context, box: Bound, lanes: int) -> SSAValue | tuple[SSAValue, SSAValue]:
+    """A [rows, cols] parameter as [rows / lanes, cols, lanes]: the panel of
+    `lanes` rows contiguous along the columns (a point stays one tensor)."""
+
+    def t(v):
+        rows, cols = shape_of(v)
+        blocks = ctx.b.reshape(v, [rows // lanes, lanes, cols])
+        return ctx.b.tlir(T.PermuteOp, [blocks], [rows // lanes, cols, lanes],
+                          perm=T.i64_array([0, 2, 1]))  # fmt: skip
+
+    if box.point:
+        return t(box.lo)
+    return t(box.lo), t(box.hi)
+
+
 def _factor_inputs(w) -> list[SSAValue]:
     return [w] if isinstance(w, SSAValue) else list(w)
 
@@ -192,19 +207,53 @@ def _contraction_term(ctx: Context, s: Scalar, x, w, acc_l, acc_h) -> list[SSAVa
     return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
 
 
+ROW_BLOCKS = (4, 2)
+"""Rows of a batched interval `linear` per pass over its weight: the first
+that divides the rows (else 1)."""
+
+TILE_VECTORS = 2
+"""512-bit vectors of outputs per register tile of the interval `linear`."""
+
+
+def _row_block(rows: int) -> int:
+    return next((b for b in ROW_BLOCKS if rows % b == 0 and rows > b), 1)
+
+
 @ibp_rule(T.LinearOp)
 def _linear(ctx, op, boxes):
     """Per row: from 0 over the columns, `min2`/`max2` of the endpoint
-    products, addDown/addUp; the bias last; a leading batch row by row."""
+    products, addDown/addUp; the bias last; a leading batch row by row.
+
+    The loops are register tiles: where the outputs fill whole tiles of
+    `TILE_VECTORS` 512-bit vectors, the fold runs over [output tile, row
+    block, column, row in the block, output in the tile], so a block of rows
+    times a tile of outputs stays in registers along the columns (LLVM
+    vectorises the last loop and unrolls the row loop), the weight permuted
+    once per call into panels [output tile, column, output in the tile] that
+    it reads contiguously; otherwise over [row block, column, row in the
+    block, output] (each weight row read from cache for the whole block).
+    Either way each output takes its columns in ascending order."""
     x, weight, bias = boxes
     lead = shape_of(x.lo)[:-1]
     m, n = shape_of(weight.lo)
-    r = len(lead)
-    wt = _transposed(ctx, weight)
+    rows = math.prod(lead)
+    block = _row_block(rows)
+    flat = [ctx.b.reshape(v, [rows, n]) for v in x.pair]
+    lanes = 64 // ctx.dtype.itemsize * TILE_VECTORS
+    tiled = m % lanes == 0
+    if tiled:
+        wt = _paneled(ctx, weight, lanes)
+        bounds = [m // lanes, rows // block, n, block, lanes]
+        x_map = [d(1) * block + d(3), d(2)]
+        w_map = [d(0), d(2), d(4)]
+        reduction = 2
+    else:
+        wt = _transposed(ctx, weight)
+        bounds = [rows // block, n, block, m]
+        x_map = [d(0) * block + d(2), d(1)]
+        w_map = [d(1), d(3)]
+        reduction = 1
     w_inputs = _factor_inputs(wt)
-    bounds = [*lead, n, m]
-    x_map = [*(d(k) for k in range(r)), d(r)]
-    w_map = [d(r), d(r + 1)]
 
     def body(s: Scalar, args):
         args = list(args)
@@ -214,12 +263,15 @@ def _linear(ctx, op, boxes):
         return _contraction_term(ctx, s, (xl, xh), w, acc_l, acc_h)
 
     acc = ctx.b.fold(
-        [x.lo, x.hi, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [r],
+        [*flat, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [reduction],
         [0.0, 0.0], body,
     )  # fmt: skip
     if ctx.fast:
         fast_contraction_check(ctx, acc)
-    return add_bias(ctx, tuple(acc), bias, r)
+    if tiled:  # [output block, row block, row, output] → [row block, row, output block, output]
+        acc = [_permuted(ctx, v, [1, 2, 0, 3]) for v in acc]
+    acc = tuple(ctx.b.reshape(v, [*lead, m]) for v in acc)
+    return add_bias(ctx, acc, bias, len(lead))
 
 
 def _batch_map(shape: Sequence[int], out_batch: Sequence[int]) -> list:
