@@ -185,9 +185,9 @@ def _definitions(kind: str, direction: str, carrier: str) -> str:
     mask_type = "i8" if lanes == 8 else "i16"
     step = f"llvm.x86.avx512.{operation}.{suffix}.512"
     fixup = f"llvm.x86.avx512.mask.fixupimm.{suffix}.512"
+    fixed = f"{table}, i32 0, {mask_type} -1, i32 4"
     mend = (  # `step`: the rounding alone
-        f"%s = call {vector} @{fixup}({vector} %y, {vector} %r, {table}, i32 0, {mask_type} -1, i32 4)\n"
-        f"  ret {vector} %s"
+        f"%s = call {vector} @{fixup}({vector} %y, {vector} %r, {fixed})\n  ret {vector} %s"
         if kind == "next"
         else f"ret {vector} %r"
     )
