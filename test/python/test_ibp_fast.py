@@ -157,17 +157,18 @@ def test_fast_path_overflow_mid_sum_falls_back(dtype, backend, threads):
     big = np.finfo(np_dtype).max
     rows, m, k = 4, 32, 3
     w = np.ones((m, k), np_dtype)
-    w[:, 1] = -0.5
+    w[:, 0], w[:, 1] = 2.0, -0.5
     b = np.zeros(m, np_dtype)
     model = tlir.compile(_linear(w, b, rows, dtype), backend=backend, threads=threads)
     module = model.module()
     x = np.full((rows, k), 1.0, np_dtype)
+    x[:, 0] = big  # both products overflow to +inf: TorchLean's step gives MAX
+    x[1, 0] = -big  # -inf: the upper sum's mirror in row 1
     lows, highs = [x.copy()], [x.copy()]
-    lows[0][:, 0] = highs[0][:, 0] = np.inf  # min2 of two +inf products: exact MAX
-    highs[0][1, 0] = lows[0][1, 0] = -np.inf  # the upper sum's mirror in row 1
     assert any(_checks(model, lows, highs))  # the fast sums are not finite
     got = assert_same_bounds(model, module, lows, highs, "overflow")
-    assert np.isfinite(got.lowers[0][0]).all()  # TorchLean's finite bound comes back
+    assert np.isfinite(got.lowers[0][0]).all()  # TorchLean's finite bounds come back
+    assert np.isfinite(got.uppers[0][1]).all()
     # and with finite values only, the fast path's bounds stand unchecked
     lows, highs = random_box([np.linspace(-2, 2, rows * k).astype(np_dtype).reshape(rows, k)], 1)
     assert not any(_checks(model, lows, highs))
