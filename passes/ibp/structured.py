@@ -247,12 +247,15 @@ def _linear(ctx, op, boxes):
         x_map = [d(1) * block + d(3), d(2)]
         w_map = [d(0), d(2), d(4)]
         reduction = 2
-    else:
+    elif block > 1:
         wt = _transposed(ctx, weight)
         bounds = [rows // block, n, block, m]
         x_map = [d(0) * block + d(2), d(1)]
         w_map = [d(1), d(3)]
         reduction = 1
+    else:
+        wt = _transposed(ctx, weight)
+        bounds, x_map, w_map, reduction = [rows, n, m], [d(0), d(1)], [d(1), d(2)], 1
     w_inputs = _factor_inputs(wt)
 
     def body(s: Scalar, args):
