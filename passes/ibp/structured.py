@@ -190,12 +190,19 @@ def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
     every fast sum is finite, the box is the exact rule's bit for bit; else
     the caller computes the exact rule (`CompiledModel.bounds`)."""
 
-    def body(s: Scalar, args):
-        low, high = args
-        return [D.bad(s, s.both(D.finite(s, low), D.finite(s, high)))]
+    # counted along the last axis (a vectorised fold: the outer axes are
+    # summed into one count per last index), then those counts summed
+    shape = shape_of(acc[0])
+    everything = [d(k) for k in range(len(shape))]
 
-    (flags,) = ctx.b.map(list(acc), body, 1)
-    ctx.diverged.append(any_failed(ctx, flags))
+    def body(s: Scalar, args):
+        low, high, count = args
+        return [s.add(count, D.bad(s, s.both(D.finite(s, low), D.finite(s, high))))]
+
+    (counts,) = ctx.b.fold(
+        list(acc), [everything, everything], shape, list(range(len(shape) - 1)), [0.0], body
+    )
+    ctx.diverged.append(any_failed(ctx, counts))
 
 
 def _contraction_term(ctx: Context, s: Scalar, x, w, acc_l, acc_h) -> list[SSAValue]:
