@@ -205,10 +205,19 @@ def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
     ctx.diverged.append(any_failed(ctx, counts))
 
 
-def _contraction_term(ctx: Context, s: Scalar, x, w, acc_l, acc_h) -> list[SSAValue]:
+FAST_TERMS = 1 << 16
+"""The fewest terms for which a contraction takes the fast path: below, its
+check (two more kernels) would cost more than the steps it saves."""
+
+
+def _fast(ctx: Context, bounds: Sequence[int]) -> bool:
+    return ctx.fast and math.prod(bounds) >= FAST_TERMS
+
+
+def _contraction_term(fast: bool, s: Scalar, x, w, acc_l, acc_h) -> list[SSAValue]:
     """One term of `linear`/`conv`: `addDown(acc, lo)`, `addUp(acc, hi)` of
     the interval product, with TorchLean's steps or the fast path's."""
-    if ctx.fast:
+    if fast:
         return list(D.fast_term(s, x, w, acc_l, acc_h))
     tl, th = D.product(s, x, w)
     return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
@@ -264,19 +273,20 @@ def _linear(ctx, op, boxes):
         wt = _transposed(ctx, weight)
         bounds, x_map, w_map, reduction = [rows, n, m], [d(0), d(1)], [d(1), d(2)], 1
     w_inputs = _factor_inputs(wt)
+    fast = _fast(ctx, bounds)
 
     def body(s: Scalar, args):
         args = list(args)
         xl, xh = args.pop(0), args.pop(0)
         w = _take_factor(wt, args)
         acc_l, acc_h = args
-        return _contraction_term(ctx, s, (xl, xh), w, acc_l, acc_h)
+        return _contraction_term(fast, s, (xl, xh), w, acc_l, acc_h)
 
     acc = ctx.b.fold(
         [*flat, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [reduction],
         [0.0, 0.0], body,
     )  # fmt: skip
-    if ctx.fast:
+    if fast:
         fast_contraction_check(ctx, acc)
     if tiled:  # [output block, row block, row, output] → [row block, row, output block, output]
         acc = [_permuted(ctx, v, [1, 2, 0, 3]) for v in acc]
@@ -393,6 +403,7 @@ def _conv(ctx, op, boxes):
     ]
     x_map = [*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial]
     mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
+    fast = _fast(ctx, bounds)
 
     def body(s: Scalar, args):
         args = list(args)
@@ -400,7 +411,7 @@ def _conv(ctx, op, boxes):
         wv = _take_factor(w, args)
         flags = [args.pop(0) for _ in masks]
         acc_l, acc_h = args
-        new_l, new_h = _contraction_term(ctx, s, (xl, xh), wv, acc_l, acc_h)
+        new_l, new_h = _contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h)
         if not flags:
             return [new_l, new_h]
         skip = s.nonzero(flags[0])
@@ -413,7 +424,7 @@ def _conv(ctx, op, boxes):
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
         bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
     )  # fmt: skip
-    if ctx.fast:
+    if fast:
         fast_contraction_check(ctx, acc)
     if channels_inner:  # [lead…, g, o…, oc] → [lead…, g, oc, o…]
         back = [*range(r + 1), r + 1 + rank, *range(r + 1, r + 1 + rank)]

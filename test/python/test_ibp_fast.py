@@ -13,13 +13,32 @@ import math
 import fuzz_graphs
 import numpy as np
 import pytest
-from test_ibp_compiled import BACKENDS, NEXT, assert_same_bounds, random_box
+from test_ibp_compiled import (
+    BACKENDS,
+    CASES,
+    CHANNEL_MAJOR_CONVS,
+    LINEAR_REMAINDER,
+    NEXT,
+    _adversarial,
+    _with_constant_parameters,
+    assert_same_bounds,
+    random_box,
+)
 
 import tlir
 from tlir.passes import directed_steps
 
 AVX512 = directed_steps.host_has_embedded_rounding()
 needs_avx512 = pytest.mark.skipif(not AVX512, reason="no AVX-512")
+
+
+@pytest.fixture(autouse=True)
+def every_contraction_fast(monkeypatch):
+    """The small contractions of these tests take the fast path too."""
+    from tlir.passes.ibp import structured
+
+    monkeypatch.setattr(structured, "FAST_TERMS", 0)
+
 
 STEPS = """
 func.func @main(%x: tensor<16x{t}>) -> (tensor<16x{t}>, tensor<16x{t}>) {{
@@ -203,8 +222,6 @@ def test_fast_path_zero_signs_are_absorbed(dtype, backend):
 def test_bounds_without_avx512_take_the_exact_program(dtype, backend, monkeypatch):
     """A host without AVX-512 (forced): no fast program is compiled, the
     steps are the integer form, the reference's bits (adversarial boxes too)."""
-    from test_ibp_compiled import LINEAR_REMAINDER, _adversarial, _with_constant_parameters
-
     monkeypatch.setattr(directed_steps, "_host_avx512", lambda: False)
     case = LINEAR_REMAINDER
     tiny = np.finfo(np.float32 if dtype == "f32" else np.float64).smallest_subnormal
@@ -214,3 +231,37 @@ def test_bounds_without_avx512_take_the_exact_program(dtype, backend, monkeypatc
     assert_same_bounds(model, model.module(), *_adversarial(*random_box(x, 8), seed=9))
     assert_same_bounds(model, model.module(), *random_box(x, 3))
     assert list(model._derivatives) == [("ibp", "torchlean")]
+
+
+CONTRACTIONS = (
+    [c for c in CASES if c.op in ("linear", "conv")] + CHANNEL_MAJOR_CONVS + [LINEAR_REMAINDER]
+)
+
+
+@needs_avx512
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", CONTRACTIONS, ids=[c.name for c in CONTRACTIONS])
+def test_fast_path_on_every_contraction_case(case, backend):
+    """Every linear and conv case, weights as boxes and as constants (zeros,
+    ±0, subnormals, ±inf, NaN among them), random and adversarial boxes, f64
+    and f32, 1 and 2 threads: the reference's bits, through the fast path's
+    checks and, where they are set, the exact program."""
+    tiny = {"f64": np.finfo(np.float64).smallest_subnormal,
+            "f32": np.finfo(np.float32).smallest_subnormal}  # fmt: skip
+    for dtype in ("f64", "f32"):
+        module = tlir.parse_module(case.text(dtype))
+        specials = [0.0, -0.0, tiny[dtype], -tiny[dtype], np.inf, -np.inf, np.nan]
+        empty = any(0 in x.shape for x in case.inputs(dtype))
+        for threads in (1, 2):
+            model = tlir.compile(module, backend=backend, threads=threads)
+            assert_same_bounds(model, module, *random_box(case.inputs(dtype), 1), dtype)
+            if empty:
+                continue
+            boxes = _adversarial(*random_box(case.inputs(dtype, seed=2), 3), seed=threads)
+            assert_same_bounds(model, module, *boxes, f"{dtype} adversarial")
+            point = tlir.parse_module(_with_constant_parameters(case, dtype, 4, specials))
+            model = tlir.compile(point, backend=backend, threads=threads)
+            x = case.inputs(dtype, seed=5)[:1]
+            assert_same_bounds(model, point, *random_box(x, 6), f"{dtype} point")
+            boxes = _adversarial(*random_box(x, 8), seed=9)
+            assert_same_bounds(model, point, *boxes, f"{dtype} point adversarial")
