@@ -190,8 +190,8 @@ def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
     every fast sum is finite, the box is the exact rule's bit for bit; else
     the caller computes the exact rule (`CompiledModel.bounds`)."""
 
-    # counted along the last axis (a vectorised fold: the outer axes are
-    # summed into one count per last index), then those counts summed
+    # counted per first and last index (a fold over the axes between: its
+    # last loop vectorises, its first splits across threads), then summed
     shape = shape_of(acc[0])
     everything = [d(k) for k in range(len(shape))]
 
@@ -200,7 +200,7 @@ def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
         return [s.add(count, D.bad(s, s.both(D.finite(s, low), D.finite(s, high))))]
 
     (counts,) = ctx.b.fold(
-        list(acc), [everything, everything], shape, list(range(len(shape) - 1)), [0.0], body
+        list(acc), [everything, everything], shape, list(range(1, len(shape) - 1)), [0.0], body
     )
     ctx.diverged.append(any_failed(ctx, counts))
 

@@ -4,7 +4,7 @@
 // column, row in the block, output in the tile], its weight permuted into panels
 // [tile, column, output]; every step of a term is tlir_ad.step_down/step_up
 // (RD(y - m), RU(y + m)), in TorchLean's order; the sums are checked finite (a
-// count of non-finite sums per last index, then their total, returned after the
+// count of non-finite sums per first and last index, then their total, returned after the
 // status), permuted back, and the bias is added with TorchLean's steps.
 // RUN: tlir-opt %s -p 'tlir-ibp{fast=true}' | filecheck %s
 // RUN: tlir-opt %s -p tlir-ibp | filecheck %s --check-prefix=EXACT
@@ -32,9 +32,9 @@
 // CHECK-NEXT:      [[NH:%[a-zA-Z0-9_.$-]+]] = tlir_ad.step_up [[V]] : f64
 // CHECK-NEXT:      tlir_ad.yield [[NL]], [[NH]] : f64, f64
 // CHECK:         [[BAD:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[LO]], [[HI]])
-// CHECK-SAME:      iterators = ["reduction", "reduction", "reduction", "parallel"]
-// CHECK-SAME:      -> tensor<16xf64>
-// CHECK:         [[CHECK:%[a-zA-Z0-9_.$-]+]] = tlir.sum [[BAD]] : (tensor<16xf64>) -> tensor<f64>
+// CHECK-SAME:      iterators = ["parallel", "reduction", "reduction", "parallel"]
+// CHECK-SAME:      -> tensor<1x16xf64>
+// CHECK:         [[CHECK:%[a-zA-Z0-9_.$-]+]] = tlir.sum [[BAD]] : (tensor<1x16xf64>) -> tensor<f64>
 // CHECK:         tlir.permute [[LO]] {perm = array<i64: 1, 2, 0, 3>}
 // CHECK:           tlir_ad.next_down
 // CHECK:           tlir_ad.next_up
