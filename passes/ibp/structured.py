@@ -104,17 +104,18 @@ def _mse_loss(ctx, op, boxes):
     return mean_of_sums(ctx, *directed_sum(ctx, *flat, [0]), n)
 
 
+def _transposed_value(ctx: Context, v: SSAValue) -> SSAValue:
+    rows, cols = shape_of(v)
+    return ctx.b.tlir(T.TransposeOp, [v], [cols, rows], axis1=T.i64_attr(0),
+                      axis2=T.i64_attr(1))  # fmt: skip
+
+
 def _transposed(ctx: Context, box: Bound) -> SSAValue | tuple[SSAValue, SSAValue]:
     """A [rows, cols] parameter as [cols, rows] (a point stays one tensor)."""
 
-    def t(v):
-        rows, cols = shape_of(v)
-        return ctx.b.tlir(T.TransposeOp, [v], [cols, rows], axis1=T.i64_attr(0),
-                          axis2=T.i64_attr(1))  # fmt: skip
-
     if box.point:
-        return t(box.lo)
-    return t(box.lo), t(box.hi)
+        return _transposed_value(ctx, box.lo)
+    return _transposed_value(ctx, box.lo), _transposed_value(ctx, box.hi)
 
 
 def _paneled(ctx: Context, box: Bound, lanes: int) -> SSAValue | tuple[SSAValue, SSAValue]:
@@ -240,38 +241,44 @@ def _linear(ctx, op, boxes):
     """Per row: from 0 over the columns, `min2`/`max2` of the endpoint
     products, addDown/addUp; the bias last; a leading batch row by row.
 
-    The loops are register tiles: where the outputs fill whole tiles of
-    `TILE_VECTORS` 512-bit vectors, the fold runs over [output tile, row
-    block, column, row in the block, output in the tile], so a block of rows
-    times a tile of outputs stays in registers along the columns (LLVM
-    vectorises the last loop and unrolls the row loop), the weight permuted
-    once per call into panels [output tile, column, output in the tile] that
-    it reads contiguously; otherwise over [row block, column, row in the
-    block, output] (each weight row read from cache for the whole block).
-    Either way each output takes its columns in ascending order."""
+    The loops keep the sums in registers along the columns. Where the
+    outputs fill whole tiles of `TILE_VECTORS` 512-bit vectors the fold runs
+    over [output tile, row block, column, row in the block, output in the
+    tile] (LLVM vectorises the last loop and unrolls the row loop), the weight
+    permuted once per call into panels [output tile, column, output in the
+    tile] that it reads contiguously. Else, with fewer outputs than rows and
+    whole vectors of rows, over [output, column, row], both ends of the input
+    transposed once per call to [column, row]. Else over [row block, column,
+    row in the block, output] (each weight row read from cache for the whole
+    block). Either way each output takes its columns in ascending order."""
     x, weight, bias = boxes
     lead = shape_of(x.lo)[:-1]
     m, n = shape_of(weight.lo)
     rows = math.prod(lead)
     block = _row_block(rows)
     flat = [ctx.b.reshape(v, [rows, n]) for v in x.pair]
-    lanes = 64 // ctx.dtype.itemsize * TILE_VECTORS
-    tiled = m % lanes == 0
-    if tiled:
-        wt = _paneled(ctx, weight, lanes)
-        bounds = [m // lanes, rows // block, n, block, lanes]
+    lanes = 64 // ctx.dtype.itemsize
+    tile = lanes * TILE_VECTORS
+    if m % tile == 0:
+        layout = "tiles"
+        wt = _paneled(ctx, weight, tile)
+        bounds = [m // tile, rows // block, n, block, tile]
         x_map = [d(1) * block + d(3), d(2)]
         w_map = [d(0), d(2), d(4)]
-        reduction = 2
-    elif block > 1:
+    elif rows % lanes == 0 and m < rows:
+        layout = "rows inner"
+        wt = weight.lo if weight.point else weight.pair
+        flat = [_transposed_value(ctx, v) for v in flat]
+        bounds, x_map, w_map = [m, n, rows], [d(1), d(2)], [d(0), d(1)]
+    else:
+        layout = "outputs inner"
         wt = _transposed(ctx, weight)
         bounds = [rows // block, n, block, m]
         x_map = [d(0) * block + d(2), d(1)]
         w_map = [d(1), d(3)]
-        reduction = 1
-    else:
-        wt = _transposed(ctx, weight)
-        bounds, x_map, w_map, reduction = [rows, n, m], [d(0), d(1)], [d(1), d(2)], 1
+        if block == 1:
+            bounds, x_map, w_map = [rows, n, m], [d(0), d(1)], [d(1), d(2)]
+    reduction = 2 if layout == "tiles" else 1
     w_inputs = _factor_inputs(wt)
     fast = _fast(ctx, bounds)
 
@@ -288,8 +295,10 @@ def _linear(ctx, op, boxes):
     )  # fmt: skip
     if fast:
         fast_contraction_check(ctx, acc)
-    if tiled:  # [output block, row block, row, output] → [row block, row, output block, output]
+    if layout == "tiles":  # [tile, row block, row, output] → [row block, row, tile, output]
         acc = [_permuted(ctx, v, [1, 2, 0, 3]) for v in acc]
+    elif layout == "rows inner":  # [output, row] → [row, output]
+        acc = [_transposed_value(ctx, v) for v in acc]
     acc = tuple(ctx.b.reshape(v, [*lead, m]) for v in acc)
     return add_bias(ctx, acc, bias, len(lead))
 

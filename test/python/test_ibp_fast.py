@@ -13,6 +13,7 @@ import math
 import fuzz_graphs
 import numpy as np
 import pytest
+from op_cases import OpCase
 from test_ibp_compiled import (
     BACKENDS,
     CASES,
@@ -217,24 +218,37 @@ def test_fast_path_zero_signs_are_absorbed(dtype, backend):
     assert_same_bounds(model, model.module(), lows, highs, "one ulp")
 
 
+# fewer outputs than rows, whole vectors of rows (8 f64, 16 f32 lanes): the
+# interval linear runs with the rows innermost; a leading batch of 2 x 8 rows
+LINEAR_ROWS_INNER = OpCase(
+    "linear_rows_inner", "linear", [(2, 8, 13), (5, 13), (5,)], (2, 8, 5),
+    "tlir.linear %a0, %a1, %a2",
+)  # fmt: skip
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 def test_bounds_without_avx512_take_the_exact_program(dtype, backend, monkeypatch):
     """A host without AVX-512 (forced): no fast program is compiled, the
     steps are the integer form, the reference's bits (adversarial boxes too)."""
     monkeypatch.setattr(directed_steps, "_host_avx512", lambda: False)
-    case = LINEAR_REMAINDER
     tiny = np.finfo(np.float32 if dtype == "f32" else np.float64).smallest_subnormal
-    text = _with_constant_parameters(case, dtype, 4, [0.0, -0.0, tiny, np.inf, np.nan])
-    model = tlir.compile(text, backend=backend)
-    x = case.inputs(dtype, seed=5)[:1]
-    assert_same_bounds(model, model.module(), *_adversarial(*random_box(x, 8), seed=9))
-    assert_same_bounds(model, model.module(), *random_box(x, 3))
-    assert list(model._derivatives) == [("ibp", "torchlean")]
+    for case in (LINEAR_REMAINDER, LINEAR_ROWS_INNER):
+        text = _with_constant_parameters(case, dtype, 4, [0.0, -0.0, tiny, np.inf, np.nan])
+        model = tlir.compile(text, backend=backend)
+        x = case.inputs(dtype, seed=5)[:1]
+        assert_same_bounds(model, model.module(), *_adversarial(*random_box(x, 8), seed=9))
+        assert_same_bounds(model, model.module(), *random_box(x, 3))
+        assert list(model._derivatives) == [("ibp", "torchlean")]
 
 
 CONTRACTIONS = (
-    [c for c in CASES if c.op in ("linear", "conv")] + CHANNEL_MAJOR_CONVS + [LINEAR_REMAINDER]
+    [c for c in CASES if c.op in ("linear", "conv")]
+    + CHANNEL_MAJOR_CONVS
+    + [
+        LINEAR_REMAINDER,
+        LINEAR_ROWS_INNER,
+    ]
 )
 
 
