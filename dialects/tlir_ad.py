@@ -43,6 +43,14 @@ Two scalar ops give the directed rounding of interval bound propagation
   %u = tlir_ad.next_up %x : f64      // NaN, +inf unchanged; ±0 → +min subnormal
   %d = tlir_ad.next_down %x : f64    // NaN, -inf unchanged; ±0 → -min subnormal
 
+and two cheaper ones that differ from them only where a fast path checks
+(docs/verification.md#performance):
+
+  %u = tlir_ad.step_up %x : f64      // RU(x + min subnormal): next_up, but -inf
+                                     // stays and -min subnormal gives +0
+  %d = tlir_ad.step_down %x : f64    // RD(x - min subnormal): next_down, but +inf
+                                     // stays and +min subnormal gives -0
+
 (`convert-tlir-to-linalg` expands them into integer arithmetic on the bits.)
 
 Every read of a fold must lie inside its input (checked by the verifier), so
@@ -121,11 +129,30 @@ class NextDownOp(_NextFloatOp):
     name = "tlir_ad.next_down"
 
 
+@irdl_op_definition
+class StepUpOp(_NextFloatOp):
+    """The operand plus the smallest subnormal, rounded upward: `nextUp` except
+    that `-inf` stays and the negative smallest subnormal gives `+0` (nextUp:
+    `-0`). The fast path of the interval contractions
+    (docs/verification.md#performance): one AVX-512 instruction."""
+
+    name = "tlir_ad.step_up"
+
+
+@irdl_op_definition
+class StepDownOp(_NextFloatOp):
+    """The operand minus the smallest subnormal, rounded downward: `nextDown`
+    except that `+inf` stays and the smallest subnormal gives `-0` (nextDown:
+    `+0`)."""
+
+    name = "tlir_ad.step_down"
+
+
 SCALAR_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp,
     arith.NegfOp, arith.CmpfOp, arith.SelectOp, arith.AndIOp, arith.OrIOp,
     arith.XOrIOp, math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp,
-    math.SqrtOp, math.AbsFOp, math.FmaOp, NextUpOp, NextDownOp,
+    math.SqrtOp, math.AbsFOp, math.FmaOp, NextUpOp, NextDownOp, StepUpOp, StepDownOp,
 )  # fmt: skip
 """The scalar ops a region may hold: what `convert-tlir-to-linalg`'s output
 already uses, so both routes to machine code lower them unchanged (`math.fma`
@@ -608,6 +635,17 @@ part of their bodies)."""
 
 TlirAD = Dialect(
     "tlir_ad",
-    [MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp, YieldOp, NextUpOp, NextDownOp],
+    [
+        MapOp,
+        FoldOp,
+        PadOp,
+        ConvInputGradOp,
+        ConvKernelGradOp,
+        YieldOp,
+        NextUpOp,
+        NextDownOp,
+        StepUpOp,
+        StepDownOp,
+    ],
     [],
 )

@@ -390,6 +390,8 @@ class TlirBufferize(ModulePass):
 
 def _bufferize_signature(declaration: func.FuncOp) -> None:
     typ = declaration.function_type
+    if not any(isinstance(t, TensorType) for t in (*typ.inputs.data, *typ.outputs.data)):
+        return  # a scalar function (a directed step) keeps its signature
     inputs = [memref_type(t) if isinstance(t, TensorType) else t for t in typ.inputs.data]
     outputs = [memref_type(t) for t in typ.outputs.data]
     declaration.function_type = FunctionType.from_lists([*inputs, *outputs], [])

@@ -11,7 +11,9 @@ model. A rule that fails on some values sets a failure flag the status
 combines; an op with no rule on the carrier (`exp`, `tlir.custom`), or whose
 rule fails for every value, is unresolved at compile time, and so are the ops
 that read it (their boxes are NaN). `rules=tight` emits the tight rules
-(`tlir.tight`, `passes/ibp/tight.py`) instead of TorchLean's.
+(`tlir.tight`, `passes/ibp/tight.py`) instead of TorchLean's. `fast=true`
+(TorchLean's rules) emits the contractions' fast path and its checks, after
+the statuses (docs/verification.md#performance).
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ RESOLVED = math.inf
 class Ibp:
     """Emits the interval program of a function's ops into `block`."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, fast: bool = False):
         self.block = block
+        self.fast = fast
+        self.diverged: list[SSAValue] = []
 
     def run(self, body: Block, boxes: list[Bound]) -> list[Bound]:
         bounds: dict[SSAValue, Bound] = dict(zip(body.args, boxes, strict=True))
@@ -62,7 +66,7 @@ class Ibp:
         b = Builder(self.block, op.location)
         result = op.results[0]
         shape, element = shape_of(result), element_of(result)
-        ctx = Context(b, element)
+        ctx = Context(b, element, self.fast, self.diverged)
         if 0 in shape:
             empty = b.array(np.zeros(shape, ctx.dtype), element)
             return Bound(empty, empty)
@@ -127,6 +131,10 @@ class TlirIbp(ModulePass):
 
     function: str = "main"
     rules: str = "torchlean"
+    fast: bool = False
+    """The contractions' fast path (TorchLean's rules only): `@main_ibp` returns
+    after the statuses one rank-0 check per contraction, nonzero where its
+    result may differ from the exact rule's (`structured.fast_contraction_check`)."""
 
     def apply(self, ctx: XdslContext, op: ModuleOp) -> None:
         refuse_dynamic(op, NAME)
@@ -148,10 +156,11 @@ class TlirIbp(ModulePass):
         boxes = [
             Bound(lo, hi) for lo, hi in zip(block.args[:count], block.args[count:], strict=True)
         ]
-        outputs = Ibp(block).run(source.body.block, boxes)
+        ibp = Ibp(block, fast=self.fast and not tight())
+        outputs = ibp.run(source.body.block, boxes)
         statuses = []
         for value, bound in zip(source.body.block.last_op.operands, outputs, strict=True):
             builder = Builder(block, source.location)
             statuses.append(status_value(Context(builder, element_of(value)), bound.status))
-        results = [*(o.lo for o in outputs), *(o.hi for o in outputs), *statuses]
+        results = [*(o.lo for o in outputs), *(o.hi for o in outputs), *statuses, *ibp.diverged]
         add_function(op, source, f"{self.function}_ibp", block, results)

@@ -276,8 +276,8 @@ class FunctionLowering:
                 return out.cast("ptrtoint", self.v(op.source), i64)
             case func.CallOp():
                 args = [self.v(a) for a in op.arguments]
-                out.call(op.callee.root_reference.data, args, None)
-                return None
+                result = op.res[0].type if op.res else None
+                return out.call(op.callee.root_reference.data, args, result)
             case func.ReturnOp():
                 out.ret(self.const_i32(0) if self.returns_status else None)
                 return None
@@ -483,7 +483,9 @@ class ModuleLowering:
                 else:
                     pointer = self.emitter.pointer
                     inputs = [lower_type(t, pointer) for t in op.function_type.inputs.data]
-                    lowered.append(self.emitter.declaration(op.sym_name.data, inputs, None))
+                    outputs = op.function_type.outputs.data
+                    output = lower_type(outputs[0], pointer) if outputs else None
+                    lowered.append(self.emitter.declaration(op.sym_name.data, inputs, output))
             elif isinstance(op, memref.GlobalOp):
                 lowered.append(self.emitter.constant_global(op))
             else:

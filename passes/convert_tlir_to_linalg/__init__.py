@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -74,3 +75,19 @@ class ConvertTlirToLinalg(ModulePass):
         refuse_dynamic(op, self.name)
         walker = PatternRewriteWalker(LowerTlirOp(), apply_recursively=False)
         walker.rewrite_module(op)
+        declare_steps(op)
+
+
+def declare_steps(module: ModuleOp) -> None:
+    """A private declaration of each directed-step function the lowering calls
+    (`tlir.passes.directed_steps`), once."""
+    from tlir.passes.directed_steps import NAMES
+
+    declared = {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
+    wanted: dict[str, Attribute] = {}
+    for inner in module.walk():
+        if isinstance(inner, func.CallOp) and inner.callee.root_reference.data in NAMES:
+            wanted.setdefault(inner.callee.root_reference.data, inner.res[0].type)
+    for name, typ in sorted(wanted.items()):
+        if name not in declared:
+            module.body.block.add_op(func.FuncOp.external(name, [typ], [typ]))

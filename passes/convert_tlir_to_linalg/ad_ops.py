@@ -5,7 +5,7 @@ of every product and each select are exactly the ones the region states."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine.affine_expr import AffineDimExpr
@@ -24,6 +24,7 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     shape_of,
 )
 from tlir.passes.convert_tlir_to_linalg.registry import lowers
+from tlir.passes.directed_steps import embedded_rounding, function_name
 
 
 def _inline_body(source: Block):
@@ -38,6 +39,10 @@ def _inline_body(source: Block):
             if isinstance(op, A.NextUpOp | A.NextDownOp):
                 value = mapping.get(op.input, op.input)
                 mapping[op.result] = next_float(b, value, isinstance(op, A.NextUpOp))
+                continue
+            if isinstance(op, A.StepUpOp | A.StepDownOp):
+                value = mapping.get(op.input, op.input)
+                mapping[op.result] = step_float(b, value, isinstance(op, A.StepUpOp))
                 continue
             clone = op.clone(value_mapper=mapping)
             b.builder.insert(clone)
@@ -54,8 +59,14 @@ def next_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
     for NaN and +inf, which stay) gives the pattern with the sign bit cleared
     plus 1, so ±0 both become the smallest positive subnormal and a positive
     `x` moves +1. `nextDown` is the mirror: `x > 0` (+inf included) steps -1;
-    otherwise `x > -inf` gives the pattern with the sign bit set plus 1."""
+    otherwise `x > -inf` gives the pattern with the sign bit set plus 1.
+
+    With AVX-512's rounding in force (`tlir.passes.directed_steps`), a call
+    of the step function instead, two instructions once vectorised."""
     width = x.type.bitwidth
+    if embedded_rounding():
+        name = function_name("next", "up" if upward else "down", f"f{width}")
+        return b(func.CallOp(name, [x], [x.type]))
     integer = IntegerType(width)
     bits = b(arith.BitcastOp(x, integer))
 
@@ -75,6 +86,24 @@ def next_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
     on = b.select(steps_on, b(arith.AddiOp(base, int_const(1))), bits)
     stepped = b.select(steps_back, b(arith.SubiOp(bits, int_const(1))), on)
     return b(arith.BitcastOp(stepped, x.type))
+
+
+def step_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
+    """`tlir_ad.step_up` (`step_down`): with AVX-512's rounding in force the
+    rounding alone (one instruction); elsewhere `next_float` with its two
+    differences put back: the far infinity stays, and the step from the
+    smallest subnormal of the other sign gives a zero of this direction's sign."""
+    width = x.type.bitwidth
+    if embedded_rounding():
+        name = function_name("step", "up" if upward else "down", f"f{width}")
+        return b(func.CallOp(name, [x], [x.type]))
+    stepped = next_float(b, x, upward)
+    sign = 1.0 if upward else -1.0
+    tiny = float(np.finfo(np.float64 if width == 64 else np.float32).smallest_subnormal)
+    far = b.cmp("oeq", x, b.const(-sign * float("inf")))
+    stepped = b.select(far, x, stepped)
+    onto_zero = b.cmp("oeq", x, b.const(-sign * tiny))
+    return b.select(onto_zero, b.const(sign * 0.0), stepped)
 
 
 @lowers(A.MapOp)

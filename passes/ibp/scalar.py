@@ -30,6 +30,33 @@ def up(s: Scalar, x: SSAValue) -> SSAValue:
     return s(A.NextUpOp(x))
 
 
+def step_down(s: Scalar, x: SSAValue) -> SSAValue:
+    """`RD(x − m)`: `down` but for `+inf` and the smallest subnormal (the fast
+    path of the contractions, `structured.fast_contraction_check`)."""
+    return s(A.StepDownOp(x))
+
+
+def step_up(s: Scalar, x: SSAValue) -> SSAValue:
+    """`RU(x + m)`: `up` but for `-inf` and the negative smallest subnormal."""
+    return s(A.StepUpOp(x))
+
+
+def fast_term(s: Scalar, x: Pair, w: Pair | SSAValue, acc_l: SSAValue, acc_h: SSAValue) -> Pair:
+    """`addDown(acc_l, lo)`, `addUp(acc_h, hi)` of the interval product
+    `[lo, hi]` of `x` and `w` (`product`), every step a `step_down`/`step_up`:
+    the same operations in the same order, the same bits wherever no
+    infinity is stepped (`structured.fast_contraction_check`)."""
+    if isinstance(w, SSAValue):
+        a, b = s.mul(x[0], w), s.mul(x[1], w)
+        low, high = min2(s, a, b), max2(s, a, b)
+    else:
+        p = [s.mul(x[0], w[0]), s.mul(x[0], w[1]), s.mul(x[1], w[0]), s.mul(x[1], w[1])]
+        low = min2(s, min2(s, p[0], p[1]), min2(s, p[2], p[3]))
+        high = max2(s, max2(s, p[0], p[1]), max2(s, p[2], p[3]))
+    new_l = step_down(s, s.add(acc_l, step_down(s, low)))
+    return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
+
+
 def finite_sign(s: Scalar, e: SSAValue, predicate: str) -> SSAValue:
     """`e` finite and `e <predicate> 0` (`oge`: the exact value is not below
     the rounded one, `ole`: not above)."""

@@ -104,13 +104,29 @@ def _mse_loss(ctx, op, boxes):
     return mean_of_sums(ctx, *directed_sum(ctx, *flat, [0]), n)
 
 
+def _transposed_value(ctx: Context, v: SSAValue) -> SSAValue:
+    rows, cols = shape_of(v)
+    return ctx.b.tlir(T.TransposeOp, [v], [cols, rows], axis1=T.i64_attr(0),
+                      axis2=T.i64_attr(1))  # fmt: skip
+
+
 def _transposed(ctx: Context, box: Bound) -> SSAValue | tuple[SSAValue, SSAValue]:
     """A [rows, cols] parameter as [cols, rows] (a point stays one tensor)."""
 
+    if box.point:
+        return _transposed_value(ctx, box.lo)
+    return _transposed_value(ctx, box.lo), _transposed_value(ctx, box.hi)
+
+
+def _paneled(ctx: Context, box: Bound, lanes: int) -> SSAValue | tuple[SSAValue, SSAValue]:
+    """A [rows, cols] parameter as [rows / lanes, cols, lanes]: the panel of
+    `lanes` rows contiguous along the columns (a point stays one tensor)."""
+
     def t(v):
         rows, cols = shape_of(v)
-        return ctx.b.tlir(T.TransposeOp, [v], [cols, rows], axis1=T.i64_attr(0),
-                          axis2=T.i64_attr(1))  # fmt: skip
+        blocks = ctx.b.reshape(v, [rows // lanes, lanes, cols])
+        return ctx.b.tlir(T.PermuteOp, [blocks], [rows // lanes, cols, lanes],
+                          perm=T.i64_array([0, 2, 1]))  # fmt: skip
 
     if box.point:
         return t(box.lo)
@@ -143,33 +159,148 @@ def add_bias(ctx: Context, acc: tuple[SSAValue, SSAValue], bias: Bound, axis: in
     return Out(*ctx.b.fold([*acc, *bias_inputs], maps, shape, [], [0.0, 0.0], body))
 
 
+def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
+    """Record whether the fast path's sums `acc` (lo, hi, before the bias) may
+    differ from the exact rule's: where one of them is not finite.
+
+    The fast path (`scalar.fast_term`) replaces each step `nextDown(y)` by
+    `f(y) = RD(y − m)` (`m` the smallest subnormal; `nextUp` by `RU(y + m)`,
+    the mirror, which the same argument covers). The products, `min2`/`max2`
+    and additions are the exact rule's, in the same order. `f(y) = nextDown(y)`
+    for every `y` but two: `f(+inf) = +inf` (nextDown: the largest float) and
+    `f(m) = −0` (nextDown: `+0`); `f(NaN)` is a NaN. The products read only
+    the boxes, so they are the exact rule's; per term the exact rule computes
+    `t = nextDown(min2(p1, p2))`, `a' = nextDown(a + t)` from `a = 0`. Claim:
+    each fast `ã`, `t̃` equals its exact value, or both are zeros (of any
+    signs), or the fast one is `+inf` or NaN. Induction over the terms:
+    * `t̃ = f(min2(p1, p2))`: equal, or `−0` against `+0` (the min is `m`), or
+      `+inf` (the min is `+inf`), or NaN (the min is NaN, and so is `t`).
+    * `ã + t̃` with both finite: equal to `a + t` when neither is a zero;
+      when one is a zero (and so is its exact value) the sum is the other
+      operand, equal in both; when both are, the sum is a zero in both. If
+      `ã` or `t̃` is `+inf` or NaN, the sum is `+inf` or NaN (`+inf` plus a
+      finite value or `+inf`; `+inf − inf` and NaN give NaN).
+    * `f` of that sum: a zero gives `−m` = `nextDown(±0)`, equal; `m` gives
+      `−0` against `+0`; `+inf` stays `+inf`; NaN stays NaN; else equal.
+    `+inf` and NaN are absorbing from then on (the sum and `f` keep them), so
+    if the final `ã` is finite, no step diverged and `ã` equals `a` up to the
+    sign of a zero. The bias is then added with exact steps,
+    `nextDown(ã + b)`: for a zero `ã` the sum is `b` when `b` is not a zero,
+    else a zero in both, whose step is `−m` either way: the same bits. (A
+    conv's skipped cells keep `ã`, which changes nothing above.) So where
+    every fast sum is finite, the box is the exact rule's bit for bit; else
+    the caller computes the exact rule (`CompiledModel.bounds`)."""
+
+    # counted per first and last index (a fold over the axes between: its
+    # last loop vectorises, its first splits across threads), then summed
+    shape = shape_of(acc[0])
+    everything = [d(k) for k in range(len(shape))]
+
+    def body(s: Scalar, args):
+        low, high, count = args
+        return [s.add(count, D.bad(s, s.both(D.finite(s, low), D.finite(s, high))))]
+
+    (counts,) = ctx.b.fold(
+        list(acc), [everything, everything], shape, list(range(1, len(shape) - 1)), [0.0], body
+    )
+    ctx.diverged.append(any_failed(ctx, counts))
+
+
+FAST_TERMS = 1 << 16
+"""The fewest terms for which a contraction takes the fast path: below, its
+check (two more kernels) would cost more than the steps it saves."""
+
+
+def _fast(ctx: Context, bounds: Sequence[int]) -> bool:
+    return ctx.fast and math.prod(bounds) >= FAST_TERMS
+
+
+def _contraction_term(fast: bool, s: Scalar, x, w, acc_l, acc_h) -> list[SSAValue]:
+    """One term of `linear`/`conv`: `addDown(acc, lo)`, `addUp(acc, hi)` of
+    the interval product, with TorchLean's steps or the fast path's."""
+    if fast:
+        return list(D.fast_term(s, x, w, acc_l, acc_h))
+    tl, th = D.product(s, x, w)
+    return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
+
+
+ROW_BLOCKS = (4, 2)
+"""Rows of a batched interval `linear` per pass over its weight: the first
+that divides the rows (else 1)."""
+
+TILE_VECTORS = 2
+"""512-bit vectors of outputs per register tile of the interval `linear`."""
+
+
+def _row_block(rows: int) -> int:
+    return next((b for b in ROW_BLOCKS if rows % b == 0 and rows > b), 1)
+
+
 @ibp_rule(T.LinearOp)
 def _linear(ctx, op, boxes):
     """Per row: from 0 over the columns, `min2`/`max2` of the endpoint
-    products, addDown/addUp; the bias last; a leading batch row by row."""
+    products, addDown/addUp; the bias last; a leading batch row by row.
+
+    The loops keep the sums in registers along the columns. Where the
+    outputs fill whole tiles of `TILE_VECTORS` 512-bit vectors the fold runs
+    over [output tile, row block, column, row in the block, output in the
+    tile] (LLVM vectorises the last loop and unrolls the row loop), the weight
+    permuted once per call into panels [output tile, column, output in the
+    tile] that it reads contiguously. Else, with fewer outputs than rows and
+    whole vectors of rows, over [output, column, row], both ends of the input
+    transposed once per call to [column, row]. Else over [row block, column,
+    row in the block, output] (each weight row read from cache for the whole
+    block). Either way each output takes its columns in ascending order."""
     x, weight, bias = boxes
     lead = shape_of(x.lo)[:-1]
     m, n = shape_of(weight.lo)
-    r = len(lead)
-    wt = _transposed(ctx, weight)
+    rows = math.prod(lead)
+    block = _row_block(rows)
+    flat = [ctx.b.reshape(v, [rows, n]) for v in x.pair]
+    lanes = 64 // ctx.dtype.itemsize
+    tile = lanes * TILE_VECTORS
+    if m % tile == 0:
+        layout = "tiles"
+        wt = _paneled(ctx, weight, tile)
+        bounds = [m // tile, rows // block, n, block, tile]
+        x_map = [d(1) * block + d(3), d(2)]
+        w_map = [d(0), d(2), d(4)]
+    elif rows % lanes == 0 and m < rows:
+        layout = "rows inner"
+        wt = weight.lo if weight.point else weight.pair
+        flat = [_transposed_value(ctx, v) for v in flat]
+        bounds, x_map, w_map = [m, n, rows], [d(1), d(2)], [d(0), d(1)]
+    else:
+        layout = "outputs inner"
+        wt = _transposed(ctx, weight)
+        bounds = [rows // block, n, block, m]
+        x_map = [d(0) * block + d(2), d(1)]
+        w_map = [d(1), d(3)]
+        if block == 1:
+            bounds, x_map, w_map = [rows, n, m], [d(0), d(1)], [d(1), d(2)]
+    reduction = 2 if layout == "tiles" else 1
     w_inputs = _factor_inputs(wt)
-    bounds = [*lead, n, m]
-    x_map = [*(d(k) for k in range(r)), d(r)]
-    w_map = [d(r), d(r + 1)]
+    fast = _fast(ctx, bounds)
 
     def body(s: Scalar, args):
         args = list(args)
         xl, xh = args.pop(0), args.pop(0)
         w = _take_factor(wt, args)
         acc_l, acc_h = args
-        tl, th = D.product(s, (xl, xh), w)
-        return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
+        return _contraction_term(fast, s, (xl, xh), w, acc_l, acc_h)
 
     acc = ctx.b.fold(
-        [x.lo, x.hi, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [r],
+        [*flat, *w_inputs], [x_map, x_map] + [w_map] * len(w_inputs), bounds, [reduction],
         [0.0, 0.0], body,
     )  # fmt: skip
-    return add_bias(ctx, tuple(acc), bias, r)
+    if fast:
+        fast_contraction_check(ctx, acc)
+    if layout == "tiles":  # [tile, row block, row, output] → [row block, row, tile, output]
+        acc = [_permuted(ctx, v, [1, 2, 0, 3]) for v in acc]
+    elif layout == "rows inner":  # [output, row] → [row, output]
+        acc = [_transposed_value(ctx, v) for v in acc]
+    acc = tuple(ctx.b.reshape(v, [*lead, m]) for v in acc)
+    return add_bias(ctx, acc, bias, len(lead))
 
 
 def _batch_map(shape: Sequence[int], out_batch: Sequence[int]) -> list:
@@ -281,6 +412,7 @@ def _conv(ctx, op, boxes):
     ]
     x_map = [*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial]
     mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
+    fast = _fast(ctx, bounds)
 
     def body(s: Scalar, args):
         args = list(args)
@@ -288,8 +420,7 @@ def _conv(ctx, op, boxes):
         wv = _take_factor(w, args)
         flags = [args.pop(0) for _ in masks]
         acc_l, acc_h = args
-        tl, th = D.product(s, (xl, xh), wv)
-        new_l, new_h = D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)
+        new_l, new_h = _contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h)
         if not flags:
             return [new_l, new_h]
         skip = s.nonzero(flags[0])
@@ -302,6 +433,8 @@ def _conv(ctx, op, boxes):
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
         bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
     )  # fmt: skip
+    if fast:
+        fast_contraction_check(ctx, acc)
     if channels_inner:  # [lead…, g, o…, oc] → [lead…, g, oc, o…]
         back = [*range(r + 1), r + 1 + rank, *range(r + 1, r + 1 + rank)]
         acc = [_permuted(ctx, v, back) for v in acc]

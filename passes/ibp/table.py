@@ -62,6 +62,10 @@ class Out:
 class Context:
     b: Builder
     element: Attribute
+    fast: bool = False
+    """Contractions take the fast path (`structured.fast_contraction_check`)."""
+    diverged: list[SSAValue] = field(default_factory=list)
+    """The fast path's checks: rank-0, nonzero where a fast result may differ."""
 
     @property
     def dtype(self) -> np.dtype:

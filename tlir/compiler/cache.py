@@ -82,11 +82,13 @@ def environment(backend: str, opt_level: int) -> str:
     """Everything besides the IR that determines generated code."""
     from tlir.compiler import jit
     from tlir.passes.contraction_kernels import host_target
+    from tlir.passes.directed_steps import host_has_embedded_rounding
 
     # The code fingerprint identifies tlir's version (and any local edit) without
     # importlib.metadata, which costs a cache hit 0.2 s of imports.
     parts = [f"tlir {code_fingerprint()}", jit.host().describe()]
     parts.append(f"contraction target {host_target()}")
+    parts.append(f"embedded rounding {host_has_embedded_rounding()}")
     parts.append(f"backend {backend}; -O{opt_level}")
     if backend == "mlir":
         from tlir.compiler.backend import mlir

@@ -184,23 +184,29 @@ def compile_object(
 def _compile_object(
     llvm_ir: str, opt_level: int, where: str, provided: frozenset[str], vectorize_loops: bool = True
 ) -> bytes:
+    from tlir.passes import directed_steps
+
     machine = target_machine(opt_level)
     try:
-        module = llvm.parse_assembly(llvm_ir)
+        module = llvm.parse_assembly(directed_steps.prepare_ir(llvm_ir))
         module.verify()
     except RuntimeError as err:
         message = " ".join(str(err).split())
         raise TlirError(where, f"LLVM rejected the generated IR: {message}") from None
-    check_external_symbols(module, where, provided)
+    check_external_symbols(module, where, provided | directed_steps.DEFINED)
     _optimize(module, machine, opt_level, vectorize_loops)
+    module = directed_steps.finish(module, machine)
     return machine.emit_object(module)
 
 
 def assembly(llvm_ir: str, opt_level: int = 2) -> str:
     """The host assembly of LLVM IR text, optimized as the JIT does it."""
+    from tlir.passes import directed_steps
+
     machine = target_machine(opt_level)
-    module = llvm.parse_assembly(llvm_ir)
+    module = llvm.parse_assembly(directed_steps.prepare_ir(llvm_ir))
     _optimize(module, machine, opt_level)
+    module = directed_steps.finish(module, machine)
     return machine.emit_assembly(module)
 
 

@@ -88,7 +88,10 @@ def _region(op: AD.FoldOp | AD.MapOp) -> int:
     """The interval programs' folds and maps (regions with directed steps) are
     compute-bound: their points times their steps. The derivative programs'
     count nothing (`_unthreaded`)."""
-    steps = sum(isinstance(o, AD.NextUpOp | AD.NextDownOp) for o in op.body.block.ops)
+    steps = sum(
+        isinstance(o, AD.NextUpOp | AD.NextDownOp | AD.StepUpOp | AD.StepDownOp)
+        for o in op.body.block.ops
+    )
     if not steps:
         return _unthreaded(op)
     points = math.prod(AD.ints(op.bounds)) if isinstance(op, AD.FoldOp) else _outputs(op)

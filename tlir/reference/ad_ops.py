@@ -38,9 +38,25 @@ _UNARY: dict[type[Operation], Callable] = {
     math.CosOp: lambda x: libm("cos", x),
     A.NextUpOp: lambda x: np.nextafter(x, x.dtype.type(np.inf)),
     A.NextDownOp: lambda x: np.nextafter(x, x.dtype.type(-np.inf)),
+    A.StepUpOp: lambda x: _step(x, 1),
+    A.StepDownOp: lambda x: _step(x, -1),
 }
 _ORDERED = {"oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal,
             "olt": np.less, "ole": np.less_equal, "one": np.not_equal}  # fmt: skip
+
+
+def _step(x: np.ndarray, sign: int) -> np.ndarray:
+    """`tlir_ad.step_up` (`sign` 1) / `step_down` (-1), `RU(x + m)` / `RD(x - m)`
+    (`m` the smallest subnormal): the next float in that direction, except
+    that the infinity on the far side stays and a step from the smallest
+    subnormal of the other sign gives a zero of this direction's sign. A NaN
+    stays (compiled code quiets a signalling one, as any arithmetic does)."""
+    with np.errstate(over="ignore"):
+        result = np.nextafter(x, x.dtype.type(sign * np.inf))
+    tiny = np.finfo(x.dtype).smallest_subnormal
+    result = np.where((x == -sign * np.inf) | np.isnan(x), x, result)
+    zero = np.copysign(x.dtype.type(0.0), x.dtype.type(sign))
+    return np.where(x == -sign * tiny, zero, result).astype(x.dtype)
 
 
 def _compare(predicate: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -52,12 +52,18 @@ def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
     generated = contraction_module(kernel)
     if generated is not None:
         return generated
+    from tlir.passes.directed_steps import (
+        host_has_embedded_rounding,
+        steps_with_embedded_rounding,
+    )
+
     clone = kernel.clone()
     clone.sym_visibility = None
     module = ModuleOp([clone])
     ctx = context()
-    for stage in stage_passes(KERNEL_LOWERING):
-        stage.apply(ctx, module)
+    with steps_with_embedded_rounding(host_has_embedded_rounding()):
+        for stage in stage_passes(KERNEL_LOWERING):
+            stage.apply(ctx, module)
     return module
 
 

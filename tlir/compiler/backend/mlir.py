@@ -112,8 +112,8 @@ def _widen_empty_arguments(module: ModuleOp) -> None:
     argument unconverted; such a buffer is never read (its loops have no
     iterations), so it is passed as a one-element memref instead."""
     for function in module.ops:
-        if not isinstance(function, func.FuncOp):
-            continue
+        if not isinstance(function, func.FuncOp) or not function.body.blocks:
+            continue  # a declaration (a directed step) has no arguments to widen
         block = function.body.block
         for index, arg in enumerate(list(block.args)):
             typ = arg.type
