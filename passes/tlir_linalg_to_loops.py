@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, ModuleOp, i64
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -39,10 +39,13 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from tlir.passes import fast_ops as fast
+from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
 
 PARALLEL_ATTR = "tlir.parallel_extent"
+RULE_ATTR = "tlir.parallel_rule"
+"""Of a kernel that takes the batch: `a, k, d, c` with units(B) = a·⌈k·B/d⌉ + c."""
 
 Linalg = GenericOp | FillOp
 
@@ -314,6 +317,25 @@ def _emit_body(
         emitter.emit(inner.clone(value_mapper=mapping))
 
 
+def _batch_factor(function: func.FuncOp, extent: int) -> int:
+    """k if the kernel takes the batch (`tlir.batch_axes`) and its parallel
+    dimension, the leading axis of the outputs it writes, is k·B; else 0."""
+    axes = function.attributes.get(BATCH_AXES)
+    if axes is None or extent <= 1:
+        return 0
+    num_inputs = function.attributes["tlir.num_inputs"].value.data
+    num_outputs = function.attributes["tlir.num_outputs"].value.data
+    outputs = function.body.block.args[num_inputs : num_inputs + num_outputs]
+    factors = set()
+    for arg, marks in zip(outputs, axes.data[num_inputs:], strict=True):
+        shape = arg.type.get_shape()
+        leading = marks.get_values()[0] if shape else 0
+        if not leading or shape[0] != extent:
+            return 0  # not every output leads with the parallel batch axis
+        factors.add(leading)
+    return factors.pop() if len(factors) == 1 else 0
+
+
 def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
     block = function.body.block
     ops = [op for op in block.ops if isinstance(op, GenericOp | FillOp)]
@@ -321,14 +343,22 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
     if is_kernel(function) and "tlir.num_inputs" in function.attributes:
         extent = parallel_extent(function, ops)
         function.attributes[PARALLEL_ATTR] = IntegerAttr(extent, i64)
+        factor = _batch_factor(function, extent)
+        if BATCH_AXES in function.attributes:
+            rule = (1, factor, 1, 0) if factor else (0, 0, 1, extent)
+            function.attributes[RULE_ATTR] = DenseArrayBase.from_list(i64, rule)
         if extent > 1:
-            lo, hi = block.args[-2], block.args[-1]
+            shift = BATCH_AXES in function.attributes  # `batch` follows `hi`
+            lo, hi = block.args[-2 - shift], block.args[-1 - shift]
             assert isinstance(lo, BlockArgument) and isinstance(hi, BlockArgument)
             first = block.first_op
-            n = arith.ConstantOp(IntegerAttr(extent, IndexType()))
-            ub = arith.MinSIOp(hi, n)
-            block.insert_ops_before([n, ub], first) if first else block.add_ops([n, ub])
-            bounds = (lo, ub.results[0])
+            n = arith.ConstantOp(IntegerAttr(factor or extent, IndexType()))
+            clamp: list[Operation] = [n]
+            if factor:  # N = k·B from the batch argument (`tlir.parallel_rule`)
+                clamp.append(arith.MuliOp(block.args[-1], n.result))
+            clamp.append(arith.MinSIOp(hi, clamp[-1].results[0]))
+            block.insert_ops_before(clamp, first) if first else block.add_ops(clamp)
+            bounds = (lo, clamp[-1].results[0])
     for op in ops:
         block.insert_ops_before(lower_linalg(op, bounds, vector_bytes), op)
         op.detach()

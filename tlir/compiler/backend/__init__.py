@@ -211,7 +211,10 @@ def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
     attrs = function.attributes
     num_inputs = attrs["tlir.num_inputs"].value.data
     num_outputs = attrs["tlir.num_outputs"].value.data
-    buffers = function.function_type.inputs.data[:-2]
+    # after the buffers: `lo`, `hi`, and `batch` for a kernel that takes the batch
+    types = function.function_type.inputs.data
+    trailing = 3 if len(types) >= 3 and isinstance(types[-3], IndexType) else 2
+    buffers = types[:-trailing]
     scratch = tuple(
         math.prod(t.get_shape()) * numpy_dtype(t).itemsize
         for t in buffers[num_inputs + num_outputs :]

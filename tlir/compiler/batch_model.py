@@ -1,0 +1,404 @@
+"""A dynamic-batch model compiled once for every batch.
+
+The module is specialized at two nominal batches (`NOMINAL`) and its kernels
+formed at each; the two kernel lists pair up by call order (a graph whose
+kernels or plan do not pair up is compiled per batch, as a static model at
+each). Each kernel is marked with `tlir.batch_axes` (per value of its
+signature, the factor k of each axis whose extent is k·B) and lowered to loops
+at both batches: the marked kernel takes the batch after `hi`
+(`tlir-bufferize`), its parallel loop runs to `min(hi, k·batch)`
+(`tlir-linalg-to-loops`), and when the two loop modules are the same text but
+for the leading extents of buffer types (row-major strides do not depend on
+the leading extent) the code at the first batch is the code at every batch:
+the kernel is compiled once. A kernel whose code depends on the batch in any
+other way (a stride, a reduction over the batch, a contraction whose tiles
+are fixed at compile time) is compiled at each batch met, alone, and called
+through a table the caller fills per batch (`tlir.compiler.batch_plan`).
+The plan, workspace and entry function are affine in the batch and compiled
+once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IndexType, ModuleOp, i64
+
+from tlir.compiler.batch_plan import (
+    Affine,
+    BatchKernel,
+    BatchPlan,
+    batch_entry_ir,
+    batch_kernel_entry_ir,
+    build_batch_plan,
+)
+from tlir.compiler.calling import address, pointer_array
+from tlir.compiler.plan import ALIGNMENT
+from tlir.diagnostics import TlirError
+
+NOMINAL = (13, 17)
+"""The batches a dynamic model's kernels are formed at: unlike any static
+extent of the tests' models (a coincidence makes kernels differ, never wrong),
+and at least the 8 outputs whose folds interleave (`tlir-linalg-to-loops`)."""
+
+BATCH_AXES = "tlir.batch_axes"
+
+
+class NotGeneric(Exception):
+    """The model cannot be compiled once for every batch."""
+
+
+def _calls(entry: func.FuncOp) -> list[func.CallOp]:
+    return [op for op in entry.body.block.ops if isinstance(op, func.CallOp)]
+
+
+def batch_axes(k0: func.FuncOp, k1: func.FuncOp, b0: int, b1: int) -> ArrayAttr:
+    """`tlir.batch_axes` of a kernel formed at batches b0 and b1."""
+    t0, t1 = k0.function_type, k1.function_type
+    marks = []
+    for a, b in zip(
+        (*t0.inputs.data, *t0.outputs.data), (*t1.inputs.data, *t1.outputs.data), strict=True
+    ):
+        shape0 = a.get_shape() if hasattr(a, "get_shape") else ()
+        shape1 = b.get_shape() if hasattr(b, "get_shape") else ()
+        if len(shape0) != len(shape1):
+            raise NotGeneric("a kernel's ranks differ")
+        axis = []
+        for e0, e1 in zip(shape0, shape1, strict=True):
+            extent = Affine.through(b0, e0, b1, e1)
+            if extent is None or (extent.s1 and extent.s0):
+                raise NotGeneric("an extent is not a multiple of the batch")
+            axis.append(extent.s1)
+        marks.append(DenseArrayBase.from_list(i64, axis))
+    return ArrayAttr(marks)
+
+
+def _marked(kernel: func.FuncOp, axes: ArrayAttr, name: str) -> func.FuncOp:
+    clone = kernel.clone()
+    clone.sym_name = type(kernel.sym_name)(name)
+    clone.attributes[BATCH_AXES] = axes
+    return clone
+
+
+_LEADING = re.compile(r"memref<\d+x")
+_EXTENT = re.compile(r"tlir\.parallel_extent = \d+ : i64")
+
+
+def _masked(loops: ModuleOp) -> str:
+    """The loops' text without what may differ between two batches in code that
+    serves both: the leading extent of buffer types, the recorded extent."""
+    return _EXTENT.sub("", _LEADING.sub("memref<?x", str(loops)))
+
+
+def _takes_batch(loops: ModuleOp, name: str) -> func.FuncOp | None:
+    function = next(f for f in loops.ops if isinstance(f, func.FuncOp) and f.sym_name.data == name)
+    types = function.function_type.inputs.data
+    return function if len(types) >= 3 and isinstance(types[-3], IndexType) else None
+
+
+def _rule(function: func.FuncOp) -> tuple[int, int, int, int] | None:
+    rule = function.attributes.get("tlir.parallel_rule")
+    return tuple(rule.get_values()) if rule is not None else None  # type: ignore[return-value]
+
+
+def _scratch(loops: tuple[ModuleOp, ModuleOp], name: str, batches, rule) -> tuple[Affine, ...]:
+    """Each scratch buffer's bytes, affine in B: `tlir.scratch_rule` bounded
+    above (⌈k·B/d⌉ ≤ k·B), or else the two batches' sizes."""
+    from tlir.compiler.backend import kernel_abi
+
+    function = _takes_batch(loops[0], name)
+    declared = function.attributes.get("tlir.scratch_rule") if function else None
+    abis = [kernel_abi(m, name) for m in loops]
+    if len(abis[0].scratch_bytes) != len(abis[1].scratch_bytes):
+        raise NotGeneric("a kernel's scratch buffers differ")
+    if declared is not None:
+        a, k, _, c = rule
+        values = declared.get_values()
+        return tuple(
+            Affine(s0 + s1 * c, s1 * a * k)
+            for s0, s1 in zip(values[::2], values[1::2], strict=True)
+        )
+    sizes = []
+    for x0, x1 in zip(abis[0].scratch_bytes, abis[1].scratch_bytes, strict=True):
+        size = Affine.through(batches[0], x0, batches[1], x1)
+        if size is None:
+            raise NotGeneric("a scratch buffer is not affine in the batch")
+        sizes.append(size)
+    return tuple(sizes)
+
+
+@dataclass
+class _Formed:
+    work: ModuleOp
+    entry: func.FuncOp
+
+
+def form(module: ModuleOp, function: str, fuse: bool, numerics: str) -> _Formed:
+    from tlir.compiler.build import _entry_module
+
+    work, entry = _entry_module(module, function, fuse, numerics)
+    return _Formed(work, entry)
+
+
+def _kernels_of(formed: _Formed) -> dict[str, func.FuncOp]:
+    return {k.sym_name.data: k for k in formed.work.ops if isinstance(k, func.FuncOp)}
+
+
+class BatchCompile:
+    """The model `module_at(B)` compiled once for every B ≥ 1 (see the module's
+    docstring); NotGeneric if its graph does not pair up across batches."""
+
+    def __init__(
+        self,
+        module_at: Callable[[int], ModuleOp],
+        function: str,
+        backend: str,
+        opt_level: int,
+        where: str,
+        fuse: bool = True,
+        numerics: str = "exact",
+    ):
+        from tlir.compiler.build import Finisher, vectorize_loops
+        from tlir.compiler.work import kernel_work
+
+        self.module_at, self.function = module_at, function
+        self.backend, self.opt_level, self.where = backend, opt_level, where
+        self.fuse, self.numerics = fuse, numerics
+        start = time.perf_counter()
+        formed = [form(module_at(b), function, fuse, numerics) for b in NOMINAL]
+        self.first = formed[0]
+        calls = [_calls(f.entry) for f in formed]
+        if len(calls[0]) != len(calls[1]):
+            raise NotGeneric("the kernels differ in number")
+        kernels = [_kernels_of(f) for f in formed]
+        partner: dict[str, str] = {}
+        self.positions: dict[str, int] = {}  # a kernel's first call
+        for position, (c0, c1) in enumerate(zip(*calls, strict=True)):
+            n0, n1 = (c.callee.root_reference.data for c in (c0, c1))
+            if partner.setdefault(n0, n1) != n1:
+                raise NotGeneric("one kernel at one batch is two at another")
+            self.positions.setdefault(n0, position)
+        self.infos: dict[str, BatchKernel] = {}
+        self.per_batch: list[str] = []
+        objects: dict[str, object] = {}
+        arities: dict[str, int] = {}
+        finisher = Finisher(backend, opt_level, where)
+        table = 0
+        try:
+            for name, other in partner.items():
+                k0, k1 = kernels[0][name], kernels[1][other]
+                work = Affine.through(NOMINAL[0], kernel_work(k0), NOMINAL[1], kernel_work(k1))
+                work = work or Affine(max(kernel_work(k0), kernel_work(k1)))
+                axes = batch_axes(k0, k1, *NOMINAL)
+                generic = self._generic(name, k0, k1, axes, work)
+                if generic is not None:
+                    info, loops = generic
+                    self.infos[name] = info
+                    arities[name] = info.num_inputs + info.num_outputs + len(info.scratch)
+                    finish = self._finish(loops, name, arities[name])
+                    objects[name] = finisher.kernel(finish, vectorize_loops(k0))
+                    continue
+                from tlir.compiler.backend import kernel_abi, kernel_to_loops
+
+                abi = kernel_abi(kernel_to_loops(k0), name)
+                self.infos[name] = BatchKernel(
+                    name,
+                    abi.num_inputs,
+                    abi.num_outputs,
+                    (),
+                    None,
+                    work,
+                    table,
+                    len(abi.scratch_bytes),
+                )
+                self.per_batch.append(name)
+                table += 2 + len(abi.scratch_bytes)
+            try:
+                plan = build_batch_plan(
+                    (formed[0].entry, formed[1].entry), NOMINAL, self.infos, where
+                )
+            except ValueError as err:
+                raise NotGeneric(str(err)) from None
+            from tlir.compiler import jit
+
+            self.plan: BatchPlan = plan
+            main_ir = batch_entry_ir(plan, arities, jit.host().threads)
+            provided = frozenset(n + ".entry" for n in objects)
+            main = finisher.entry(main_ir, provided)
+            self.objects = [o.result() for o in objects.values()] + [main.result()]
+        finally:
+            finisher.shutdown()
+        self.seconds = time.perf_counter() - start
+
+    def _generic(self, name, k0, k1, axes, work):
+        """(the kernel's info, its loops at the first batch) if its code serves every batch."""
+        from tlir.compiler.backend import kernel_abi, kernel_to_loops
+
+        loops0 = kernel_to_loops(_marked(k0, axes, name))
+        function = _takes_batch(loops0, name)
+        rule = _rule(function) if function is not None else None
+        if rule is None:
+            return None
+        loops1 = kernel_to_loops(_marked(k1, axes, name))
+        if _masked(loops0) != _masked(loops1):
+            return None
+        try:
+            scratch = _scratch((loops0, loops1), name, NOMINAL, rule)
+        except NotGeneric:
+            return None
+        abi = kernel_abi(loops0, name)
+        return BatchKernel(name, abi.num_inputs, abi.num_outputs, scratch, rule, work), loops0
+
+    def _finish(self, loops: ModuleOp, name: str, arity: int) -> Callable[[], str]:
+        entry = batch_kernel_entry_ir(name, arity)
+        if self.backend == "xdsl":
+            from tlir.compiler.backend import xdsl
+
+            llvm_ir = xdsl.kernel_llvm_ir(loops, self.where) + "\n" + entry
+            return lambda: llvm_ir
+        from tlir.compiler.backend import mlir
+
+        text = mlir.kernel_loops_text(loops)
+        return lambda: mlir.loops_text_to_llvm_ir(text, self.where) + "\n" + entry
+
+
+class PerBatch:
+    """What a batch needs besides the once-compiled code: the kernels compiled at
+    that batch (their engine), the table after the constants, the workspace size."""
+
+    def __init__(self, compile_: BatchCompile, batch: int, constants: list[np.ndarray]):
+        from tlir.compiler import jit
+        from tlir.compiler.build import compile_kernel
+
+        plan = compile_.plan
+        workspace = plan.workspace.at(batch)
+        table: list[int] = [0] * plan.table
+        self.engine = None
+        self.kernels = 0
+        if compile_.per_batch:
+            formed = form(
+                compile_.module_at(batch), compile_.function, compile_.fuse, compile_.numerics
+            )
+            calls = _calls(formed.entry)
+            first = _calls(compile_.first.entry)
+            if len(calls) != len(first):
+                raise NotGeneric("the kernels differ in number")
+            kernels = _kernels_of(formed)
+            names = {}
+            for c0, c in zip(first, calls, strict=True):
+                n0, n = c0.callee.root_reference.data, c.callee.root_reference.data
+                if names.setdefault(n0, n) != n:
+                    raise NotGeneric("one kernel at one batch is two at another")
+            objects, abis = [], {}
+            for name in compile_.per_batch:
+                abi, data = compile_kernel(
+                    kernels[names[name]], compile_.backend, compile_.opt_level, compile_.where
+                )
+                info = compile_.infos[name]
+                if (abi.num_inputs, abi.num_outputs, len(abi.scratch_bytes)) != (
+                    info.num_inputs,
+                    info.num_outputs,
+                    info.scratch_count,
+                ):
+                    raise NotGeneric("a kernel's buffers differ")
+                objects.append(data)
+                abis[name] = abi
+            self.kernels = len(objects)
+            self.engine = jit.Engine(objects)
+            for name in compile_.per_batch:
+                info, abi = compile_.infos[name], abis[name]
+                table[info.table] = self.engine.engine.get_function_address(f"{names[name]}.entry")
+                table[info.table + 1] = abi.parallel_extent
+                for i, size in enumerate(abi.scratch_bytes):
+                    workspace = -(-workspace // ALIGNMENT) * ALIGNMENT
+                    table[info.table + 2 + i] = workspace
+                    workspace += size
+        self.workspace = max(workspace, 1)
+        pointers = [address(c) for c in constants] + table
+        self.constants = (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
+        self.outputs = [(tuple(e.at(batch) for e in shape), dtype) for shape, dtype in plan.outputs]
+
+
+class BatchModelCode:
+    """The once-compiled code of a dynamic model and its calls at any batch."""
+
+    def __init__(self, compile_: BatchCompile, constants: list[np.ndarray], cache: bool = True):
+        from tlir.compiler import jit
+        from tlir.compiler.plan import ENTRY
+
+        if jit.host().threads:
+            from tlir.compiler.pool import stub
+
+            stub(cache)
+        self.compile = compile_
+        self.engine = jit.Engine(compile_.objects)
+        pointer = ctypes.c_void_p
+        self._entry = self.engine.function(
+            ENTRY,
+            ctypes.c_int32,
+            [pointer, pointer, pointer, pointer, ctypes.c_int32, ctypes.c_int64],
+        )
+        self._constants = constants
+        self._cache = cache
+        self._batches: dict[int, PerBatch] = {}
+        self._lock = threading.Lock()
+        self.where = compile_.where
+
+    def at(self, batch: int) -> PerBatch:
+        found = self._batches.get(batch)
+        if found is None:
+            with self._lock:
+                found = self._batches.get(batch)
+                if found is None:
+                    found = PerBatch(self.compile, batch, self._constants)
+                    self._batches[batch] = found
+        return found
+
+    def run(self, arrays: list[np.ndarray], batch: int, threads: int) -> list[np.ndarray]:
+        from tlir.compiler.pool import prepare
+
+        state = self.at(batch)
+        outputs = [np.empty(shape, dtype) for shape, dtype in state.outputs]
+        workspace = np.empty(state.workspace + 64, np.uint8)
+        base = address(workspace)
+        if threads > 1:
+            threads = prepare(threads, self._cache)
+        ins = pointer_array(arrays)
+        outs = pointer_array(outputs)
+        status = self._entry(
+            ctypes.addressof(ins),
+            ctypes.addressof(outs),
+            ctypes.addressof(state.constants),
+            base + (-base % 64),
+            threads,
+            batch,
+        )
+        if status:
+            raise TlirError(self.where, f"the compiled model failed with status {status}")
+        return outputs
+
+
+def affine_inputs(module_at: Callable[[int], ModuleOp], function: str):
+    """The affine shapes of `function`'s arguments (for checking a call's arrays)."""
+    from tlir.interface import find_function, numpy_dtype
+
+    functions = [find_function(module_at(b), function) for b in NOMINAL]
+    args = [f.body.block.args for f in functions]
+    result = []
+    for a, b in zip(*args, strict=True):
+        shape = tuple(
+            Affine.through(NOMINAL[0], e0, NOMINAL[1], e1)
+            for e0, e1 in zip(a.type.get_shape(), b.type.get_shape(), strict=True)
+        )
+        result.append((shape, numpy_dtype(a.type)))
+    return result
+
+
+__all__ = ["NOMINAL", "BatchCompile", "BatchModelCode", "NotGeneric"]
