@@ -25,6 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,7 @@ from tlir.compiler.batch_plan import (
     batch_kernel_entry_ir,
     build_batch_plan,
 )
+from tlir.compiler.cache_entry import read_batch_kernel
 from tlir.compiler.calling import address, pointer_array
 from tlir.compiler.plan import ALIGNMENT
 from tlir.diagnostics import TlirError
@@ -164,19 +166,30 @@ class BatchCompile:
         where: str,
         fuse: bool = True,
         numerics: str = "exact",
+        store=None,
     ):
+        from tlir.compiler import jit
         from tlir.compiler.build import Finisher, vectorize_loops
-        from tlir.compiler.work import kernel_work
+        from tlir.compiler.cache import digest, environment
+        from tlir.compiler.cache_entry import batch_kernel_entry
 
         self.module_at, self.function = module_at, function
         self.backend, self.opt_level, self.where = backend, opt_level, where
         self.fuse, self.numerics = fuse, numerics
+        self.environment = environment(backend, opt_level)
+        self.store = store
         start = time.perf_counter()
         formed = [form(module_at(b), function, fuse, numerics) for b in NOMINAL]
         self.first = formed[0]
         calls = [_calls(f.entry) for f in formed]
         if len(calls[0]) != len(calls[1]):
             raise NotGeneric("the kernels differ in number")
+        from tlir.compiler.plan import entry_constants
+
+        shapes = [[c.shape for c in entry_constants(f.entry)] for f in formed]
+        if shapes[0] != shapes[1]:
+            raise NotGeneric("a constant depends on the batch")
+        self.inputs = _affine_specs(formed[0].entry, formed[1].entry)
         kernels = [_kernels_of(f) for f in formed]
         partner: dict[str, str] = {}
         self.positions: dict[str, int] = {}  # a kernel's first call
@@ -187,55 +200,105 @@ class BatchCompile:
             self.positions.setdefault(n0, position)
         self.infos: dict[str, BatchKernel] = {}
         self.per_batch: list[str] = []
+        self.cache_hits = 0
         objects: dict[str, object] = {}
         arities: dict[str, int] = {}
+        fresh: dict[str, tuple[str, dict]] = {}  # name → (key, info) to store
         finisher = Finisher(backend, opt_level, where)
         table = 0
         try:
             for name, other in partner.items():
                 k0, k1 = kernels[0][name], kernels[1][other]
-                work = Affine.through(NOMINAL[0], kernel_work(k0), NOMINAL[1], kernel_work(k1))
-                work = work or Affine(max(kernel_work(k0), kernel_work(k1)))
-                axes = batch_axes(k0, k1, *NOMINAL)
-                generic = self._generic(name, k0, k1, axes, work)
-                if generic is not None:
-                    info, loops = generic
-                    self.infos[name] = info
-                    arities[name] = info.num_inputs + info.num_outputs + len(info.scratch)
-                    finish = self._finish(loops, name, arities[name])
-                    objects[name] = finisher.kernel(finish, vectorize_loops(k0))
-                    continue
-                from tlir.compiler.backend import kernel_abi, kernel_to_loops
-
-                abi = kernel_abi(kernel_to_loops(k0), name)
-                self.infos[name] = BatchKernel(
+                key = digest("batch kernel", name, other, self.environment)
+                cached = self._cached(store, key, name)
+                if cached is not None:
+                    info, data = cached
+                    self.cache_hits += 1
+                else:
+                    info, loops = self._classify(name, k0, k1)
+                    fresh[name] = (key, info)
+                    data = None
+                    if info["rule"] is not None:
+                        arity = info["num_inputs"] + info["num_outputs"] + len(info["scratch"])
+                        finish = self._finish(loops, name, arity)
+                        data = finisher.kernel(finish, vectorize_loops(k0))
+                kernel = BatchKernel(
                     name,
-                    abi.num_inputs,
-                    abi.num_outputs,
-                    (),
-                    None,
-                    work,
-                    table,
-                    len(abi.scratch_bytes),
+                    info["num_inputs"],
+                    info["num_outputs"],
+                    tuple(Affine(*pair) for pair in info["scratch"]),
+                    None if info["rule"] is None else tuple(info["rule"]),
+                    Affine(*info["work"]),
+                    table if info["rule"] is None else -1,
+                    info["scratch_count"] if info["rule"] is None else 0,
                 )
-                self.per_batch.append(name)
-                table += 2 + len(abi.scratch_bytes)
+                self.infos[name] = kernel
+                if kernel.rule is None:
+                    self.per_batch.append(name)
+                    table += 2 + kernel.scratch_count
+                else:
+                    arities[name] = kernel.num_inputs + kernel.num_outputs + len(kernel.scratch)
+                    objects[name] = data
             try:
                 plan = build_batch_plan(
                     (formed[0].entry, formed[1].entry), NOMINAL, self.infos, where
                 )
             except ValueError as err:
                 raise NotGeneric(str(err)) from None
-            from tlir.compiler import jit
-
             self.plan: BatchPlan = plan
             main_ir = batch_entry_ir(plan, arities, jit.host().threads)
             provided = frozenset(n + ".entry" for n in objects)
             main = finisher.entry(main_ir, provided)
-            self.objects = [o.result() for o in objects.values()] + [main.result()]
+            done = {n: o.result() if isinstance(o, Future) else o for n, o in objects.items()}
+            self.objects = [*done.values(), main.result()]
         finally:
             finisher.shutdown()
+        if store is not None:
+            for name, (key, info) in fresh.items():
+                data = done.get(name, b"")
+                if not data or not jit.foreign_symbols(data):  # else a load would refuse it
+                    store.put(key, batch_kernel_entry(key, name, info, data))
         self.seconds = time.perf_counter() - start
+
+    def _cached(self, store, key: str, name: str) -> tuple[dict, bytes] | None:
+        if store is None:
+            return None
+        entry = store.get(key)
+        if entry is None:
+            return None
+        try:
+            return read_batch_kernel(entry, key, name)
+        except ValueError:
+            store.discard(key)
+            return None
+
+    def _classify(self, name: str, k0: func.FuncOp, k1: func.FuncOp) -> tuple[dict, ModuleOp]:
+        """(the kernel's info as the cache stores it, its loops at the first batch)."""
+        from tlir.compiler.backend import kernel_abi, kernel_to_loops
+        from tlir.compiler.work import kernel_work
+
+        work = Affine.through(NOMINAL[0], kernel_work(k0), NOMINAL[1], kernel_work(k1))
+        work = work or Affine(max(kernel_work(k0), kernel_work(k1)))
+        generic = self._generic(name, k0, k1, batch_axes(k0, k1, *NOMINAL), work)
+        if generic is not None:
+            kernel, loops = generic
+            scratch = [[a.s0, a.s1] for a in kernel.scratch]
+            rule = list(kernel.rule)
+            count = len(scratch)
+        else:
+            loops = kernel_to_loops(k0)
+            abi = kernel_abi(loops, name)
+            scratch, rule, count = [], None, len(abi.scratch_bytes)
+            kernel = abi
+        info = {
+            "num_inputs": kernel.num_inputs,
+            "num_outputs": kernel.num_outputs,
+            "scratch_count": count,
+            "scratch": scratch,
+            "rule": rule,
+            "work": [work.s0, work.s1],
+        }
+        return info, loops
 
     def _generic(self, name, k0, k1, axes, work):
         """(the kernel's info, its loops at the first batch) if its code serves every batch."""
@@ -275,13 +338,13 @@ class PerBatch:
 
     def __init__(self, compile_: BatchCompile, batch: int, constants: list[np.ndarray]):
         from tlir.compiler import jit
-        from tlir.compiler.build import compile_kernel
 
         plan = compile_.plan
         workspace = plan.workspace.at(batch)
         table: list[int] = [0] * plan.table
         self.engine = None
-        self.kernels = 0
+        self.kernels = 0  # compiled here (not from the compile cache)
+        self.hits = 0
         if compile_.per_batch:
             formed = form(
                 compile_.module_at(batch), compile_.function, compile_.fuse, compile_.numerics
@@ -298,9 +361,7 @@ class PerBatch:
                     raise NotGeneric("one kernel at one batch is two at another")
             objects, abis = [], {}
             for name in compile_.per_batch:
-                abi, data = compile_kernel(
-                    kernels[names[name]], compile_.backend, compile_.opt_level, compile_.where
-                )
+                abi, data = self._kernel(compile_, kernels[names[name]])
                 info = compile_.infos[name]
                 if (abi.num_inputs, abi.num_outputs, len(abi.scratch_bytes)) != (
                     info.num_inputs,
@@ -310,7 +371,6 @@ class PerBatch:
                     raise NotGeneric("a kernel's buffers differ")
                 objects.append(data)
                 abis[name] = abi
-            self.kernels = len(objects)
             self.engine = jit.Engine(objects)
             for name in compile_.per_batch:
                 info, abi = compile_.infos[name], abis[name]
@@ -324,6 +384,30 @@ class PerBatch:
         pointers = [address(c) for c in constants] + table
         self.constants = (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
         self.outputs = [(tuple(e.at(batch) for e in shape), dtype) for shape, dtype in plan.outputs]
+
+    def _kernel(self, compile_: BatchCompile, kernel: func.FuncOp):
+        """A static kernel at this batch: (ABI, object), from the compile cache
+        when a static compile (or another process) made it."""
+        from tlir.compiler import jit
+        from tlir.compiler.build import compile_kernel
+        from tlir.compiler.cache import digest
+        from tlir.compiler.cache_entry import kernel_entry, read_kernel
+
+        store, name = compile_.store, kernel.sym_name.data
+        key = digest("kernel", name, compile_.environment)
+        entry = store.get(key) if store is not None else None
+        if entry is not None:
+            try:
+                found = read_kernel(entry, key, name)
+                self.hits += 1
+                return found
+            except ValueError:
+                store.discard(key)
+        abi, data = compile_kernel(kernel, compile_.backend, compile_.opt_level, compile_.where)
+        self.kernels += 1
+        if store is not None and not jit.foreign_symbols(data):
+            store.put(key, kernel_entry(key, name, abi, data))
+        return abi, data
 
 
 class BatchModelCode:
@@ -347,18 +431,18 @@ class BatchModelCode:
         )
         self._constants = constants
         self._cache = cache
-        self._batches: dict[int, PerBatch] = {}
+        self.batches: dict[int, PerBatch] = {}
         self._lock = threading.Lock()
         self.where = compile_.where
 
     def at(self, batch: int) -> PerBatch:
-        found = self._batches.get(batch)
+        found = self.batches.get(batch)
         if found is None:
             with self._lock:
-                found = self._batches.get(batch)
+                found = self.batches.get(batch)
                 if found is None:
                     found = PerBatch(self.compile, batch, self._constants)
-                    self._batches[batch] = found
+                    self.batches[batch] = found
         return found
 
     def run(self, arrays: list[np.ndarray], batch: int, threads: int) -> list[np.ndarray]:
@@ -385,20 +469,40 @@ class BatchModelCode:
         return outputs
 
 
-def affine_inputs(module_at: Callable[[int], ModuleOp], function: str):
-    """The affine shapes of `function`'s arguments (for checking a call's arrays)."""
-    from tlir.interface import find_function, numpy_dtype
+def _affine_specs(f0: func.FuncOp, f1: func.FuncOp) -> list[tuple[tuple[Affine, ...], np.dtype]]:
+    """The shapes (affine in the batch) and dtypes of a function's arguments."""
+    from tlir.interface import numpy_dtype
 
-    functions = [find_function(module_at(b), function) for b in NOMINAL]
-    args = [f.body.block.args for f in functions]
-    result = []
-    for a, b in zip(*args, strict=True):
-        shape = tuple(
-            Affine.through(NOMINAL[0], e0, NOMINAL[1], e1)
-            for e0, e1 in zip(a.type.get_shape(), b.type.get_shape(), strict=True)
-        )
-        result.append((shape, numpy_dtype(a.type)))
-    return result
+    specs = []
+    for a, b in zip(f0.body.block.args, f1.body.block.args, strict=True):
+        shape = []
+        for e0, e1 in zip(a.type.get_shape(), b.type.get_shape(), strict=True):
+            extent = Affine.through(NOMINAL[0], e0, NOMINAL[1], e1)
+            if extent is None:
+                raise NotGeneric("an input extent is not affine in the batch")
+            shape.append(extent)
+        specs.append((tuple(shape), numpy_dtype(a.type)))
+    return specs
+
+
+def check_arrays(specs, arrays, batch: int, what: str, where: str) -> list[np.ndarray]:
+    """Each array of its spec's shape at `batch` and dtype (C-contiguous); one-line errors."""
+    from tlir.interface import check_array
+
+    if len(arrays) != len(specs):
+        raise TlirError(where, f"expected {len(specs)} {what}s, got {len(arrays)}")
+    checked = []
+    for index, (value, (shape, dtype)) in enumerate(zip(arrays, specs, strict=True)):
+        extents = tuple(e.at(batch) for e in shape)
+        if not (
+            type(value) is np.ndarray
+            and value.shape == extents
+            and value.dtype == dtype
+            and value.flags.c_contiguous
+        ):
+            value = check_array(value, extents, dtype, f"{what} {index}", where)
+        checked.append(value)
+    return checked
 
 
 __all__ = ["NOMINAL", "BatchCompile", "BatchModelCode", "NotGeneric"]

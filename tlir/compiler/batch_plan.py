@@ -235,7 +235,8 @@ def build_batch_plan(
         if not (source.kind == "output" and source.index == index):
             plan.copies.append((Where("output", index), source, nbytes(value)))
     plan.workspace = workspace.peak
-    plan.table = sum(2 + k.scratch_count for k in {s.kernel for s in plan.steps} if k.rule is None)
+    per_batch = [k for k in kernels.values() if k.rule is None]
+    plan.table = max((k.table + 2 + k.scratch_count for k in per_batch), default=0)
     return plan
 
 
