@@ -210,17 +210,48 @@ def _for(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Block:
     return body
 
 
+@dataclass(frozen=True)
+class BatchBounds:
+    """A kernel that takes the batch: `batch`, and the factor k of the leading
+    axis of each argument buffer that leads with k·B (`tlir.batch_axes`)."""
+
+    batch: SSAValue
+    factors: dict[SSAValue, int]
+
+    def dims(self, values: Sequence[SSAValue], maps: Sequence[AffineMap]) -> dict[int, int]:
+        """Loop dimension → k, for the dimensions that index such a leading axis."""
+        found: dict[int, int] = {}
+        for value, amap in zip(values, maps, strict=True):
+            root, intact = _root(value)
+            first = amap.results[0] if amap.results else None
+            if intact and root in self.factors and isinstance(first, AffineDimExpr):
+                found[first.position] = self.factors[root]
+        return found
+
+
 def lower_linalg(
-    op: Linalg, bounds: tuple[SSAValue, SSAValue] | None, vector_bytes: int = 0
+    op: Linalg,
+    bounds: tuple[SSAValue, SSAValue] | None,
+    vector_bytes: int = 0,
+    batch: BatchBounds | None = None,
 ) -> list[Operation]:
     """The loop nest of one linalg op; `bounds` overrides the outermost loop's.
     A row reduction runs strips of outputs on vectors of `vector_bytes` where
-    its body allows (`tlir.passes.vector_row_folds`; 0: never)."""
+    its body allows (`tlir.passes.vector_row_folds`; 0: never). With `batch`,
+    a loop over a batch-sized leading axis runs to k·batch."""
     values, maps, extents = _operands_and_maps(op)
     if 0 in extents:
         return []
     outer = Block()
     one = IndexEmitter(outer).const(1)
+    batch_dims = batch.dims(values, maps) if batch is not None else {}
+
+    def bound(emitter: IndexEmitter, position: int) -> SSAValue:
+        if position in batch_dims:
+            factor = emitter.const(batch_dims[position])
+            return emitter.emit(arith.MuliOp(batch.batch, factor))  # type: ignore[union-attr]
+        return emitter.const(extents[position])
+
     strips = _interleaved_dim(op, maps, extents)
     fold = None
     if strips is not None and isinstance(op, GenericOp) and vector_bytes:
@@ -236,7 +267,7 @@ def lower_linalg(
         if position == 0 and bounds is not None:
             lb, ub = bounds
         else:
-            lb, ub = emitter.const(0), emitter.const(extents[position])
+            lb, ub = emitter.const(0), bound(emitter, position)
         if position == strips and fold is not None:
             # vector strips first; the scalar strips and the rest from where they end
             lb = emit_vector_strips(fold, block, lb, ub, ivs, scalar_body)
@@ -262,7 +293,7 @@ def lower_linalg(
         body per output of the strip."""
         emitter = IndexEmitter(block)
         if position < len(extents):
-            body = _for(block, emitter.const(0), emitter.const(extents[position]), one)
+            body = _for(block, emitter.const(0), bound(emitter, position), one)
             bodies.append(body)
             strip_nest(body, position + 1, [*ivs, body.args[0]], first)
             return
@@ -336,6 +367,19 @@ def _batch_factor(function: func.FuncOp, extent: int) -> int:
     return factors.pop() if len(factors) == 1 else 0
 
 
+def _batch_bounds(function: func.FuncOp) -> BatchBounds | None:
+    axes = function.attributes.get(BATCH_AXES)
+    if axes is None or not is_kernel(function):
+        return None
+    args = function.body.block.args
+    factors = {
+        arg: marks.get_values()[0]
+        for arg, marks in zip(args, axes.data, strict=False)
+        if marks.get_values() and marks.get_values()[0]
+    }
+    return BatchBounds(args[-1], factors)
+
+
 def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
     block = function.body.block
     ops = [op for op in block.ops if isinstance(op, GenericOp | FillOp)]
@@ -359,8 +403,9 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
             clamp.append(arith.MinSIOp(hi, clamp[-1].results[0]))
             block.insert_ops_before(clamp, first) if first else block.add_ops(clamp)
             bounds = (lo, clamp[-1].results[0])
+    batch = _batch_bounds(function)
     for op in ops:
-        block.insert_ops_before(lower_linalg(op, bounds, vector_bytes), op)
+        block.insert_ops_before(lower_linalg(op, bounds, vector_bytes, batch), op)
         op.detach()
         op.erase()
 
