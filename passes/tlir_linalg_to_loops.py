@@ -248,8 +248,11 @@ def lower_linalg(
 
     def bound(emitter: IndexEmitter, position: int) -> SSAValue:
         if position in batch_dims:
+            assert batch is not None
+            if batch_dims[position] == 1:
+                return batch.batch
             factor = emitter.const(batch_dims[position])
-            return emitter.emit(arith.MuliOp(batch.batch, factor))  # type: ignore[union-attr]
+            return emitter.emit(arith.MuliOp(batch.batch, factor))
         return emitter.const(extents[position])
 
     strips = _interleaved_dim(op, maps, extents)
@@ -270,7 +273,9 @@ def lower_linalg(
             lb, ub = emitter.const(0), bound(emitter, position)
         if position == strips and fold is not None:
             # vector strips first; the scalar strips and the rest from where they end
-            lb = emit_vector_strips(fold, block, lb, ub, ivs, scalar_body)
+            terms = len(extents) - 1
+            runtime = bound(emitter, terms) if terms in batch_dims else None
+            lb = emit_vector_strips(fold, block, lb, ub, ivs, scalar_body, runtime)
         if position != interleaved:
             body = _for(block, lb, ub, one)
             bodies.append(body)
@@ -398,9 +403,10 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
             first = block.first_op
             n = arith.ConstantOp(IntegerAttr(factor or extent, IndexType()))
             clamp: list[Operation] = [n]
-            if factor:  # N = k·B from the batch argument (`tlir.parallel_rule`)
+            if factor > 1:  # N = k·B from the batch argument (`tlir.parallel_rule`)
                 clamp.append(arith.MuliOp(block.args[-1], n.result))
-            clamp.append(arith.MinSIOp(hi, clamp[-1].results[0]))
+            units = block.args[-1] if factor == 1 else clamp[-1].results[0]
+            clamp.append(arith.MinSIOp(hi, units))
             block.insert_ops_before(clamp, first) if first else block.add_ops(clamp)
             bounds = (lo, clamp[-1].results[0])
     batch = _batch_bounds(function)

@@ -37,7 +37,6 @@ from tlir.compiler.batch_plan import (
     BatchKernel,
     BatchPlan,
     batch_entry_ir,
-    batch_kernel_entry_ir,
     build_batch_plan,
 )
 from tlir.compiler.cache_entry import read_batch_kernel
@@ -54,6 +53,12 @@ lanes) are those a static compile makes at a large batch: they hold at any
 batch, whose bounds are run-time values."""
 
 BATCH_AXES = "tlir.batch_axes"
+
+
+def _computes_something(kernel: func.FuncOp) -> bool:
+    from tlir.compiler.build import _computes_something
+
+    return _computes_something(kernel)
 
 
 class NotGeneric(Exception):
@@ -193,9 +198,7 @@ class BatchCompile:
             raise NotGeneric("the kernels differ in number")
         from tlir.compiler.plan import entry_constants
 
-        shapes = [[c.shape for c in entry_constants(f.entry)] for f in formed]
-        if shapes[0] != shapes[1]:
-            raise NotGeneric("a constant depends on the batch")
+        self.batch_constants = _batch_constants(*(entry_constants(f.entry) for f in formed))
         self.inputs = _affine_specs(formed[0].entry, formed[1].entry)
         kernels = [_kernels_of(f) for f in formed]
         partner: dict[str, str] = {}
@@ -216,6 +219,9 @@ class BatchCompile:
         try:
             for name, other in partner.items():
                 k0, k1 = kernels[0][name], kernels[1][other]
+                if not _computes_something(k0):  # never called (as in a static compile)
+                    self.infos[name] = BatchKernel(name, 0, 0, (), (0, 0, 1, 1), Affine(0))
+                    continue
                 key = digest("batch kernel", name, other, self.environment)
                 cached = self._cached(store, key, name)
                 if cached is not None:
@@ -226,8 +232,7 @@ class BatchCompile:
                     fresh[name] = (key, info)
                     data = None
                     if info["rule"] is not None:
-                        arity = info["num_inputs"] + info["num_outputs"] + len(info["scratch"])
-                        finish = self._finish(loops, name, arity)
+                        finish = self._finish(loops, name)
                         data = finisher.kernel(finish, vectorize_loops(k0))
                 kernel = BatchKernel(
                     name,
@@ -326,17 +331,19 @@ class BatchCompile:
         abi = kernel_abi(loops0, name)
         return BatchKernel(name, abi.num_inputs, abi.num_outputs, scratch, rule, work), loops0
 
-    def _finish(self, loops: ModuleOp, name: str, arity: int) -> Callable[[], str]:
-        entry = batch_kernel_entry_ir(name, arity)
+    def _finish(self, loops: ModuleOp, name: str) -> Callable[[], str]:
+        from tlir.compiler.backend import kernel_abi, with_entry
+
+        abi = kernel_abi(loops, name)
         if self.backend == "xdsl":
             from tlir.compiler.backend import xdsl
 
-            llvm_ir = xdsl.kernel_llvm_ir(loops, self.where) + "\n" + entry
+            llvm_ir = with_entry(xdsl.kernel_llvm_ir(loops, self.where), name, abi)
             return lambda: llvm_ir
         from tlir.compiler.backend import mlir
 
         text = mlir.kernel_loops_text(loops)
-        return lambda: mlir.loops_text_to_llvm_ir(text, self.where) + "\n" + entry
+        return lambda: with_entry(mlir.loops_text_to_llvm_ir(text, self.where), name, abi)
 
 
 class PerBatch:
@@ -388,6 +395,11 @@ class PerBatch:
                     table[info.table + 2 + i] = workspace
                     workspace += size
         self.workspace = max(workspace, 1)
+        constants = list(constants)
+        for index, (s0, s1, value) in compile_.batch_constants.items():
+            shape = tuple(a + b * batch for a, b in zip(s0, s1, strict=True))
+            constants[index] = np.full(shape, value[0], value.dtype)
+        self.arrays = constants  # kept alive with their addresses
         pointers = [address(c) for c in constants] + table
         self.constants = (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
         self.outputs = [(tuple(e.at(batch) for e in shape), dtype) for shape, dtype in plan.outputs]
@@ -474,6 +486,37 @@ class BatchModelCode:
         if status:
             raise TlirError(self.where, f"the compiled model failed with status {status}")
         return outputs
+
+
+def _batch_constants(
+    c0: list[np.ndarray], c1: list[np.ndarray]
+) -> dict[int, tuple[tuple[int, ...], tuple[int, ...], np.ndarray]]:
+    """The constants whose shape depends on the batch (a derivative's seed of
+    ones, say): position → (shape at 0 and per unit of the batch, one element),
+    each filled with its one value at the call's batch. NotGeneric unless
+    each is one value repeated."""
+    if len(c0) != len(c1):
+        raise NotGeneric("the constants differ in number")
+    found = {}
+    for index, (a, b) in enumerate(zip(c0, c1, strict=True)):
+        if a.shape == b.shape:
+            continue
+        if a.ndim != b.ndim or not a.size or not b.size:
+            raise NotGeneric("a constant's rank depends on the batch")
+        value = a.reshape(-1)[:1]
+        if not (
+            np.array_equal(a, np.broadcast_to(value, a.shape), equal_nan=True)
+            and np.array_equal(b, np.broadcast_to(value, b.shape), equal_nan=True)
+        ):
+            raise NotGeneric("a batch-sized constant that is not one value repeated")
+        extents = [
+            Affine.through(NOMINAL[0], e0, NOMINAL[1], e1)
+            for e0, e1 in zip(a.shape, b.shape, strict=True)
+        ]
+        if any(e is None for e in extents):
+            raise NotGeneric("a constant's extent is not affine in the batch")
+        found[index] = (tuple(e.s0 for e in extents), tuple(e.s1 for e in extents), value)
+    return found
 
 
 def _affine_specs(f0: func.FuncOp, f1: func.FuncOp) -> list[tuple[tuple[Affine, ...], np.dtype]]:

@@ -216,6 +216,8 @@ def build_batch_plan(
                     sizes[result] = nbytes(result)
                     storage[result] = Where("workspace", 0, workspace.allocate(sizes[result]))
                 outputs.append(storage[result])
+            if not any(sizes.get(r, nbytes(r)) != Affine(0) for r in op.results):
+                continue  # nothing to compute (a static compile calls no such kernel)
             scratch = [Where("workspace", 0, workspace.allocate(s)) for s in kernel.scratch]
             table = [Where("table", kernel.table + 2 + i) for i in range(kernel.scratch_count)]
             args = [*(storage[v] for v in op.arguments), *outputs, *scratch, *table]

@@ -32,6 +32,8 @@ class KernelABI:
     num_outputs: int
     scratch_bytes: tuple[int, ...]
     parallel_extent: int
+    batch: bool = False
+    """Whether the batch follows `hi` (a kernel marked with `tlir.batch_axes`)."""
 
     @property
     def arity(self) -> int:
@@ -220,10 +222,12 @@ def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
         for t in buffers[num_inputs + num_outputs :]
     )
     extent = attrs["tlir.parallel_extent"].value.data
-    return KernelABI(num_inputs, num_outputs, scratch, extent)
+    return KernelABI(num_inputs, num_outputs, scratch, extent, trailing == 3)
 
 
 def with_entry(llvm_ir: str, name: str, abi: KernelABI) -> str:
+    from tlir.compiler.batch_plan import batch_kernel_entry_ir
     from tlir.compiler.plan import kernel_entry_ir
 
-    return llvm_ir + "\n" + kernel_entry_ir(name, abi.arity)
+    entry = batch_kernel_entry_ir if abi.batch else kernel_entry_ir
+    return llvm_ir + "\n" + entry(name, abi.arity)
