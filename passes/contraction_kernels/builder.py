@@ -101,21 +101,39 @@ class KernelBuilder:
             return a
         return self.emit(fast.binary(arith.MuliOp, self.index(a), self.index(b)))
 
-    def div(self, a: Index, b: int) -> Index:
-        """Floor division of a non-negative index by a positive constant."""
-        if isinstance(a, int):
+    def div(self, a: Index, b: Index) -> Index:
+        """Floor division of a non-negative index by a positive one."""
+        if isinstance(a, int) and isinstance(b, int):
             return a // b
-        if b == 1:
+        if isinstance(b, int) and b == 1:
             return a
-        return self.emit(fast.binary(arith.DivSIOp, a, self.index(b)))
+        return self.emit(fast.binary(arith.DivSIOp, self.index(a), self.index(b)))
 
-    def rem(self, a: Index, b: int) -> Index:
-        """Remainder of a non-negative index by a positive constant."""
-        if isinstance(a, int):
+    def rem(self, a: Index, b: Index) -> Index:
+        """Remainder of a non-negative index by a positive one."""
+        if isinstance(a, int) and isinstance(b, int):
             return a % b
-        if b == 1:
+        if isinstance(b, int) and b == 1:
             return 0
-        return self.emit(fast.binary(arith.RemSIOp, a, self.index(b)))
+        return self.emit(fast.binary(arith.RemSIOp, self.index(a), self.index(b)))
+
+    def ceil_div(self, a: Index, b: int) -> Index:
+        """⌈a / b⌉ of a non-negative index by a positive constant."""
+        if isinstance(a, int):
+            return -(-a // b)
+        return self.div(self.add(a, b - 1), b)
+
+    def round_down(self, a: Index, b: int) -> Index:
+        """The largest multiple of the positive constant b that is at most a ≥ 0."""
+        if isinstance(a, int):
+            return a - a % b
+        return self.sub(a, self.rem(a, b))
+
+    def bits(self, a: Index, mask: int) -> Index:
+        """a & mask."""
+        if isinstance(a, int):
+            return a & mask
+        return self.emit(fast.binary(arith.AndIOp, a, self.index(mask)))
 
     def less(self, a: Index, b: Index) -> bool | SSAValue:
         if isinstance(a, int) and isinstance(b, int):

@@ -35,6 +35,7 @@ past N a zero-padded panel whose tile goes through a stack copy.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -232,6 +233,19 @@ def transpose(kb: KernelBuilder, rows: list[SSAValue]) -> list[SSAValue]:
 
 
 @dataclass
+class RunTime:
+    """The extents of a batch-generic kernel that are multiples of the batch B,
+    computed from its `batch` argument (None: the spec's own, static). The
+    spec's own values of these are then the nominal ones its tiling was chosen
+    for (`run_time.py`)."""
+
+    batch: Index | None = None
+    m: Index | None = None
+    k: Index | None = None
+    a_si: Index | None = None
+
+
+@dataclass
 class GemmSpec:
     element: Attribute
     batch: int
@@ -254,6 +268,11 @@ class GemmSpec:
     exact: Fallback | None = None
     """A GEMM that is exact only under a condition checked at run time: the
     check and the units computed another way when it fails."""
+    run_time: RunTime | None = None
+    """The extents known only at run time, in a batch-generic kernel."""
+    set_batch_extent: Callable[[int, Index], None] | None = None
+    """Where `bases` reads the extents of the output's batch axes (matmul):
+    gives axis i a run-time extent (a batch-generic kernel's batch-sized axis)."""
 
     def adjust_tiling(self, tiling: Tiling, target: TargetInfo) -> Tiling:
         """The tiling `choose_tiling` gave, as this kind of GEMM wants it."""
@@ -301,9 +320,20 @@ class GemmEmitter:
     spec: GemmSpec
     tiling: Tiling
     vt: VectorType = field(init=False)
+    batch: Index = field(init=False)
+    """The GEMMs (the spec's, or the run-time count); likewise m, k and a_si."""
+    m: Index = field(init=False)
+    k: Index = field(init=False)
+    a_si: Index = field(init=False)
 
     def __post_init__(self) -> None:
-        self.vt = VectorType(self.spec.element, [self.tiling.lanes])
+        s = self.spec
+        self.vt = VectorType(s.element, [self.tiling.lanes])
+        run = s.run_time or RunTime()
+        self.batch = s.batch if run.batch is None else run.batch
+        self.m = s.m if run.m is None else run.m
+        self.k = s.k if run.k is None else run.k
+        self.a_si = s.a_si if run.a_si is None else run.a_si
 
     def emit(self, lo: SSAValue, hi: SSAValue) -> None:
         kb, s, t = self.kb, self.spec, self.tiling
@@ -320,17 +350,18 @@ class GemmEmitter:
         self.tile = kb.alloca(t.mr * nr, s.element) if s.n % nr else None
         self.bias_tile = kb.alloca(nr, s.element) if s.n % nr and s.col_bias else None
         self.zero = kb.constant(0.0, self.vt)
-        m_units, n_units = -(-s.m // t.mc), -(-s.n // t.nc)
-        blocks = max(1, -(-s.k // t.kc))
+        m_units, n_units = kb.ceil_div(self.m, t.mc), -(-s.n // t.nc)
+        per_batch = kb.mul(m_units, n_units)
 
         def unit_bounds(u: Index):
-            per_batch = m_units * n_units
-            b = kb.div(u, per_batch)
-            rest = kb.rem(u, per_batch)
+            if isinstance(per_batch, int) or self.batch != 1:
+                b, rest = kb.div(u, per_batch), kb.rem(u, per_batch)
+            else:  # one GEMM of run-time rows: no division
+                b, rest = 0, u
             mc, nc = kb.div(rest, n_units), kb.rem(rest, n_units)
             r0 = kb.mul(mc, t.mc)
             c0 = kb.mul(nc, t.nc)
-            r1, c1 = kb.min(kb.add(r0, t.mc), s.m), kb.min(kb.add(c0, t.nc), s.n)
+            r1, c1 = kb.min(kb.add(r0, t.mc), self.m), kb.min(kb.add(c0, t.nc), s.n)
             bases = s.bases(kb, b)
             start = kb.mul(u, t.unit_scratch) if t.unit_scratch else 0  # this unit's slice
             if t.partials:  # P, with (r0, c0) at its start
@@ -342,10 +373,14 @@ class GemmEmitter:
         def unit(u: Index, carried: list) -> list:
             bases, r0, r1, c0, c1, at_end = unit_bounds(u)
 
-            def block(k0: Index, kc: int, first, last: bool) -> None:
+            def block(k0: Index, kc: Index, first, last: bool) -> None:
                 s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
                 self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
+            if not isinstance(self.k, int):
+                self.run_time_blocks(block)
+                return []
+            blocks = max(1, -(-s.k // t.kc))
             if blocks > 1:  # the first block starts from +0, the middle ones from C
                 block(0, t.kc, True, False)
 
@@ -375,6 +410,42 @@ class GemmEmitter:
         kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
 
+    def run_time_blocks(self, block: Callable) -> None:
+        """The k blocks of a run-time k ≥ 1, as the static ones: the first from
+        +0, whole blocks of kc, and the last, shorter one that ends the fold."""
+        kb, kc, k = self.kb, self.tiling.kc, self.k
+        blocks = kb.ceil_div(k, kc)
+        kb.when(kb.equal(blocks, 1), lambda: block(0, k, True, True))
+
+        def several() -> None:
+            block(0, kc, True, False)
+
+            def middle(p: Index, carried: list) -> list:
+                block(kb.mul(p, kc), kc, False, False)
+                return []
+
+            kb.loop(1, kb.sub(blocks, 1), 1, [], middle)
+            k0 = kb.mul(kb.sub(blocks, 1), kc)
+            block(k0, kb.sub(k, k0), False, True)
+
+        kb.when(kb.less(1, blocks), several)
+
+    def tail_tiles(self, start: Index, end: Index, row_tile: Callable) -> None:
+        """The rows [start, end) past the last whole register tile of a run-time
+        m (fewer than mr): one tile each of the powers of two in their count,
+        the largest first (each output's fold is the same in any tile). One-row
+        tiles instead compile a third faster but ran the MLP's layers 8-18 %
+        slower at B = 127 (15 rows left; these: 2-4 %, same-process A/B)."""
+        kb, mr = self.kb, self.tiling.mr
+        count = kb.max(kb.sub(end, start), 0)  # units short of the tail: none
+        high = (1 << mr.bit_length()) - 1
+        rows = 1 << (mr - 1).bit_length() - 1 if mr > 1 else 0
+        while rows >= 1:
+            at = kb.add(start, kb.bits(count, high & ~(2 * rows - 1)))
+            taken = kb.less(0, kb.bits(count, rows))
+            kb.when(taken, lambda at=at, rows=rows: row_tile(at, [], rows=rows))
+            rows //= 2
+
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per
         tile: row tiles outside (the tile's rows of A packed once, used for every
@@ -382,12 +453,19 @@ class GemmEmitter:
         B stays in L1 for every row)."""
         kb, s, t = self.kb, self.spec, self.tiling
         nr = t.nr
-        m_full, n_full = s.m - s.m % t.mr, s.n - s.n % nr
-        # No loop over whole tiles where there is none (8 rows with tiles of 16):
-        # its micro-kernel would be code that never runs, for LLVM to compile.
-        row_ranges = [(r0, kb.min(r1, m_full), t.mr)] if m_full else []
-        if s.m % t.mr:
-            row_ranges.append((kb.max(r0, m_full), r1, s.m % t.mr))
+        n_full = s.n - s.n % nr
+        tail = None
+        if isinstance(self.m, int):
+            m_full = s.m - s.m % t.mr
+            # No loop over whole tiles where there is none (8 rows with tiles of 16):
+            # its micro-kernel would be code that never runs, for LLVM to compile.
+            row_ranges = [(r0, kb.min(r1, m_full), t.mr)] if m_full else []
+            if s.m % t.mr:
+                row_ranges.append((kb.max(r0, m_full), r1, s.m % t.mr))
+        else:
+            m_full = kb.round_down(self.m, t.mr)
+            row_ranges = [(r0, kb.min(r1, m_full), t.mr)]
+            tail = (kb.max(r0, m_full), r1)
         col_ranges = [(c0, kb.min(c1, n_full), None)] if n_full else []
         if s.n % nr:
             col_ranges.append((kb.max(c0, n_full), c1, s.n % nr))
@@ -408,20 +486,22 @@ class GemmEmitter:
 
                 kb.loop(c_lo, c_hi, nr, [], columns)
             return
+
+        def row_tile(ir: Index, carried: list, rows: int) -> list:
+            self.pack_a(bases, ir, rows, k0, kc)
+            for c_lo, c_hi, width in col_ranges:
+
+                def column(jr: Index, carried: list, width=width) -> list:
+                    tile(ir, rows, jr, width)
+                    return []
+
+                kb.loop(c_lo, c_hi, nr, [], column)
+            return []
+
         for r_lo, r_hi, rows in row_ranges:
-
-            def row_tile(ir: Index, carried: list, rows=rows) -> list:
-                self.pack_a(bases, ir, rows, k0, kc)
-                for c_lo, c_hi, width in col_ranges:
-
-                    def column(jr: Index, carried: list, width=width) -> list:
-                        tile(ir, rows, jr, width)
-                        return []
-
-                    kb.loop(c_lo, c_hi, nr, [], column)
-                return []
-
-            kb.loop(r_lo, r_hi, t.mr, [], row_tile)
+            kb.loop(r_lo, r_hi, t.mr, [], functools.partial(row_tile, rows=rows))
+        if tail is not None:
+            self.tail_tiles(*tail, row_tile)
 
     def pack_a(self, bases, ir, rows, k0, kc) -> None:
         """Ap[r·kcp + k] = A(ir + r, k0 + k): the tile's rows of A, copied so that
@@ -432,9 +512,9 @@ class GemmEmitter:
         if self.ap is None:
             return
         for r in range(rows):
-            src = kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+            src = kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), self.a_si)), kb.mul(k0, s.a_sk))
             if s.a_sk == 1:
-                main = kc - kc % t.lanes
+                main = kb.round_down(kc, t.lanes)
 
                 def vcopy(k: Index, carried: list, src=src, r=r) -> list:
                     value = kb.vload(s.a, kb.add(src, k), vt)
@@ -442,8 +522,17 @@ class GemmEmitter:
                     return []
 
                 kb.loop(0, main, t.lanes, [], vcopy)
-                for k in range(main, kc):
-                    kb.store(kb.load(s.a, kb.add(src, k)), self.ap, r * t.kcp + k)
+                if isinstance(kc, int):
+                    for k in range(main, kc):
+                        kb.store(kb.load(s.a, kb.add(src, k)), self.ap, r * t.kcp + k)
+                else:
+
+                    def copy_one(k: Index, carried: list, src=src, r=r) -> list:
+                        value = kb.load(s.a, kb.add(src, k))
+                        kb.store(value, self.ap, kb.add(r * t.kcp, k))
+                        return []
+
+                    kb.loop(main, kc, 1, [], copy_one)
             else:
 
                 def copy(k: Index, carried: list, src=src, r=r) -> list:
@@ -495,7 +584,7 @@ class GemmEmitter:
         else:
             a_buffer, a_sk = s.a, s.a_sk
             a_row = [
-                kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), s.a_si)), kb.mul(k0, s.a_sk))
+                kb.add(kb.add(bases.a, kb.mul(kb.add(ir, r), self.a_si)), kb.mul(k0, s.a_sk))
                 for r in range(rows)
             ]
         panel = kb.add(kb.sub(jr, c0), bases.panel)
@@ -515,7 +604,7 @@ class GemmEmitter:
             return acc
 
         unroll = t.unroll
-        main = kc - kc % unroll
+        main = kb.round_down(kc, unroll)
 
         def unrolled(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
             for u in range(unroll):

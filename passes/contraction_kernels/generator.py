@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     IndexType,
     IntegerAttr,
@@ -156,6 +157,7 @@ def contraction_kernel(
     target: TargetInfo | None = None,
     epilogue: Sequence[Operation] = (),
     fused_multiply_add: bool = False,
+    batch_axes: Sequence[Sequence[int]] | None = None,
 ) -> func.FuncOp:
     """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
     ConvInputGradOp), with the elementwise ops
@@ -163,7 +165,15 @@ def contraction_kernel(
     tile right after it is computed. Where the tiling keeps the partial sums or
     the packed block of B there, the kernel takes a scratch buffer after the
     result. `fused_multiply_add`: each term of the fold is one `math.fma` (the
-    opt-in `fma` numerics) instead of `mulf` then `addf`."""
+    opt-in `fma` numerics) instead of `mulf` then `addf`.
+
+    `batch_axes` (per operand of `op`, then its result: `run_time.py`) makes
+    the kernel batch-generic: it takes `batch` after `hi` and carries
+    `tlir.parallel_rule` and `tlir.scratch_rule`; `NotBatchGeneric` where the
+    generator cannot take the marked extents at run time."""
+    from tlir.passes.contraction_kernels import run_time
+
+    scaling = None if batch_axes is None else run_time.scaling(op, batch_axes)
     target = target or host_target()
     if fused_multiply_add:
         target = fused_target(target, op.results[0].type.element_type.bitwidth // 8)
@@ -171,37 +181,53 @@ def contraction_kernel(
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
     result = plan.result if plan else op.results[0]
     memrefs = [MemRefType(v.type.element_type, v.type.get_shape()) for v in (*values, result)]
-    inputs = [*memrefs, IndexType(), IndexType()]
+    trailing = 2 if scaling is None else 3  # lo, hi[, batch]
+    inputs = [*memrefs, *[IndexType()] * trailing]
     noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
-    arg_attrs = ArrayAttr([noalias] * len(memrefs) + [DictionaryAttr({})] * 2)
+    arg_attrs = ArrayAttr([noalias] * len(memrefs) + [DictionaryAttr({})] * trailing)
     function = func.FuncOp(name, (inputs, []), arg_attrs=arg_attrs)
     block = function.body.block
     kb = KernelBuilder(block, fused_multiply_add)
     flat = [kb.flat(arg) for arg in block.args[: len(memrefs)]]
-    lo, hi = block.args[-2], block.args[-1]
+    lo, hi = block.args[len(memrefs)], block.args[len(memrefs) + 1]
     count = len(op.operands)
     spec = _spec(op, kb, [*flat[:count], flat[-1]])
     if plan is not None:
         spec.epilogue = BoundEpilogue(plan, flat[count:-1])
+    if scaling is not None:
+        scaling.nominal(spec)
+        spec.run_time = scaling.bind(kb, block.args[-1], spec)
     tiling = kernel_tiling(spec, target)
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
-    scratch = 0 if empty else tiling.scratch_elements(spec.batch, spec.m, spec.n)
+    rule = None if scaling is None or empty else scaling.rule(spec, tiling)
+    if rule is None:
+        extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)
+    else:
+        extent = run_time.units(rule, scaling.nominal_batch)
+    scratch = 0 if empty else extent * tiling.unit_scratch
     if scratch:
-        spec.scratch = _add_scratch(function, MemRefType(spec.element, [scratch]))
+        typ = MemRefType(spec.element, [scratch])
+        spec.scratch = _add_scratch(function, typ, trailing)
     spec.emitter()(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
-    extent = 0 if empty else tiling.units(spec.batch, spec.m, spec.n)
+    if scaling is not None:
+        unit_bytes = tiling.unit_scratch * spec.element.bitwidth // 8
+        rule = rule or (0, 0, 1, 0)
+        scratch_rule = [0, unit_bytes] if scratch else []
+        function.attributes[run_time.PARALLEL_RULE] = DenseArrayBase.from_list(i64, rule)
+        function.attributes[run_time.SCRATCH_RULE] = DenseArrayBase.from_list(i64, scratch_rule)
     function.attributes["tlir.parallel_extent"] = IntegerAttr(extent, i64)
     function.attributes["tlir.num_inputs"] = IntegerAttr(len(values), i64)
     function.attributes["tlir.num_outputs"] = IntegerAttr(1, i64)
     return function
 
 
-def _add_scratch(function: func.FuncOp, typ: MemRefType) -> SSAValue:
-    """A scratch buffer argument of `typ` before `lo, hi` (the kernel ABI's place
-    for scratch: after the outputs), not aliasing any other."""
+def _add_scratch(function: func.FuncOp, typ: MemRefType, trailing: int = 2) -> SSAValue:
+    """A scratch buffer argument of `typ` before the `trailing` index arguments
+    (`lo, hi[, batch]`; the kernel ABI's place for scratch: after the outputs),
+    not aliasing any other."""
     block = function.body.block
-    position = len(block.args) - 2
+    position = len(block.args) - trailing
     argument = block.insert_arg(typ, position)
     attrs = list(function.arg_attrs.data)
     attrs.insert(position, attrs[0])

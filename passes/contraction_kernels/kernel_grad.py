@@ -60,7 +60,10 @@ class CotangentPacker:
         element = self.buffer.type.element_type
         lanes, ldp = tiling.lanes, tiling.ldp
         n, size = self.out_channels, self.out_size
-        squares = lanes > 1 and size % lanes == 0 and kc % lanes == 0 and n >= lanes
+        # A run-time kc (the batch-generic kernel's last block) ends at k = B·size,
+        # a multiple of the lanes when `size` is, as every block's start is.
+        whole = not isinstance(kc, int) or kc % lanes == 0
+        squares = lanes > 1 and size % lanes == 0 and whole and n >= lanes
         first_scalar: Index = c0
         if squares:
             vt = VectorType(element, [lanes])

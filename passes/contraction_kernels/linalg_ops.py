@@ -31,18 +31,19 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 def _batch_offsets(
     kb: KernelBuilder,
     b: Index,
-    out_batch: Sequence[int],
-    operands: Sequence[tuple[Sequence[int], int]],
+    out_batch: Sequence[Index],
+    operands: Sequence[tuple[Sequence[Index], int]],
 ) -> list[Index]:
     """Offsets of output batch entry `b` in each operand, given per operand its
-    batch shape (right-aligned against `out_batch`) and matrix size."""
+    batch shape (right-aligned against `out_batch`) and matrix size. An extent
+    may be a run-time value (a batch-generic kernel's batch-sized axis)."""
     offsets: list[Index] = [0] * len(operands)
-    strides: list[list[int]] = []
+    strides: list[list[Index]] = []
     for batch, size in operands:
         stride, per_axis = size, []
         for extent in reversed(batch):
             per_axis.append(stride)
-            stride *= extent
+            stride = kb.mul(stride, extent)
         strides.append(per_axis[::-1])
     rest = b
     for axis in reversed(range(len(out_batch))):
@@ -51,7 +52,7 @@ def _batch_offsets(
         rest = kb.div(rest, extent) if axis else 0
         for o, (batch, _size) in enumerate(operands):
             own = axis - (len(out_batch) - len(batch))
-            if own < 0 or batch[own] == 1:
+            if own < 0 or (isinstance(batch[own], int) and batch[own] == 1):
                 continue
             offsets[o] = kb.add(offsets[o], kb.mul(index, strides[o][own]))
     return offsets
@@ -63,8 +64,8 @@ def matmul_spec(op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) 
     element = op.result.type.element_type
     if len(a_shape) >= 2 and len(b_shape) >= 2:
         (m, k), n = a_shape[-2:], b_shape[-1]
-        out_batch = out[:-2]
-        operands = [(a_shape[:-2], m * k), (b_shape[:-2], k * n)]
+        out_batch = list(out[:-2])
+        operands = [(list(a_shape[:-2]), m * k), (list(b_shape[:-2]), k * n)]
 
         def bases(kb: KernelBuilder, u: Index) -> Bases:
             a_off, b_off = _batch_offsets(kb, u, out_batch, operands)
@@ -74,37 +75,50 @@ def matmul_spec(op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) 
         packer = dict(buffer=b, sk=n, sj=1, n=n)
     elif len(b_shape) >= 2:  # [k] · [..., k, n]
         k, n = b_shape[-2:]
-        out_batch = out[:-1]
+        out_batch = list(out[:-1])
+        operands = [(list(b_shape[:-2]), k * n)]
 
         def bases(kb: KernelBuilder, u: Index) -> Bases:
-            (b_off,) = _batch_offsets(kb, u, out_batch, [(b_shape[:-2], k * n)])
+            (b_off,) = _batch_offsets(kb, u, out_batch, operands)
             return Bases(b=b_off, c=kb.mul(u, n))
 
         spec = dict(m=1, n=n, k=k, a=a, a_si=0, a_sk=1, c_si=0, batch=math.prod(out_batch))
         packer = dict(buffer=b, sk=n, sj=1, n=n)
     elif len(a_shape) >= 2:  # [..., m, k] · [k], computed transposed
         m, k = a_shape[-2:]
-        out_batch = out[:-1]
+        out_batch = list(out[:-1])
+        operands = [(list(a_shape[:-2]), m * k)]
 
         def bases(kb: KernelBuilder, u: Index) -> Bases:
-            (a_off,) = _batch_offsets(kb, u, out_batch, [(a_shape[:-2], m * k)])
+            (a_off,) = _batch_offsets(kb, u, out_batch, operands)
             return Bases(b=a_off, c=kb.mul(u, m))
 
         spec = dict(m=1, n=m, k=k, a=b, a_si=0, a_sk=1, c_si=0, batch=math.prod(out_batch))
         packer = dict(buffer=a, sk=1, sj=k, n=m)
     else:  # [k] · [k]
         (k,) = a_shape
+        out_batch, operands = [], []
 
         def bases(kb: KernelBuilder, u: Index) -> Bases:
             return Bases()
 
         spec = dict(m=1, n=1, k=k, a=a, a_si=0, a_sk=1, c_si=0, batch=1)
         packer = dict(buffer=b, sk=1, sj=0, n=1)
+
+    def set_batch_extent(axis: int, extent: Index) -> None:
+        """The output's batch axis `axis` (and each operand's that it does not
+        broadcast) is `extent` long, for the offsets `bases` computes."""
+        for batch in (out_batch, *(shape for shape, _ in operands)):
+            own = axis - (len(out_batch) - len(batch))
+            if own >= 0 and batch[own] != 1:
+                batch[own] = extent
+
     return GemmSpec(
         element=element,
         packer=StridedPacker(**packer),
         c=c,
         bases=bases,
+        set_batch_extent=set_batch_extent,
         **spec,
     )
 

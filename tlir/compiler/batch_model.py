@@ -133,10 +133,12 @@ def _scratch(loops: tuple[ModuleOp, ModuleOp], name: str, batches, rule) -> tupl
     if len(abis[0].scratch_bytes) != len(abis[1].scratch_bytes):
         raise NotGeneric("a kernel's scratch buffers differ")
     if declared is not None:
-        a, k, _, c = rule
+        # s0 + s1·units(B) with units(B) = a·⌈k·B/d⌉ + c ≤ a·(k·B + d − 1)/d + c,
+        # each coefficient rounded up
+        a, k, d, c = rule
         values = declared.get_values()
         return tuple(
-            Affine(s0 + s1 * c, s1 * a * k)
+            Affine(s0 + s1 * c + -(-s1 * a * (d - 1) // d), -(-s1 * a * k // d))
             for s0, s1 in zip(values[::2], values[1::2], strict=True)
         )
     sizes = []

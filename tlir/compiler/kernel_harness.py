@@ -51,25 +51,56 @@ class CompiledKernel:
         abi = kernel_abi(kernel_module(function), self.name)
         self.extent = abi.parallel_extent
         self.count = abi.num_inputs + abi.num_outputs
-        self.scratch = [aligned_bytes(nbytes) for nbytes in abi.scratch_bytes]
+        rule = function.attributes.get("tlir.parallel_rule")
+        self.rule = None if rule is None else tuple(rule.get_values())
+        """A batch-generic kernel's `(a, k, d, c)`: units(B) = a·⌈k·B/d⌉ + c."""
+        if self.rule is None:
+            self.scratch = [aligned_bytes(nbytes) for nbytes in abi.scratch_bytes]
+        else:
+            sizes = function.attributes["tlir.scratch_rule"].get_values()
+            self.scratch_rule = list(zip(sizes[::2], sizes[1::2], strict=True))
         self.llvm_ir = llvm_ir(function, backend)
         self.opt_level = opt_level
         self.engine = jit.Engine([jit.compile_object(self.llvm_ir, opt_level, "kernel")])
-        types = [ctypes.c_void_p] * abi.arity + [ctypes.c_int64] * 2
+        trailing = 2 if self.rule is None else 3  # lo, hi[, batch]
+        types = [ctypes.c_void_p] * abi.arity + [ctypes.c_int64] * trailing
         self.function = self.engine.function(self.name, None, types)
 
+    def units(self, batch: int | None = None) -> int:
+        """Work units (at `batch`, for a batch-generic kernel)."""
+        if self.rule is None:
+            return self.extent
+        a, k, d, c = self.rule
+        return a * -(-k * batch // d) + c
+
     def __call__(
-        self, buffers: Sequence[np.ndarray], ranges: Sequence[tuple[int, int]] | None = None
+        self,
+        buffers: Sequence[np.ndarray],
+        ranges: Sequence[tuple[int, int]] | None = None,
+        batch: int | None = None,
     ) -> None:
         """Run on C-contiguous buffers (the output last), over `ranges` of work
-        units (all of them by default), one call per range."""
+        units (all of them by default), one call per range; a batch-generic
+        kernel at `batch`, with scratch buffers of that batch's sizes."""
         assert len(buffers) == self.count
+        assert (batch is None) == (self.rule is None)
         keep = [b if b.size else np.empty(1, b.dtype) for b in buffers]
         for b in buffers:
             assert b.flags.c_contiguous
-        pointers = [b.ctypes.data for b in [*keep, *self.scratch]]
-        for lo, hi in ranges if ranges is not None else [(0, self.extent)]:
-            self.function(*pointers, lo, hi)
+        scratch = self.scratch if batch is None else self.batch_scratch(batch)
+        pointers = [b.ctypes.data for b in [*keep, *scratch]]
+        extra = [] if batch is None else [batch]
+        for lo, hi in ranges if ranges is not None else [(0, self.units(batch))]:
+            self.function(*pointers, lo, hi, *extra)
+
+    def batch_scratch(self, batch: int) -> list[np.ndarray]:
+        """The scratch buffers at `batch` (kept: timing loops call with one batch)."""
+        cached = getattr(self, "_scratch_at", None)
+        if cached is None or cached[0] != batch:
+            units = self.units(batch)
+            buffers = [aligned_bytes(max(1, s0 + s1 * units)) for s0, s1 in self.scratch_rule]
+            self._scratch_at = cached = (batch, buffers)
+        return cached[1]
 
     def assembly(self) -> str:
         """The kernel's machine code as assembly (host CPU, same optimisation)."""

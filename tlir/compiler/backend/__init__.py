@@ -20,6 +20,9 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, 
 
 from tlir.interface import numpy_dtype
 
+PARALLEL_RULE = "tlir.parallel_rule"
+SCRATCH_RULE = "tlir.scratch_rule"
+
 BACKENDS = ("xdsl", "mlir")
 """`xdsl`: tlir's own route (no external tool); `mlir`: upstream mlir-opt/mlir-translate."""
 
@@ -153,6 +156,14 @@ def _generated_parts(kernel: func.FuncOp):
     types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
     if parts is None or any(0 in t.get_shape() for t in types):
         return None  # empty buffers: the linalg route handles them on both back ends
+    marks = _operand_batch_axes(kernel, parts[0])
+    if marks is not None:
+        from tlir.passes.contraction_kernels.run_time import NotBatchGeneric, scaling
+
+        try:
+            scaling(parts[0], marks)
+        except NotBatchGeneric:
+            return None  # the linalg route takes the batch at run time
     return parts
 
 
@@ -172,27 +183,34 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     op, chain, plan = parts
     name = kernel.sym_name.data
     fused = kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma")
-    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain, fused)
-    inner.sym_visibility = StringAttr("private")
     block_args = list(kernel.body.block.args)
+    marks = _operand_batch_axes(kernel, op)
+    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain, fused, marks)
+    inner.sym_visibility = StringAttr("private")
     order = [block_args.index(v) for v in (*op.operands, *(plan.extras if plan else ()))]
     memref = [MemRefType(t.element_type, t.get_shape()) for t in kernel.function_type.inputs.data]
     result = kernel.function_type.outputs.data[0]
     out = MemRefType(result.element_type, result.get_shape())
-    scratch = list(inner.function_type.inputs.data[len(order) + 1 : -2])
-    wrapper = func.FuncOp(name, ([*memref, out, *scratch, IndexType(), IndexType()], []))
+    trailing = 2 if marks is None else 3  # lo, hi[, batch]
+    scratch = list(inner.function_type.inputs.data[len(order) + 1 : -trailing])
+    indices = [IndexType()] * trailing
+    wrapper = func.FuncOp(name, ([*memref, out, *scratch, *indices], []))
     args = wrapper.body.block.args
-    # the kernel ABI computes [lo, min(hi, N)): callers may ask for "everything"
-    extent = inner.attributes["tlir.parallel_extent"]
-    bound = arith.ConstantOp(IntegerAttr(extent.value.data, IndexType()))
-    hi = arith.MinSIOp(args[-1], bound)
+    lo = args[-trailing]
+    if marks is None:
+        # the kernel ABI computes [lo, min(hi, N)): callers may ask for "everything"
+        extent = inner.attributes["tlir.parallel_extent"]
+        bound = arith.ConstantOp(IntegerAttr(extent.value.data, IndexType()))
+        hi = arith.MinSIOp(args[-1], bound)
+        wrapper.body.block.add_ops([bound, hi])
+        hi, batch = hi.result, []
+    else:  # [lo, min(hi, units(batch)))
+        hi, batch = _clamp_to_units(wrapper, inner), [args[-1]]
     wrapper.body.block.add_ops(
         [
-            bound,
-            hi,
             func.CallOp(
                 inner.sym_name.data,
-                [*(args[i] for i in order), *args[len(memref) : -2], args[-2], hi.result],
+                [*(args[i] for i in order), *args[len(memref) : -trailing], lo, hi, *batch],
                 [],
             ),
             func.ReturnOp(),
@@ -202,8 +220,37 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     wrapper.attributes["tlir.num_inputs"] = IntegerAttr(len(memref), i64)
     wrapper.attributes["tlir.num_outputs"] = IntegerAttr(1, i64)
     wrapper.attributes["tlir.parallel_extent"] = inner.attributes["tlir.parallel_extent"]
+    for rule in (PARALLEL_RULE, SCRATCH_RULE):
+        if rule in inner.attributes:
+            wrapper.attributes[rule] = inner.attributes[rule]
     wrapper.location = inner.location = kernel.location
     return ModuleOp([wrapper, inner])
+
+
+def _operand_batch_axes(kernel: func.FuncOp, op) -> list[tuple[int, ...]] | None:
+    """The `tlir.batch_axes` of the contraction's operands and result (the
+    kernel's, per argument then result), or None in a static kernel."""
+    from tlir.passes.contraction_kernels.run_time import BATCH_AXES
+
+    attr = kernel.attributes.get(BATCH_AXES)
+    if attr is None:
+        return None
+    marks = [tuple(array.get_values()) for array in attr.data]
+    args = list(kernel.body.block.args)
+    return [*(marks[args.index(v)] for v in op.operands), marks[len(args)]]
+
+
+def _clamp_to_units(wrapper: func.FuncOp, inner: func.FuncOp):
+    """`min(hi, units(batch))` in the wrapper, from the inner kernel's rule."""
+    from xdsl.dialects import arith
+
+    from tlir.passes.contraction_kernels.builder import KernelBuilder
+
+    kb = KernelBuilder(wrapper.body.block)
+    a, k, d, c = inner.attributes[PARALLEL_RULE].get_values()
+    batch, hi = wrapper.body.block.args[-1], wrapper.body.block.args[-2]
+    count = kb.add(kb.mul(a, kb.ceil_div(kb.mul(batch, k), d)), c)
+    return kb.emit(arith.MinSIOp(hi, kb.index(count)))
 
 
 def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
