@@ -20,12 +20,21 @@ ignores `lo`/`hi`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    i64,
+)
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -217,15 +226,24 @@ class BatchBounds:
 
     batch: SSAValue
     factors: dict[SSAValue, int]
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]]
+    """Argument buffers with a batch-sized axis past the leading one (their
+    strides hold B): a flat view of each, and its strides at run time."""
+    marks: dict[SSAValue, tuple[int, ...]]
 
     def dims(self, values: Sequence[SSAValue], maps: Sequence[AffineMap]) -> dict[int, int]:
-        """Loop dimension → k, for the dimensions that index such a leading axis."""
+        """Loop dimension → k, for the dimensions that index a batch-sized axis
+        (a leading one, or any axis of a flat buffer)."""
         found: dict[int, int] = {}
         for value, amap in zip(values, maps, strict=True):
             root, intact = _root(value)
             first = amap.results[0] if amap.results else None
             if intact and root in self.factors and isinstance(first, AffineDimExpr):
                 found[first.position] = self.factors[root]
+            if value in self.flat:
+                for expr, factor in zip(amap.results, self.marks[value], strict=True):
+                    if factor and isinstance(expr, AffineDimExpr):
+                        found[expr.position] = factor
         return found
 
 
@@ -257,6 +275,9 @@ def lower_linalg(
 
     strips = _interleaved_dim(op, maps, extents)
     fold = None
+    flat = batch.flat if batch is not None else {}
+    if any(v in flat for v in values):
+        vector_bytes = 0  # the row folds' vectors address buffers by their static strides
     if strips is not None and isinstance(op, GenericOp) and vector_bytes:
         fold = plan_row_fold(op, values, maps, extents, strips, vector_bytes, _root_buffer)
     interleaved = strips if strips is not None and extents[strips] >= INTERLEAVE else None
@@ -265,7 +286,7 @@ def lower_linalg(
     def nest(block: Block, position: int, ivs: list[SSAValue]) -> None:
         emitter = IndexEmitter(block)
         if position == len(extents):
-            _emit_body(op, values, maps, ivs, emitter)
+            _emit_body(op, values, maps, ivs, emitter, flat)
             return
         if position == 0 and bounds is not None:
             lb, ub = bounds
@@ -308,10 +329,10 @@ def lower_linalg(
                 index = emitter.emit(fast.binary(arith.AddiOp, first, emitter.const(offset)))
             output_ivs = [*ivs]
             output_ivs.insert(interleaved, index)
-            _emit_body(op, values, maps, output_ivs, emitter)
+            _emit_body(op, values, maps, output_ivs, emitter, flat)
 
     def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
-        _emit_body(op, values, maps, ivs, IndexEmitter(block))
+        _emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
 
     nest(outer, 0, [])
     for body in bodies:
@@ -322,30 +343,51 @@ def lower_linalg(
     return ops
 
 
+def _access(
+    value: SSAValue,
+    amap: AffineMap,
+    ivs: list[SSAValue],
+    emitter: IndexEmitter,
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]],
+) -> tuple[SSAValue, list[SSAValue]]:
+    """The buffer and indices of an access: a flat buffer's at its run-time strides."""
+    indices = emitter.indices(amap, ivs)
+    if value not in flat:
+        return value, indices
+    view, strides = flat[value]
+    at = None
+    for index, stride in zip(indices, strides, strict=True):
+        term = emitter.emit(fast.binary(arith.MuliOp, index, stride))
+        at = term if at is None else emitter.emit(fast.binary(arith.AddiOp, at, term))
+    return view, [at if at is not None else emitter.const(0)]
+
+
 def _emit_body(
     op: Linalg,
     values: list[SSAValue],
     maps: list[AffineMap],
     ivs: list[SSAValue],
     emitter: IndexEmitter,
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]] | None = None,
 ) -> None:
+    flat = flat or {}
     if isinstance(op, FillOp):
-        target = values[0]
-        emitter.emit(fast.store(op.inputs[0], target, emitter.indices(maps[0], ivs)))
+        target, indices = _access(values[0], maps[0], ivs, emitter, flat)
+        emitter.emit(fast.store(op.inputs[0], target, indices))
         return
     args = op.body.block.args
     mapping: dict[SSAValue, SSAValue] = {}
     for arg, value, amap in zip(args, values, maps, strict=True):
         if arg.uses.get_length():
-            indices = emitter.indices(amap, ivs)
-            mapping[arg] = emitter.emit(fast.load(value, indices))
+            buffer, indices = _access(value, amap, ivs, emitter, flat)
+            mapping[arg] = emitter.emit(fast.load(buffer, indices))
     for inner in op.body.block.ops:
         if isinstance(inner, YieldOp):
             outputs = values[len(op.inputs) :]
             out_maps = maps[len(op.inputs) :]
             for result, target, amap in zip(inner.operands, outputs, out_maps, strict=True):
-                indices = emitter.indices(amap, ivs)
-                emitter.emit(fast.store(mapping.get(result, result), target, indices))
+                buffer, indices = _access(target, amap, ivs, emitter, flat)
+                emitter.emit(fast.store(mapping.get(result, result), buffer, indices))
             return
         if isinstance(inner, IndexOp):
             mapping[inner.results[0]] = ivs[inner.dim.value.data]
@@ -376,13 +418,48 @@ def _batch_bounds(function: func.FuncOp) -> BatchBounds | None:
     axes = function.attributes.get(BATCH_AXES)
     if axes is None or not is_kernel(function):
         return None
-    args = function.body.block.args
-    factors = {
-        arg: marks.get_values()[0]
-        for arg, marks in zip(args, axes.data, strict=False)
-        if marks.get_values() and marks.get_values()[0]
-    }
-    return BatchBounds(args[-1], factors)
+    block = function.body.block
+    args, batch = block.args, block.args[-1]
+    marks = {arg: tuple(m.get_values()) for arg, m in zip(args, axes.data, strict=False)}
+    factors = {arg: m[0] for arg, m in marks.items() if m and m[0]}
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]] = {}
+    for arg, mark in marks.items():
+        direct = all(isinstance(use.operation, GenericOp | FillOp) for use in arg.uses)
+        if any(mark[1:]) and direct:
+            flat[arg] = _flat_view(block, arg, mark, batch)
+    return BatchBounds(batch, factors, flat, marks)
+
+
+def _flat_view(
+    block: Block, buffer: SSAValue, marks: tuple[int, ...], batch: SSAValue
+) -> tuple[SSAValue, list[SSAValue]]:
+    """A 1-d view of `buffer` and its strides, batch-sized extents (k > 0 in
+    `marks`) taken as k·batch, at the top of `block`."""
+    ops: list[Operation] = []
+
+    def const(value: int) -> SSAValue:
+        ops.append(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return ops[-1].results[0]
+
+    shape = buffer.type.get_shape()
+    strides: list[SSAValue] = [const(1)]
+    for extent, factor in zip(shape[:0:-1], marks[:0:-1], strict=True):
+        size = const(extent) if not factor else None
+        if factor:
+            ops.append(arith.MuliOp(batch, const(factor)))
+            size = ops[-1].results[0]
+        ops.append(arith.MuliOp(strides[0], size))
+        strides.insert(0, ops[-1].results[0])
+    group = ArrayAttr([IntegerAttr(i, i64) for i in range(len(shape))])
+    view = memref.CollapseShapeOp(
+        operands=[buffer],
+        properties={"reassociation": ArrayAttr([group])},
+        result_types=[MemRefType(buffer.type.element_type, [math.prod(shape)])],
+    )
+    ops.append(view)
+    first = block.first_op
+    block.insert_ops_before(ops, first) if first else block.add_ops(ops)
+    return view.results[0], strides
 
 
 def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
