@@ -40,7 +40,7 @@ from tlir.compiler.batch_plan import (
     build_batch_plan,
 )
 from tlir.compiler.cache_entry import read_batch_kernel
-from tlir.compiler.calling import address, pointer_array
+from tlir.compiler.calling import ArraySpecs, EntryCall, address
 from tlir.compiler.plan import ALIGNMENT
 from tlir.diagnostics import TlirError
 
@@ -389,6 +389,8 @@ class PerBatch:
         workspace = plan.workspace.at(batch)
         table: list[int] = [0] * plan.table
         self.engine = None
+        self.call: EntryCall | None = None  # set by `BatchModelCode.at`
+        self.specs: ArraySpecs | None = None  # the inputs at this batch
         self.kernels = 0  # compiled here (not from the compile cache)
         self.hits = 0
         if compile_.per_batch:
@@ -486,6 +488,21 @@ class BatchModelCode:
         self._lock = threading.Lock()
         self.where = compile_.where
 
+    def _entry_call(self, state: PerBatch, batch: int) -> EntryCall:
+        """A static model's caller (its pool of workspaces, one buffer for the
+        outputs) on the entry function with the batch bound."""
+        entry = self._entry
+
+        def bound(ins, outs, constants, workspace, threads):
+            return entry(ins, outs, constants, workspace, threads, batch)
+
+        specs = ArraySpecs([])
+        specs.specs = [(tuple(e.at(batch) for e in s), d) for s, d in self.compile.inputs]
+        state.specs = specs
+        return EntryCall(
+            bound, specs, state.outputs, state.workspace, state.constants, self.where, self._cache
+        )
+
     def at(self, batch: int) -> PerBatch:
         found = self.batches.get(batch)
         if found is None:
@@ -493,31 +510,13 @@ class BatchModelCode:
                 found = self.batches.get(batch)
                 if found is None:
                     found = PerBatch(self.compile, batch, self._constants)
+                    found.call = self._entry_call(found, batch)
                     self.batches[batch] = found
         return found
 
     def run(self, arrays: list[np.ndarray], batch: int, threads: int) -> list[np.ndarray]:
-        from tlir.compiler.pool import prepare
-
-        state = self.at(batch)
-        outputs = [np.empty(shape, dtype) for shape, dtype in state.outputs]
-        workspace = np.empty(state.workspace + 64, np.uint8)
-        base = address(workspace)
-        if threads > 1:
-            threads = prepare(threads, self._cache)
-        ins = pointer_array(arrays)
-        outs = pointer_array(outputs)
-        status = self._entry(
-            ctypes.addressof(ins),
-            ctypes.addressof(outs),
-            ctypes.addressof(state.constants),
-            base + (-base % 64),
-            threads,
-            batch,
-        )
-        if status:
-            raise TlirError(self.where, f"the compiled model failed with status {status}")
-        return outputs
+        """The call at `batch` on arrays checked against the inputs at that batch."""
+        return self.at(batch).call.run(arrays, threads)
 
 
 def _batch_constants(
