@@ -231,6 +231,24 @@ class BatchBounds:
     strides hold B): a flat view of each, and its strides at run time."""
     marks: dict[SSAValue, tuple[int, ...]]
 
+    def infer(self, ops: Sequence[Linalg]) -> None:
+        """Mark the leading axis of the kernel's scratch buffers that a loop over
+        a batch-sized axis indexes (a layernorm's row statistics), until none is left."""
+        changed = True
+        while changed:
+            changed = False
+            for op in ops:
+                values, maps, _ = _operands_and_maps(op)
+                dims = self.dims(values, maps)
+                for value, amap in zip(values, maps, strict=True):
+                    root, intact = _root(value)
+                    first = amap.results[0] if amap.results else None
+                    if root in self.factors or not intact or not isinstance(first, AffineDimExpr):
+                        continue
+                    if first.position in dims:
+                        self.factors[root] = dims[first.position]
+                        changed = True
+
     def dims(self, values: Sequence[SSAValue], maps: Sequence[AffineMap]) -> dict[int, int]:
         """Loop dimension → k, for the dimensions that index a batch-sized axis
         (a leading one, or any axis of a flat buffer)."""
@@ -487,6 +505,8 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
             block.insert_ops_before(clamp, first) if first else block.add_ops(clamp)
             bounds = (lo, clamp[-1].results[0])
     batch = _batch_bounds(function)
+    if batch is not None:
+        batch.infer(ops)
     for op in ops:
         block.insert_ops_before(lower_linalg(op, bounds, vector_bytes, batch), op)
         op.detach()
