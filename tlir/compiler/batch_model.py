@@ -7,7 +7,7 @@ each). Each kernel is marked with `tlir.batch_axes` (per value of its
 signature, the factor k of each axis whose extent is k·B) and lowered to loops
 at both batches: the marked kernel takes the batch after `hi`
 (`tlir-bufferize`), its parallel loop runs to `min(hi, k·batch)`
-(`tlir-linalg-to-loops`), and when the two loop modules are the same text but
+(`tlir-linalg-to-loops`), and when the two loop modules are the same code but
 for the leading extents of buffer types (row-major strides do not depend on
 the leading extent) the code at the first batch is the code at every batch:
 the kernel is compiled once. A kernel whose code depends on the batch in any
@@ -21,7 +21,6 @@ once.
 from __future__ import annotations
 
 import ctypes
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +31,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IndexType, ModuleOp, i64
 
+from tlir.compiler.batch_compare import same_code
 from tlir.compiler.batch_plan import (
     Affine,
     BatchKernel,
@@ -95,49 +95,6 @@ def _marked(kernel: func.FuncOp, axes: ArrayAttr, name: str) -> func.FuncOp:
     clone.sym_name = type(kernel.sym_name)(name)
     clone.attributes[BATCH_AXES] = axes
     return clone
-
-
-_LEADING = re.compile(r"memref<\d+x")
-_EXTENT = re.compile(r"tlir\.parallel_extent = \d+ : i64")
-_SUBVIEW = re.compile(r"(memref\.subview %\w+\[[^\]]*\] \[)\d+")
-
-
-_SHAPE = re.compile(r"memref<[\d?x]*")
-
-
-def _masked(loops: ModuleOp, generated: bool = False) -> str:
-    """The loops' text without what may differ between two batches in code that
-    serves both: the leading extent of buffer types (a row-major buffer's
-    strides do not depend on it) and of a view's sizes (its offset and strides
-    locate it), and the recorded extent. The contraction generator's code
-    (`generated`) addresses its buffers flat, with the strides that depend on
-    the batch computed from it: there every extent of a buffer type goes."""
-    text = str(loops)
-    for typ in _flat_types(loops):
-        text = text.replace(typ, "memref<flat>")
-    text = _SUBVIEW.sub(r"\1?", text)
-    text = _SHAPE.sub("memref<", text) if generated else _LEADING.sub("memref<?x", text)
-    return _EXTENT.sub("", text)
-
-
-def _flat_types(loops: ModuleOp) -> set[str]:
-    """The types of the argument buffers the code reads and writes only through
-    a flat view (`tlir-linalg-to-loops`: those with a batch-sized axis past the
-    leading one, addressed with strides computed from the batch), unless
-    another buffer of the kernel has the same type."""
-    from xdsl.dialects import memref
-
-    flat, other = set(), set()
-    for function in loops.ops:
-        if not isinstance(function, func.FuncOp) or not function.body.blocks:
-            continue
-        for arg in function.body.block.args:
-            if not hasattr(arg.type, "get_shape"):
-                continue
-            uses = [use.operation for use in arg.uses]
-            viewed = uses and all(isinstance(op, memref.CollapseShapeOp) for op in uses)
-            (flat if viewed else other).add(str(arg.type))
-    return flat - other
 
 
 def _takes_batch(loops: ModuleOp, name: str) -> func.FuncOp | None:
@@ -354,7 +311,7 @@ class BatchCompile:
             return None
         loops1 = kernel_to_loops(_marked(k1, axes, name))
         generated = any(f.sym_name.data != name for f in loops0.ops if isinstance(f, func.FuncOp))
-        if _masked(loops0, generated) != _masked(loops1, generated):
+        if not same_code(loops0, loops1, generated):
             return None
         try:
             scratch = _scratch((loops0, loops1), name, NOMINAL, rule)
