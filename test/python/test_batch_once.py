@@ -160,6 +160,30 @@ def test_a_marked_kernel_is_the_same_code_at_every_batch(backend, text, axes, ru
     assert re.search(r'define void @"?k"?\(([^)]*)\)', texts[0]).group(1).count("i64") == 3
 
 
+def test_the_check_tells_code_that_depends_on_the_batch():
+    """`same_code`: loops that differ only in leading extents serve every batch;
+    a static extent that differs (a stride, a loop bound) does not."""
+    from tlir.compiler.batch_compare import same_code
+
+    rows = "[array<i64: 1, 0>, array<i64: 1, 0>, array<i64: 1, 0>]"
+    loops = [backends.kernel_to_loops(marked_kernel(ROWS, b, rows)) for b in (3, 11)]
+    assert same_code(*loops)
+    unmarked = [
+        parse_module(ROWS.replace("N4", "4").replace("N", str(b))).ops.first for b in (3, 11)
+    ]
+    assert not same_code(*(backends.kernel_to_loops(k) for k in unmarked))  # min(hi, 3)
+    columns = ROWS.replace("Nx4", "4xN").replace("NxN4", "4xN")
+    strided = [
+        backends.kernel_to_loops(
+            marked_kernel(columns, b, "[array<i64: 0, 1>, array<i64: 0, 1>, array<i64: 0, 1>]")
+        )
+        for b in (3, 11)
+    ]
+    assert same_code(*strided)  # addressed flat, at strides from the batch
+    static = [parse_module(columns.replace("N", str(b))).ops.first for b in (3, 11)]
+    assert not same_code(*(backends.kernel_to_loops(k) for k in static))  # strides 3 and 11
+
+
 def test_an_unmarked_kernel_keeps_two_index_arguments():
     kernel = parse_module(ROWS.replace("N4", "4").replace("N", "3")).ops.first
     _, llvm_ir = lower_kernel(kernel, "xdsl", "k")
