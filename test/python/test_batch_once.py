@@ -318,3 +318,21 @@ def test_torch_models_at_any_batch_match_a_static_compile(name):
     once = model.stats["kernels compiled once"]
     assert once["main"] > 0 or name == "mlp"
     assert batch_model.NOMINAL[0] not in model.stats["compiled batches"]
+
+
+def test_a_marked_lowering_that_fails_leaves_the_kernel_to_the_static_route(monkeypatch):
+    lower = backends.kernel_to_loops
+
+    def failing(kernel):
+        if "tlir.batch_axes" in kernel.attributes:
+            raise RuntimeError("a bug in a marked lowering")
+        return lower(kernel)
+
+    monkeypatch.setattr(backends, "kernel_to_loops", failing)
+    model = tlir.compile(STRIDED_SCRATCH, cache=False)
+    x = array((3, 5, 8), "f32", 3)
+    got = model(x)
+    assert model.stats["kernels compiled once"] == {"main": 0}
+    assert model.stats["kernels compiled per batch"] == {"main": 2}
+    static = CompiledModel(specialize(parse_module(STRIDED_SCRATCH), 3), cache=False)
+    assert_identical(got, static(x))
