@@ -336,3 +336,33 @@ def test_a_marked_lowering_that_fails_leaves_the_kernel_to_the_static_route(monk
     assert model.stats["kernels compiled per batch"] == {"main": 2}
     static = CompiledModel(specialize(parse_module(STRIDED_SCRATCH), 3), cache=False)
     assert_identical(got, static(x))
+
+
+def test_jvp_with_parameter_tangents_and_vjp_wrt_params_at_any_batch(monkeypatch):
+    torch = pytest.importorskip("torch")
+    import torch_models
+
+    cls, shape = torch_models.MODELS["mlp"]
+    torch.manual_seed(0)
+    module = tlir.from_torch(cls().eval(), (torch.randn(*shape),))
+    model = tlir.compile(module, cache=False)
+    seeds = {name: array(p.shape, "f32", 5) for name, p in model.parameters().items()}
+    x = array((2, *shape[1:]), "f32", 0)
+    model.jvp([x], [x], seeds), model.vjp([x], [array((2, 3), "f32", 1)], wrt="params")
+    counter = Counter(monkeypatch)
+    got = {}
+    for batch in (1, 9):
+        x, dx = array((batch, *shape[1:]), "f32", batch), array((batch, *shape[1:]), "f32", 9)
+        dy = [array((batch, 3), "f32", 3)]
+        got[batch] = (model.jvp([x], [dx], seeds), model.vjp([x], dy, wrt="params"))
+    assert (counter.lowered, counter.llvm) == (0, 0)
+    for batch in (1, 9):
+        static = tlir.compile(specialize(module, batch), cache=False)
+        x, dx = array((batch, *shape[1:]), "f32", batch), array((batch, *shape[1:]), "f32", 9)
+        dy = [array((batch, 3), "f32", 3)]
+        (primal, tangents), (outputs, inputs, params) = got[batch]
+        want_jvp, want_vjp = static.jvp([x], [dx], seeds), static.vjp([x], dy, wrt="params")
+        assert_identical([*primal, *tangents], [*want_jvp[0], *want_jvp[1]])
+        assert inputs == want_vjp[1] == []
+        assert list(params) == list(want_vjp[2])
+        assert_identical([*outputs, *params.values()], [*want_vjp[0], *want_vjp[2].values()])
