@@ -453,16 +453,18 @@ class BatchModelCode:
     def _entry_call(self, state: PerBatch, batch: int) -> EntryCall:
         """A static model's caller (its pool of workspaces, one buffer for the
         outputs) on the entry function with the batch bound."""
-        entry = self._entry
-
-        def bound(ins, outs, constants, workspace, threads):
-            return entry(ins, outs, constants, workspace, threads, batch)
-
         specs = ArraySpecs([])
         specs.specs = [(tuple(e.at(batch) for e in s), d) for s, d in self.compile.inputs]
         state.specs = specs
         return EntryCall(
-            bound, specs, state.outputs, state.workspace, state.constants, self.where, self._cache
+            self._entry,
+            specs,
+            state.outputs,
+            state.workspace,
+            state.constants,
+            self.where,
+            self._cache,
+            batch,
         )
 
     def at(self, batch: int) -> PerBatch:
