@@ -190,12 +190,10 @@ class BatchCompile:
         self.inputs = _affine_specs(formed[0].entry, formed[1].entry)
         kernels = [_kernels_of(f) for f in formed]
         partner: dict[str, str] = {}
-        self.positions: dict[str, int] = {}  # a kernel's first call
-        for position, (c0, c1) in enumerate(zip(*calls, strict=True)):
+        for c0, c1 in zip(*calls, strict=True):
             n0, n1 = (c.callee.root_reference.data for c in (c0, c1))
             if partner.setdefault(n0, n1) != n1:
                 raise NotGeneric("one kernel at one batch is two at another")
-            self.positions.setdefault(n0, position)
         self.infos: dict[str, BatchKernel] = {}
         self.per_batch: list[str] = []
         self.cache_hits = 0
