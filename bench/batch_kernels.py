@@ -1,6 +1,7 @@
 """Batch-generic contraction kernels against static ones at the same batch, in one run.
 
-    python bench/batch_kernels.py [--rounds 30] [--batches 128 100] [--f32] [--backend xdsl]
+    python bench/batch_kernels.py [--rounds 30] [--batches 128 100] [--f32] [--fma]
+                                  [--backend xdsl|mlir]
 
 Each case is compiled twice: static at the batch B, and once batch-generic
 (`tlir.batch_axes` on the batch-sized axes, its static types at B0 = 4,
@@ -10,7 +11,8 @@ the best of `--rounds` interleaved runs in CPU time of the calling thread (robus
 against other load). The outputs are checked bit-identical. Cases: the bench
 MLP's three layers (the batch is the rows), a matmul whose rows are the batch,
 the VJP's dW = gᵀ·x (the batch is the summed index) and the bench conv (the
-batch is the number of GEMMs).
+batch is the number of GEMMs). `--fma`: both kernels in the opt-in `fma`
+numerics.
 """
 
 from __future__ import annotations
@@ -82,9 +84,10 @@ def cases():
     )
 
 
-def _kernel(text: str, target, backend: str, marks=None) -> CompiledKernel:
+def _kernel(text: str, target, backend: str, marks=None, fma: bool = False) -> CompiledKernel:
     ops = [op for op in tlir.parse_module(text).walk() if op.name.startswith("tlir.")]
-    function = contraction_kernel(ops[0], "kernel", target, ops[1:], batch_axes=marks)
+    function = contraction_kernel(ops[0], "kernel", target, ops[1:], fused_multiply_add=fma,
+                                  batch_axes=marks)  # fmt: skip
     return CompiledKernel(function, backend)
 
 
@@ -94,20 +97,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--batches", type=int, nargs="*", default=[128])
     parser.add_argument("--f32", action="store_true", help="float32 too")
+    parser.add_argument("--fma", action="store_true", help="the fma numerics")
     args = parser.parse_args()
     target = host_target()
-    print(f"host {target}; backend {args.backend}; best of {args.rounds} rounds, one thread")
+    numerics = "fma" if args.fma else "exact"
+    print(f"host {target}; backend {args.backend}; {numerics} numerics; "
+          f"best of {args.rounds} rounds, one thread")  # fmt: skip
     print(f"{'case':40s} {'B':>4s} {'static ms':>10s} {'generic ms':>11s} {'generic/static':>15s}")
     for dtype in ["f64", "f32"] if args.f32 else ["f64"]:
         np_dtype = np.float64 if dtype == "f64" else np.float32
         for name, make, marks, flops in cases():
             op_text, shapes, out, relu = make(B0)
-            generic = _kernel(_function(op_text, shapes, out, dtype, relu), target, args.backend,
-                              marks)  # fmt: skip
+            text = _function(op_text, shapes, out, dtype, relu)
+            generic = _kernel(text, target, args.backend, marks, args.fma)
             for batch in args.batches:
                 op_text, shapes, out, relu = make(batch)
                 text = _function(op_text, shapes, out, dtype, relu)
-                static = _kernel(text, target, args.backend)
+                static = _kernel(text, target, args.backend, fma=args.fma)
                 rng = np.random.default_rng(0)
                 inputs = [rng.standard_normal(s).astype(np_dtype) for s in shapes]
                 outs = [np.empty(out, np_dtype), np.empty(out, np_dtype)]

@@ -26,7 +26,11 @@ memrefs (static shapes, identity row-major layouts):
   and the edge tiles are `memref.alloca`s (at most `target.stack_bytes`;
   conv's input band at most `conv.BAND_BYTES` more), at the top of the
   function;
-* every memref argument carries `llvm.noalias` (the caller guarantees it).
+* every memref argument carries `llvm.noalias` (the caller guarantees it);
+* with `batch_axes` (the kernel's `tlir.batch_axes`: which extents are k·B),
+  one kernel for every batch B: it takes `%batch: index` after `hi` and
+  carries `tlir.parallel_rule` and `tlir.scratch_rule`, how its work units and
+  scratch buffer grow with B (`run_time.py`).
 
 The body is `scf`, `arith`, `memref` and `vector` (load, store, broadcast) ops,
 lowered by tlir's route (`tlir-scf-to-cf`, `tlir-lower-to-llvm`) or by

@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
+from tlir.passes.contraction_kernels.run_time import RunTime, run_time_blocks, tail_tiles
 from tlir.passes.contraction_kernels.target import TargetInfo
 from tlir.passes.contraction_kernels.tiling import Tiling
 
@@ -233,19 +234,6 @@ def transpose(kb: KernelBuilder, rows: list[SSAValue]) -> list[SSAValue]:
 
 
 @dataclass
-class RunTime:
-    """The extents of a batch-generic kernel that are multiples of the batch B,
-    computed from its `batch` argument (None: the spec's own, static). The
-    spec's own values of these are then the nominal ones its tiling was chosen
-    for (`run_time.py`)."""
-
-    batch: Index | None = None
-    m: Index | None = None
-    k: Index | None = None
-    a_si: Index | None = None
-
-
-@dataclass
 class GemmSpec:
     element: Attribute
     batch: int
@@ -270,9 +258,10 @@ class GemmSpec:
     check and the units computed another way when it fails."""
     run_time: RunTime | None = None
     """The extents known only at run time, in a batch-generic kernel."""
-    set_batch_extent: Callable[[int, Index], None] | None = None
-    """Where `bases` reads the extents of the output's batch axes (matmul):
-    gives axis i a run-time extent (a batch-generic kernel's batch-sized axis)."""
+    set_extent: Callable[[int | str, Index], None] | None = None
+    """matmul, whose `bases` reads the extents it is given here: a run-time
+    extent (a batch-generic kernel's) for the output's batch axis i, or for the
+    rows ("m") or the summed index ("k") of every matrix."""
 
     def adjust_tiling(self, tiling: Tiling, target: TargetInfo) -> Tiling:
         """The tiling `choose_tiling` gave, as this kind of GEMM wants it."""
@@ -283,8 +272,11 @@ class GemmSpec:
         return True
 
     def may_read_a_in_place(self) -> bool:
-        """Whether the tiles may read A's rows where they are (else `pack_a`)."""
-        return True
+        """Whether the tiles may read A's rows where they are (else `pack_a`).
+        Not when their stride is known only at run time: a register tile's
+        rows then need a register each for their address, and LLVM spilled
+        the broadcasts of A (dW = gᵀ·x, f32 fma: 1.9 times the static time)."""
+        return self.run_time is None or self.run_time.a_si is None
 
     def may_widen_panel(self) -> bool:
         """Whether the packed block of B may outgrow the stack (into the scratch
@@ -378,7 +370,7 @@ class GemmEmitter:
                 self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
             if not isinstance(self.k, int):
-                self.run_time_blocks(block)
+                run_time_blocks(kb, t.kc, self.k, block)
                 return []
             blocks = max(1, -(-s.k // t.kc))
             if blocks > 1:  # the first block starts from +0, the middle ones from C
@@ -409,42 +401,6 @@ class GemmEmitter:
         fails = kb.emit(arith.CmpfOp(check, zero, "une"))
         kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
-
-    def run_time_blocks(self, block: Callable) -> None:
-        """The k blocks of a run-time k ≥ 1, as the static ones: the first from
-        +0, whole blocks of kc, and the last, shorter one that ends the fold."""
-        kb, kc, k = self.kb, self.tiling.kc, self.k
-        blocks = kb.ceil_div(k, kc)
-        kb.when(kb.equal(blocks, 1), lambda: block(0, k, True, True))
-
-        def several() -> None:
-            block(0, kc, True, False)
-
-            def middle(p: Index, carried: list) -> list:
-                block(kb.mul(p, kc), kc, False, False)
-                return []
-
-            kb.loop(1, kb.sub(blocks, 1), 1, [], middle)
-            k0 = kb.mul(kb.sub(blocks, 1), kc)
-            block(k0, kb.sub(k, k0), False, True)
-
-        kb.when(kb.less(1, blocks), several)
-
-    def tail_tiles(self, start: Index, end: Index, row_tile: Callable) -> None:
-        """The rows [start, end) past the last whole register tile of a run-time
-        m (fewer than mr): one tile each of the powers of two in their count,
-        the largest first (each output's fold is the same in any tile). One-row
-        tiles instead compile a third faster but ran the MLP's layers 8-18 %
-        slower at B = 127 (15 rows left; these: 2-4 %, same-process A/B)."""
-        kb, mr = self.kb, self.tiling.mr
-        count = kb.max(kb.sub(end, start), 0)  # units short of the tail: none
-        high = (1 << mr.bit_length()) - 1
-        rows = 1 << (mr - 1).bit_length() - 1 if mr > 1 else 0
-        while rows >= 1:
-            at = kb.add(start, kb.bits(count, high & ~(2 * rows - 1)))
-            taken = kb.less(0, kb.bits(count, rows))
-            kb.when(taken, lambda at=at, rows=rows: row_tile(at, [], rows=rows))
-            rows //= 2
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per
@@ -501,7 +457,7 @@ class GemmEmitter:
         for r_lo, r_hi, rows in row_ranges:
             kb.loop(r_lo, r_hi, t.mr, [], functools.partial(row_tile, rows=rows))
         if tail is not None:
-            self.tail_tiles(*tail, row_tile)
+            tail_tiles(kb, t.mr, *tail, row_tile)
 
     def pack_a(self, bases, ir, rows, k0, kc) -> None:
         """Ap[r·kcp + k] = A(ir + r, k0 + k): the tile's rows of A, copied so that

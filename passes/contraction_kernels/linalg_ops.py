@@ -62,14 +62,18 @@ def matmul_spec(op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) 
     a_shape, b_shape, out = _shape(op.lhs), _shape(op.rhs), _shape(op.result)
     a, b, c = buffers[0], buffers[1], buffers[2]
     element = op.result.type.element_type
+    dims: dict[str, Index] = {}  # run-time rows or summed index (`set_extent`)
     if len(a_shape) >= 2 and len(b_shape) >= 2:
         (m, k), n = a_shape[-2:], b_shape[-1]
         out_batch = list(out[:-2])
         operands = [(list(a_shape[:-2]), m * k), (list(b_shape[:-2]), k * n)]
 
         def bases(kb: KernelBuilder, u: Index) -> Bases:
-            a_off, b_off = _batch_offsets(kb, u, out_batch, operands)
-            return Bases(a=a_off, b=b_off, c=kb.mul(u, m * n))
+            rows, summed = dims.get("m", m), dims.get("k", k)
+            sizes = [kb.mul(rows, summed), kb.mul(summed, n)]
+            shapes = [(shape, size) for (shape, _), size in zip(operands, sizes, strict=True)]
+            a_off, b_off = _batch_offsets(kb, u, out_batch, shapes)
+            return Bases(a=a_off, b=b_off, c=kb.mul(u, kb.mul(rows, n)))
 
         spec = dict(m=m, n=n, k=k, a=a, a_si=k, a_sk=1, c_si=n, batch=math.prod(out_batch))
         packer = dict(buffer=b, sk=n, sj=1, n=n)
@@ -105,9 +109,13 @@ def matmul_spec(op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) 
         spec = dict(m=1, n=1, k=k, a=a, a_si=0, a_sk=1, c_si=0, batch=1)
         packer = dict(buffer=b, sk=1, sj=0, n=1)
 
-    def set_batch_extent(axis: int, extent: Index) -> None:
+    def set_extent(axis: int | str, extent: Index) -> None:
         """The output's batch axis `axis` (and each operand's that it does not
-        broadcast) is `extent` long, for the offsets `bases` computes."""
+        broadcast), or every matrix's rows ("m") or summed index ("k"), is
+        `extent` long, for the offsets `bases` computes."""
+        if isinstance(axis, str):
+            dims[axis] = extent
+            return
         for batch in (out_batch, *(shape for shape, _ in operands)):
             own = axis - (len(out_batch) - len(batch))
             if own >= 0 and batch[own] != 1:
@@ -118,7 +126,7 @@ def matmul_spec(op: T.MatmulOp, kb: KernelBuilder, buffers: Sequence[SSAValue]) 
         packer=StridedPacker(**packer),
         c=c,
         bases=bases,
-        set_batch_extent=set_batch_extent,
+        set_extent=set_extent,
         **spec,
     )
 

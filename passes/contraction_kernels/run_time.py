@@ -8,11 +8,11 @@ of, exactly one extent may then be a multiple of B:
   positions, one of matmul's batch axes): the number of work units changes,
   and where the batch-sized axis of a matmul is not its outermost, the strides
   of the axes outside it (`linalg_ops.matmul_spec`'s `set_batch_extent`);
-* `m`, the rows (linear's flattened leading axes, a 2-D matmul's rows, the
-  JVP's tangent contractions): the row blocks are counted at run time, and the
-  rows past the last whole register tile go through tiles of 8, 4, 2, 1 rows
-  (`GemmEmitter.tail_tiles`);
-* `k`, the summed index (the VJP's dW = gᵀ·x of a 2-D matmul, conv_kernel_grad's
+* `m`, the rows (linear's flattened leading axes, a matmul's rows, the JVP's
+  tangent contractions): the row blocks are counted at run time, and the
+  rows past the last whole register tile go through 4-row tiles, then 2 and 1
+  (`tail_tiles`);
+* `k`, the summed index (the VJP's dW = gᵀ·x, a matmul's, conv_kernel_grad's
   leading and output positions): the number of k blocks and the last block's
   length are computed at run time.
 
@@ -30,17 +30,21 @@ its scratch buffer grow with B (`tlir.parallel_rule`, `tlir.scratch_rule`):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.ir import Operation, SSAValue
 
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
-from tlir.passes.contraction_kernels.builder import KernelBuilder
-from tlir.passes.contraction_kernels.gemm import GemmSpec, RunTime
-from tlir.passes.contraction_kernels.tiling import Tiling
+from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
+
+if TYPE_CHECKING:  # gemm.py emits with the functions below
+    from tlir.passes.contraction_kernels.gemm import GemmSpec
+    from tlir.passes.contraction_kernels.tiling import Tiling
 
 BATCH_AXES = "tlir.batch_axes"
 PARALLEL_RULE = "tlir.parallel_rule"
@@ -50,6 +54,61 @@ TILING_BATCH = 128
 """The batch a batch-generic kernel's tiling is chosen for."""
 
 Marks = tuple[int, ...]
+
+
+@dataclass
+class RunTime:
+    """The extents of a batch-generic kernel that are multiples of the batch B,
+    computed from its `batch` argument (None: the spec's own, static). The
+    spec's own values of these are then the nominal ones its tiling was chosen
+    for."""
+
+    batch: Index | None = None
+    m: Index | None = None
+    k: Index | None = None
+    a_si: Index | None = None
+
+
+def run_time_blocks(kb: KernelBuilder, kc: int, k: Index, block: Callable) -> None:
+    """The k blocks of a run-time k ≥ 1, as the static ones: the first from +0,
+    whole blocks of kc, and the last, shorter one that ends the fold;
+    `block(k0, length, first, last)` emits one."""
+    blocks = kb.ceil_div(k, kc)
+    kb.when(kb.equal(blocks, 1), lambda: block(0, k, True, True))
+
+    def several() -> None:
+        block(0, kc, True, False)
+
+        def middle(p: Index, carried: list) -> list:
+            block(kb.mul(p, kc), kc, False, False)
+            return []
+
+        kb.loop(1, kb.sub(blocks, 1), 1, [], middle)
+        k0 = kb.mul(kb.sub(blocks, 1), kc)
+        block(k0, kb.sub(k, k0), False, True)
+
+    kb.when(kb.less(1, blocks), several)
+
+
+def tail_tiles(kb: KernelBuilder, mr: int, start: Index, end: Index, row_tile: Callable) -> None:
+    """The rows [start, end) past the last whole register tile (of mr rows) of a
+    run-time m: a loop of 4-row tiles, then a tile of 2 rows and one of 1 where
+    the count has them (each output's fold is the same in any tile);
+    `row_tile(row, [], rows=r)` emits one. Same-process A/B at B = 125 and 127
+    (13 and 15 rows left): as fast as tiles of 8, 4, 2, 1 rows, whose code took
+    LLVM 30-50 % longer; one-row tiles compile faster still but ran the MLP's
+    layers 8-18 % slower."""
+    count = kb.max(kb.sub(end, start), 0)  # units short of the tail: none
+    step = 4 if mr > 4 else 2 if mr > 2 else 1
+    at = kb.add(start, kb.round_down(count, step))
+    kb.loop(start, at, step, [], functools.partial(row_tile, rows=step))
+    rows = step // 2
+    while rows >= 1:
+        taken = kb.less(0, kb.bits(count, rows))
+        kb.when(taken, lambda at=at, rows=rows: row_tile(at, [], rows=rows))
+        if rows > 1:
+            at = kb.add(at, kb.bits(count, rows))
+        rows //= 2
 
 
 class NotBatchGeneric(ValueError):
@@ -82,9 +141,11 @@ class Scaling:
         if self.kind is None:
             return None
         axis, factor = self.result_axis
-        if self.kind == "batch" and axis and spec.set_batch_extent is not None:
-            spec.set_batch_extent(axis, kb.mul(batch, factor))  # matmul's batch strides
+        if self.kind == "batch" and axis and spec.set_extent is not None:
+            spec.set_extent(axis, kb.mul(batch, factor))  # matmul's batch strides
         value = kb.mul(batch, self.coefficient)
+        if self.kind in ("m", "k") and spec.set_extent is not None:
+            spec.set_extent(self.kind, value)  # a batched matmul's matrix sizes
         run = RunTime(**{self.kind: value})
         if self.kind == "k" and spec.a_si == spec.k:
             run.a_si = value
@@ -138,18 +199,20 @@ def _matmul(op: T.MatmulOp, marks: Sequence[Marks]) -> tuple[str | None, int]:
             _static(own[rank:], "matmul's matrix")
         _static(out_marks[batch_rank:], "matmul's matrix")
         return "batch", math.prod(out_shape[:batch_rank])
-    if matrices != 2 or batch_rank or len(a_shape) != 2 or len(b_shape) != 2:
+    if matrices != 2:
         for what, own in (("lhs", a_marks), ("rhs", b_marks)):
             _static(own, f"matmul's {what}")
         return None, 0
+    _static(a_marks[:-2] + b_marks[:-2], "matmul's operand batch")
+    a_marks, b_marks = a_marks[-2:], b_marks[-2:]
     _static(b_marks[1:], "matmul's columns")
     if a_marks[0]:
         _static(a_marks[1:] + b_marks, "matmul's k with its rows")
-        return "m", a_shape[0]
+        return "m", a_shape[-2]
     if a_marks[1] or b_marks[0]:
         if a_marks[1] != b_marks[0]:
             raise NotBatchGeneric("matmul: k is batch-sized in one operand only")
-        return "k", a_shape[1]
+        return "k", a_shape[-1]
     return None, 0
 
 

@@ -11,6 +11,7 @@ conv_input_grad, batched and broadcast matmuls)."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 
 import numpy as np
 import pytest
@@ -33,6 +34,11 @@ from tlir.compiler.kernel_harness import CompiledKernel
 from tlir.passes.contraction_kernels import contraction_kernel
 from tlir.passes.contraction_kernels.run_time import TILING_BATCH, NotBatchGeneric, units
 from tlir.reference import evaluate
+
+# One-row register tiles (AMD Zen 1's 1x12; here 1x3 with a small L2, so that
+# units hold few rows), beside the test targets of the static kernels.
+ONE_ROW = dataclasses.replace(TARGETS["host"], tile=(1, 3), l2_bytes=16384)
+TARGETS = {**TARGETS, "one_row": ONE_ROW}
 
 ALL = (1, 2, 3, 7, 15, 16, 17, 100, 300)
 FEW = (1, 2, 3, 7, 17)
@@ -81,6 +87,20 @@ CASES = [
         lambda b: linear((b, 130), 140),
         [(1, 0), (0, 0), (0,), (1, 0)],
         "panel_partials",
+        FEW,
+    ),
+    (
+        "linear_rows_one_row",
+        lambda b: linear((b, 20), 50),
+        [(1, 0), (0, 0), (0,), (1, 0)],
+        "one_row",
+        ALL,
+    ),
+    (
+        "matmul_k_one_row",
+        lambda b: matmul((13, 3 * b), (3 * b, 11)),
+        [(0, 3), (3, 0), (0, 0)],
+        "one_row",
         FEW,
     ),
     ("matmul_rows", lambda b: matmul((2 * b, 37), (37, 70)), [(2, 0), (0, 0), (2, 0)], "tiny", ALL),
@@ -144,6 +164,28 @@ CASES = [
         "tiny",
         FEW,
     ),
+    # rows and summed index of batched matmuls (a sequence-first attention and its VJP)
+    (
+        "matmul_batched_rows",
+        lambda b: matmul((3, 2 * b, 5), (3, 5, 6)),
+        [(0, 2, 0), (0, 0, 0), (0, 2, 0)],
+        "tiny",
+        ALL,
+    ),
+    (
+        "matmul_broadcast_rows",
+        lambda b: matmul((2, 3, b, 20), (20, 50)),
+        [(0, 0, 1, 0), (0, 0), (0, 0, 1, 0)],
+        "host",
+        FEW,
+    ),
+    (
+        "matmul_batched_k",
+        lambda b: matmul((3, 5, 2 * b), (3, 2 * b, 6)),
+        [(0, 0, 2), (0, 2, 0), (0, 0, 0)],
+        "tiny",
+        ALL,
+    ),
     (
         "conv_input_grad_samples",
         lambda b: conv_input_grad((b, 4, 6, 5), (3, 4, 3, 3), (b, 3, 6, 5), (1, 1), (1, 1), (1, 1)),
@@ -205,6 +247,10 @@ CASES = [
         FEW,
     ),
 ]
+
+
+def _named(name: str):
+    return next(case for case in CASES if case[0] == name)
 
 
 def _op(text: str):
@@ -275,9 +321,9 @@ def test_one_kernel_serves_every_batch(name, make, marks, target, batches, dtype
 
 
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
-@pytest.mark.parametrize("index", [0, 6])
-def test_fma_numerics_match_static_kernels(index, dtype):
-    name, make, marks, target, _ = CASES[index]
+@pytest.mark.parametrize("case", ["linear_rows", "matmul_k"])
+def test_fma_numerics_match_static_kernels(case, dtype):
+    name, make, marks, target, _ = _named(case)
     _check(name, make, marks, target, (1, 7, 17, 100), dtype, "xdsl", fused=True)
 
 
@@ -389,3 +435,142 @@ def test_refused_marks_leave_the_kernel_to_the_linalg_route():
     assert not is_generated(kernel)
     del kernel.attributes["tlir.batch_axes"]
     assert contraction_module(kernel) is not None and is_generated(kernel)
+
+
+# --- every contraction kernel of the test models, forward, JVP and VJP ----------
+
+
+def _formed_kernels(module, batch: int) -> list[func.FuncOp]:
+    """The kernels of `module` (with its JVP and VJP) specialized at `batch`."""
+    from tlir.passes.tlir_jvp import TlirJvp
+    from tlir.passes.tlir_specialize_batch import specialize
+    from tlir.passes.tlir_to_llvm import KERNEL_FORMATION, stage_passes
+    from tlir.passes.tlir_vjp import TlirVjp
+    from tlir.universe import context
+
+    static, ctx = specialize(module.clone(), batch), context()
+    for stage in [TlirJvp(), TlirVjp(wrt="all"), *stage_passes(KERNEL_FORMATION)]:
+        stage.apply(ctx, static)
+    return [f for f in static.ops if isinstance(f, func.FuncOp) and "tlir.kernel" in f.attributes]
+
+
+def _types(kernel: func.FuncOp) -> list[list[int]]:
+    signature = kernel.function_type
+    return [list(t.get_shape()) for t in (*signature.inputs.data, *signature.outputs.data)]
+
+
+def _same_ops(a: func.FuncOp, b: func.FuncOp) -> bool:
+    def ops(f):
+        return [(op.name, str(op.properties)) for op in f.body.block.ops]
+
+    return ops(a) == ops(b)
+
+
+def _next_batch_marks(types: list[list[int]], at_b0: list[list[int]]) -> list[list[int]] | None:
+    """The marks if `types` (a kernel's at B0 + 1) grow from `at_b0` as k·B."""
+    if [len(t) for t in types] != [len(t) for t in at_b0]:
+        return None
+    marks = [[e - e0 for e, e0 in zip(t, t0, strict=True)] for t, t0 in zip(types, at_b0)]
+    grows = all(k == 0 or (k > 0 and e0 == B0 * k) for m, t0 in zip(marks, at_b0)
+                for k, e0 in zip(m, t0))  # fmt: skip
+    return marks if grows else None
+
+
+def _call(module, name: str, arrays, ranges, batch=None, backend="xdsl") -> None:
+    from tlir.compiler import jit
+    from tlir.compiler.backend import kernel_abi, mlir, xdsl
+
+    lower = xdsl.kernel_llvm_ir if backend == "xdsl" else mlir.kernel_llvm_ir
+    engine = jit.Engine([jit.compile_object(lower(module, "kernel"), 2, "kernel")])
+    abi = kernel_abi(module, name)
+    extra = [] if batch is None else [batch]
+    types = [ctypes.c_void_p] * abi.arity + [ctypes.c_int64] * (2 + len(extra))
+    function = engine.function(name, None, types)
+    for lo, hi in ranges:
+        function(*[a.ctypes.data for a in arrays], lo, hi, *extra)
+
+
+def _scratch(rule, count: int) -> list[np.ndarray]:
+    return [np.zeros(max(1, s0 + s1 * count), np.uint8) for s0, s1 in zip(rule[::2], rule[1::2])]
+
+
+@pytest.mark.parametrize(
+    "model,backend",
+    [("mlp", "xdsl"), ("cnn", "xdsl"), ("transformer", "xdsl"), ("mix", "xdsl"),
+     *[("cnn", "mlir")] * ("mlir" in BACKENDS)],
+)  # fmt: skip
+def test_every_contraction_of_the_test_models(model, backend):
+    """Each contraction kernel of a test model (float64; with its JVP and VJP),
+    marked from the kernels formed at B0 and B0 + 1, generated once through the
+    back end's `contraction_module`, is bit-identical at B = 1, 3, 17 to the
+    static kernel formed at that batch (random inputs, three thread ranges)."""
+    import torch
+    import torch_models
+
+    from tlir.compiler.backend import _contraction_parts, contraction_module, kernel_abi
+
+    cls, shape = torch_models.MODELS[model]
+    torch.manual_seed(0)
+    example = torch.randn(*shape, dtype=torch.float64)
+    module = tlir.from_torch(cls().double().eval(), (example,))
+    formed = {b: _formed_kernels(module, b) for b in (B0, B0 + 1, 1, 3, 17)}
+    generated = 0
+    for kernel in formed[B0]:
+        if _contraction_parts(kernel) is None:
+            continue
+        at_b0 = _types(kernel)
+        candidates = [_next_batch_marks(_types(f), at_b0) for f in formed[B0 + 1]
+                      if _same_ops(f, kernel)]  # fmt: skip
+        marks = next(m for m in candidates if m is not None)
+        if not any(any(m) for m in marks):
+            continue
+        kernel.attributes["tlir.batch_axes"] = ArrayAttr(
+            [DenseArrayBase.from_list(i64, m) for m in marks]
+        )
+        generic = contraction_module(kernel)
+        assert generic is not None, (kernel.body.block.first_op.name, marks)
+        generated += 1
+        wrapper = next(op for op in generic.ops if op.sym_name.data == kernel.sym_name.data)
+        rule = wrapper.attributes["tlir.parallel_rule"].get_values()
+        scratch_rule = wrapper.attributes["tlir.scratch_rule"].get_values()
+        for batch in (1, 3, 17):
+            want = [[e + (batch - B0) * k for e, k in zip(t, m)] for t, m in zip(at_b0, marks)]
+            static = next(f for f in formed[batch] if _same_ops(f, kernel) and _types(f) == want)
+            static_module, name = contraction_module(static), static.sym_name.data
+            rng = np.random.default_rng(batch)
+            count = len(kernel.function_type.inputs.data)
+            inputs = [rng.normal(size=s) for s in want[:count]]
+            outputs = [np.full(s, 7.0) for s in want[count:]]
+            got = [o.copy() for o in outputs]
+            scratch = [np.zeros(max(1, n), np.uint8)
+                       for n in kernel_abi(static_module, name).scratch_bytes]  # fmt: skip
+            _call(static_module, name, [*inputs, *outputs, *scratch], [(0, 1 << 40)])
+            units_b = units(rule, batch)
+            arrays = [*inputs, *got, *_scratch(scratch_rule, units_b)]
+            _call(generic, kernel.sym_name.data, arrays, _ranges(units_b), batch, backend)
+            for want_out, got_out in zip(outputs, got, strict=True):
+                _assert_bit_identical(got_out, want_out)
+    assert generated >= 4
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("case", ["linear_rows", "matmul_k_host"])
+def test_hot_loop_is_the_static_kernels(case, dtype, fused):
+    """The register tile's loop over k of a batch-generic kernel (rows, summed
+    index) is the static kernel's at `TILING_BATCH`: as many loads per term and
+    no spills (A's rows at a run-time stride are packed: read in place, their
+    addresses took a register each and LLVM spilled the broadcasts)."""
+    from tlir.compiler.kernel_harness import hot_loop
+
+    name, make, marks, target, _ = _named(case)
+    loops = []
+    for batch, batch_axes in ((B0, marks), (TILING_BATCH, None)):
+        op_text, shapes, out = make(batch)
+        function = contraction_kernel(_op(_module(op_text, shapes, out, dtype)), "kernel",
+                                      TARGETS[target], fused_multiply_add=fused,
+                                      batch_axes=batch_axes)  # fmt: skip
+        loops.append(hot_loop(CompiledKernel(function).assembly()))
+    generic, static = loops
+    assert generic.loads <= static.loads and generic.spills == 0, (generic, static)
+    assert generic.terms == static.terms, (generic, static)
