@@ -231,9 +231,10 @@ class BatchBounds:
     strides hold B): a flat view of each, and its strides at run time."""
     marks: dict[SSAValue, tuple[int, ...]]
 
-    def infer(self, ops: Sequence[Linalg]) -> None:
-        """Mark the leading axis of the kernel's scratch buffers that a loop over
-        a batch-sized axis indexes (a layernorm's row statistics), until none is left."""
+    def infer(self, ops: Sequence[Linalg], scratch: Sequence[SSAValue]) -> None:
+        """Mark the axes of the kernel's scratch buffers that a loop over a
+        batch-sized axis indexes (a layernorm's row statistics, a product kept
+        with the batch past its leading axis), until none is left."""
         changed = True
         while changed:
             changed = False
@@ -243,10 +244,24 @@ class BatchBounds:
                 for value, amap in zip(values, maps, strict=True):
                     root, intact = _root(value)
                     first = amap.results[0] if amap.results else None
-                    if root in self.factors or not intact or not isinstance(first, AffineDimExpr):
-                        continue
-                    if first.position in dims:
+                    if (
+                        root not in self.factors
+                        and intact
+                        and isinstance(first, AffineDimExpr)
+                        and first.position in dims
+                    ):
                         self.factors[root] = dims[first.position]
+                        changed = True
+                    if value not in scratch:
+                        continue
+                    old = self.marks.get(value, (0,) * len(amap.results))
+                    new = tuple(
+                        dims.get(e.position, 0) if isinstance(e, AffineDimExpr) else 0
+                        for e in amap.results
+                    )
+                    merged = tuple(max(a, b) for a, b in zip(old, new, strict=True))
+                    if merged != old:
+                        self.marks[value] = merged
                         changed = True
 
     def dims(self, values: Sequence[SSAValue], maps: Sequence[AffineMap]) -> dict[int, int]:
@@ -258,7 +273,7 @@ class BatchBounds:
             first = amap.results[0] if amap.results else None
             if intact and root in self.factors and isinstance(first, AffineDimExpr):
                 found[first.position] = self.factors[root]
-            if value in self.flat:
+            if value in self.marks:
                 for expr, factor in zip(amap.results, self.marks[value], strict=True):
                     if factor and isinstance(expr, AffineDimExpr):
                         found[expr.position] = factor
@@ -440,12 +455,18 @@ def _batch_bounds(function: func.FuncOp) -> BatchBounds | None:
     args, batch = block.args, block.args[-1]
     marks = {arg: tuple(m.get_values()) for arg, m in zip(args, axes.data, strict=False)}
     factors = {arg: m[0] for arg, m in marks.items() if m and m[0]}
-    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]] = {}
-    for arg, mark in marks.items():
+    return BatchBounds(batch, factors, {}, marks)
+
+
+def _flat_views(function: func.FuncOp, batch: BatchBounds) -> None:
+    """Flat views of the argument buffers (scratch included) with a batch-sized
+    axis past the leading one that only linalg ops read and write."""
+    block = function.body.block
+    for arg in block.args:
+        mark = batch.marks.get(arg, ())
         direct = all(isinstance(use.operation, GenericOp | FillOp) for use in arg.uses)
         if any(mark[1:]) and direct:
-            flat[arg] = _flat_view(block, arg, mark, batch)
-    return BatchBounds(batch, factors, flat, marks)
+            batch.flat[arg] = _flat_view(block, arg, mark, batch.batch)
 
 
 def _flat_view(
@@ -506,7 +527,12 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
             bounds = (lo, clamp[-1].results[0])
     batch = _batch_bounds(function)
     if batch is not None:
-        batch.infer(ops)
+        outputs = (
+            function.attributes["tlir.num_inputs"].value.data
+            + function.attributes["tlir.num_outputs"].value.data
+        )
+        batch.infer(ops, list(block.args[outputs:-3]))  # the scratch buffers
+        _flat_views(function, batch)
     for op in ops:
         block.insert_ops_before(lower_linalg(op, bounds, vector_bytes, batch), op)
         op.detach()
