@@ -1,6 +1,7 @@
 """The cost of a `?` batch: a dynamic-batch model's call against a static
 compile of the same model at the same batch, measured in the same run, and the
-first call at a batch not met before (which compiles that batch).
+first call at a batch not met before (the model's one compile on the first
+batch; then nothing to compile, unless a kernel is not batch-generic).
 
   python bench/dynamic_batch.py [--repeat 200] [--batches 1 32 256] [--threads 1]
 

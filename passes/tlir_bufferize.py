@@ -74,6 +74,10 @@ class Buffer:
         return self.parent is None
 
 
+BATCH_AXES = "tlir.batch_axes"
+"""Per value of a kernel's signature (arguments, then results), the factor k of
+each axis whose extent is k·B at run time (0: static); see docs/design.md."""
+
 WHOLE_RANGE = (1 << 63) - 1
 """`hi` of a call that asks a kernel for all of its iterations."""
 
@@ -133,7 +137,12 @@ class FunctionBufferizer:
         arg_types = [*inputs, *outputs]
         if is_kernel(self.function):
             arg_types += self.scratch_arguments()
-            for name in ("lo", "hi"):
+            # A kernel whose values have batch-sized axes (`tlir.batch_axes`, the
+            # marking of a dynamic model's kernels) takes the batch at run time.
+            names = (
+                ("lo", "hi", "batch") if BATCH_AXES in self.function.attributes else ("lo", "hi")
+            )
+            for name in names:
                 self.block.insert_arg(IndexType(), len(self.block.args)).name_hint = name
                 arg_types.append(IndexType())
         new_function = func.FuncOp(

@@ -20,12 +20,21 @@ ignores `lo`/`hi`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    i64,
+)
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -39,10 +48,13 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from tlir.passes import fast_ops as fast
+from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
 
 PARALLEL_ATTR = "tlir.parallel_extent"
+RULE_ATTR = "tlir.parallel_rule"
+"""Of a kernel that takes the batch: `a, k, d, c` with units(B) = a·⌈k·B/d⌉ + c."""
 
 Linalg = GenericOp | FillOp
 
@@ -207,19 +219,98 @@ def _for(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Block:
     return body
 
 
+@dataclass(frozen=True)
+class BatchBounds:
+    """A kernel that takes the batch: `batch`, and the factor k of the leading
+    axis of each argument buffer that leads with k·B (`tlir.batch_axes`)."""
+
+    batch: SSAValue
+    factors: dict[SSAValue, int]
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]]
+    """Argument buffers with a batch-sized axis past the leading one (their
+    strides hold B): a flat view of each, and its strides at run time."""
+    marks: dict[SSAValue, tuple[int, ...]]
+
+    def infer(self, ops: Sequence[Linalg], scratch: Sequence[SSAValue]) -> None:
+        """Mark the axes of the kernel's scratch buffers that a loop over a
+        batch-sized axis indexes (a layernorm's row statistics, a product kept
+        with the batch past its leading axis), until none is left."""
+        changed = True
+        while changed:
+            changed = False
+            for op in ops:
+                values, maps, _ = _operands_and_maps(op)
+                dims = self.dims(values, maps)
+                for value, amap in zip(values, maps, strict=True):
+                    root, intact = _root(value)
+                    first = amap.results[0] if amap.results else None
+                    if (
+                        root not in self.factors
+                        and intact
+                        and isinstance(first, AffineDimExpr)
+                        and first.position in dims
+                    ):
+                        self.factors[root] = dims[first.position]
+                        changed = True
+                    if value not in scratch:
+                        continue
+                    old = self.marks.get(value, (0,) * len(amap.results))
+                    new = tuple(
+                        dims.get(e.position, 0) if isinstance(e, AffineDimExpr) else 0
+                        for e in amap.results
+                    )
+                    merged = tuple(max(a, b) for a, b in zip(old, new, strict=True))
+                    if merged != old:
+                        self.marks[value] = merged
+                        changed = True
+
+    def dims(self, values: Sequence[SSAValue], maps: Sequence[AffineMap]) -> dict[int, int]:
+        """Loop dimension → k, for the dimensions that index a batch-sized axis
+        (a leading one, or any axis of a flat buffer)."""
+        found: dict[int, int] = {}
+        for value, amap in zip(values, maps, strict=True):
+            root, intact = _root(value)
+            first = amap.results[0] if amap.results else None
+            if intact and root in self.factors and isinstance(first, AffineDimExpr):
+                found[first.position] = self.factors[root]
+            if value in self.marks:
+                for expr, factor in zip(amap.results, self.marks[value], strict=True):
+                    if factor and isinstance(expr, AffineDimExpr):
+                        found[expr.position] = factor
+        return found
+
+
 def lower_linalg(
-    op: Linalg, bounds: tuple[SSAValue, SSAValue] | None, vector_bytes: int = 0
+    op: Linalg,
+    bounds: tuple[SSAValue, SSAValue] | None,
+    vector_bytes: int = 0,
+    batch: BatchBounds | None = None,
 ) -> list[Operation]:
     """The loop nest of one linalg op; `bounds` overrides the outermost loop's.
     A row reduction runs strips of outputs on vectors of `vector_bytes` where
-    its body allows (`tlir.passes.vector_row_folds`; 0: never)."""
+    its body allows (`tlir.passes.vector_row_folds`; 0: never). With `batch`,
+    a loop over a batch-sized leading axis runs to k·batch."""
     values, maps, extents = _operands_and_maps(op)
     if 0 in extents:
         return []
     outer = Block()
     one = IndexEmitter(outer).const(1)
+    batch_dims = batch.dims(values, maps) if batch is not None else {}
+
+    def bound(emitter: IndexEmitter, position: int) -> SSAValue:
+        if position in batch_dims:
+            assert batch is not None
+            if batch_dims[position] == 1:
+                return batch.batch
+            factor = emitter.const(batch_dims[position])
+            return emitter.emit(arith.MuliOp(batch.batch, factor))
+        return emitter.const(extents[position])
+
     strips = _interleaved_dim(op, maps, extents)
     fold = None
+    flat = batch.flat if batch is not None else {}
+    if any(v in flat for v in values):
+        vector_bytes = 0  # the row folds' vectors address buffers by their static strides
     if strips is not None and isinstance(op, GenericOp) and vector_bytes:
         fold = plan_row_fold(op, values, maps, extents, strips, vector_bytes, _root_buffer)
     interleaved = strips if strips is not None and extents[strips] >= INTERLEAVE else None
@@ -228,15 +319,17 @@ def lower_linalg(
     def nest(block: Block, position: int, ivs: list[SSAValue]) -> None:
         emitter = IndexEmitter(block)
         if position == len(extents):
-            _emit_body(op, values, maps, ivs, emitter)
+            _emit_body(op, values, maps, ivs, emitter, flat)
             return
         if position == 0 and bounds is not None:
             lb, ub = bounds
         else:
-            lb, ub = emitter.const(0), emitter.const(extents[position])
+            lb, ub = emitter.const(0), bound(emitter, position)
         if position == strips and fold is not None:
             # vector strips first; the scalar strips and the rest from where they end
-            lb = emit_vector_strips(fold, block, lb, ub, ivs, scalar_body)
+            terms = len(extents) - 1
+            runtime = bound(emitter, terms) if terms in batch_dims else None
+            lb = emit_vector_strips(fold, block, lb, ub, ivs, scalar_body, runtime)
         if position != interleaved:
             body = _for(block, lb, ub, one)
             bodies.append(body)
@@ -259,7 +352,7 @@ def lower_linalg(
         body per output of the strip."""
         emitter = IndexEmitter(block)
         if position < len(extents):
-            body = _for(block, emitter.const(0), emitter.const(extents[position]), one)
+            body = _for(block, emitter.const(0), bound(emitter, position), one)
             bodies.append(body)
             strip_nest(body, position + 1, [*ivs, body.args[0]], first)
             return
@@ -269,10 +362,10 @@ def lower_linalg(
                 index = emitter.emit(fast.binary(arith.AddiOp, first, emitter.const(offset)))
             output_ivs = [*ivs]
             output_ivs.insert(interleaved, index)
-            _emit_body(op, values, maps, output_ivs, emitter)
+            _emit_body(op, values, maps, output_ivs, emitter, flat)
 
     def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
-        _emit_body(op, values, maps, ivs, IndexEmitter(block))
+        _emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
 
     nest(outer, 0, [])
     for body in bodies:
@@ -283,35 +376,129 @@ def lower_linalg(
     return ops
 
 
+def _access(
+    value: SSAValue,
+    amap: AffineMap,
+    ivs: list[SSAValue],
+    emitter: IndexEmitter,
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]],
+) -> tuple[SSAValue, list[SSAValue]]:
+    """The buffer and indices of an access: a flat buffer's at its run-time strides."""
+    indices = emitter.indices(amap, ivs)
+    if value not in flat:
+        return value, indices
+    view, strides = flat[value]
+    at = None
+    for index, stride in zip(indices, strides, strict=True):
+        term = emitter.emit(fast.binary(arith.MuliOp, index, stride))
+        at = term if at is None else emitter.emit(fast.binary(arith.AddiOp, at, term))
+    return view, [at if at is not None else emitter.const(0)]
+
+
 def _emit_body(
     op: Linalg,
     values: list[SSAValue],
     maps: list[AffineMap],
     ivs: list[SSAValue],
     emitter: IndexEmitter,
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]] | None = None,
 ) -> None:
+    flat = flat or {}
     if isinstance(op, FillOp):
-        target = values[0]
-        emitter.emit(fast.store(op.inputs[0], target, emitter.indices(maps[0], ivs)))
+        target, indices = _access(values[0], maps[0], ivs, emitter, flat)
+        emitter.emit(fast.store(op.inputs[0], target, indices))
         return
     args = op.body.block.args
     mapping: dict[SSAValue, SSAValue] = {}
     for arg, value, amap in zip(args, values, maps, strict=True):
         if arg.uses.get_length():
-            indices = emitter.indices(amap, ivs)
-            mapping[arg] = emitter.emit(fast.load(value, indices))
+            buffer, indices = _access(value, amap, ivs, emitter, flat)
+            mapping[arg] = emitter.emit(fast.load(buffer, indices))
     for inner in op.body.block.ops:
         if isinstance(inner, YieldOp):
             outputs = values[len(op.inputs) :]
             out_maps = maps[len(op.inputs) :]
             for result, target, amap in zip(inner.operands, outputs, out_maps, strict=True):
-                indices = emitter.indices(amap, ivs)
-                emitter.emit(fast.store(mapping.get(result, result), target, indices))
+                buffer, indices = _access(target, amap, ivs, emitter, flat)
+                emitter.emit(fast.store(mapping.get(result, result), buffer, indices))
             return
         if isinstance(inner, IndexOp):
             mapping[inner.results[0]] = ivs[inner.dim.value.data]
             continue
         emitter.emit(inner.clone(value_mapper=mapping))
+
+
+def _batch_factor(function: func.FuncOp, extent: int) -> int:
+    """k if the kernel takes the batch (`tlir.batch_axes`) and its parallel
+    dimension, the leading axis of the outputs it writes, is k·B; else 0."""
+    axes = function.attributes.get(BATCH_AXES)
+    if axes is None or extent <= 1:
+        return 0
+    num_inputs = function.attributes["tlir.num_inputs"].value.data
+    num_outputs = function.attributes["tlir.num_outputs"].value.data
+    outputs = function.body.block.args[num_inputs : num_inputs + num_outputs]
+    factors = set()
+    for arg, marks in zip(outputs, axes.data[num_inputs:], strict=True):
+        shape = arg.type.get_shape()
+        leading = marks.get_values()[0] if shape else 0
+        if not leading or shape[0] != extent:
+            return 0  # not every output leads with the parallel batch axis
+        factors.add(leading)
+    return factors.pop() if len(factors) == 1 else 0
+
+
+def _batch_bounds(function: func.FuncOp) -> BatchBounds | None:
+    axes = function.attributes.get(BATCH_AXES)
+    if axes is None or not is_kernel(function):
+        return None
+    block = function.body.block
+    args, batch = block.args, block.args[-1]
+    marks = {arg: tuple(m.get_values()) for arg, m in zip(args, axes.data, strict=False)}
+    factors = {arg: m[0] for arg, m in marks.items() if m and m[0]}
+    return BatchBounds(batch, factors, {}, marks)
+
+
+def _flat_views(function: func.FuncOp, batch: BatchBounds) -> None:
+    """Flat views of the argument buffers (scratch included) with a batch-sized
+    axis past the leading one that only linalg ops read and write."""
+    block = function.body.block
+    for arg in block.args:
+        mark = batch.marks.get(arg, ())
+        direct = all(isinstance(use.operation, GenericOp | FillOp) for use in arg.uses)
+        if any(mark[1:]) and direct:
+            batch.flat[arg] = _flat_view(block, arg, mark, batch.batch)
+
+
+def _flat_view(
+    block: Block, buffer: SSAValue, marks: tuple[int, ...], batch: SSAValue
+) -> tuple[SSAValue, list[SSAValue]]:
+    """A 1-d view of `buffer` and its strides, batch-sized extents (k > 0 in
+    `marks`) taken as k·batch, at the top of `block`."""
+    ops: list[Operation] = []
+
+    def const(value: int) -> SSAValue:
+        ops.append(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return ops[-1].results[0]
+
+    shape = buffer.type.get_shape()
+    strides: list[SSAValue] = [const(1)]
+    for extent, factor in zip(shape[:0:-1], marks[:0:-1], strict=True):
+        size = const(extent) if not factor else None
+        if factor:
+            ops.append(arith.MuliOp(batch, const(factor)))
+            size = ops[-1].results[0]
+        ops.append(arith.MuliOp(strides[0], size))
+        strides.insert(0, ops[-1].results[0])
+    group = ArrayAttr([IntegerAttr(i, i64) for i in range(len(shape))])
+    view = memref.CollapseShapeOp(
+        operands=[buffer],
+        properties={"reassociation": ArrayAttr([group])},
+        result_types=[MemRefType(buffer.type.element_type, [math.prod(shape)])],
+    )
+    ops.append(view)
+    first = block.first_op
+    block.insert_ops_before(ops, first) if first else block.add_ops(ops)
+    return view.results[0], strides
 
 
 def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
@@ -321,16 +508,33 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
     if is_kernel(function) and "tlir.num_inputs" in function.attributes:
         extent = parallel_extent(function, ops)
         function.attributes[PARALLEL_ATTR] = IntegerAttr(extent, i64)
+        factor = _batch_factor(function, extent)
+        if BATCH_AXES in function.attributes:
+            rule = (1, factor, 1, 0) if factor else (0, 0, 1, extent)
+            function.attributes[RULE_ATTR] = DenseArrayBase.from_list(i64, rule)
         if extent > 1:
-            lo, hi = block.args[-2], block.args[-1]
+            shift = BATCH_AXES in function.attributes  # `batch` follows `hi`
+            lo, hi = block.args[-2 - shift], block.args[-1 - shift]
             assert isinstance(lo, BlockArgument) and isinstance(hi, BlockArgument)
             first = block.first_op
-            n = arith.ConstantOp(IntegerAttr(extent, IndexType()))
-            ub = arith.MinSIOp(hi, n)
-            block.insert_ops_before([n, ub], first) if first else block.add_ops([n, ub])
-            bounds = (lo, ub.results[0])
+            n = arith.ConstantOp(IntegerAttr(factor or extent, IndexType()))
+            clamp: list[Operation] = [n]
+            if factor > 1:  # N = k·B from the batch argument (`tlir.parallel_rule`)
+                clamp.append(arith.MuliOp(block.args[-1], n.result))
+            units = block.args[-1] if factor == 1 else clamp[-1].results[0]
+            clamp.append(arith.MinSIOp(hi, units))
+            block.insert_ops_before(clamp, first) if first else block.add_ops(clamp)
+            bounds = (lo, clamp[-1].results[0])
+    batch = _batch_bounds(function)
+    if batch is not None:
+        outputs = (
+            function.attributes["tlir.num_inputs"].value.data
+            + function.attributes["tlir.num_outputs"].value.data
+        )
+        batch.infer(ops, list(block.args[outputs:-3]))  # the scratch buffers
+        _flat_views(function, batch)
     for op in ops:
-        block.insert_ops_before(lower_linalg(op, bounds, vector_bytes), op)
+        block.insert_ops_before(lower_linalg(op, bounds, vector_bytes, batch), op)
         op.detach()
         op.erase()
 

@@ -232,16 +232,18 @@ def emit_vector_strips(
     upper: SSAValue,
     outer_ivs: Sequence[SSAValue],
     scalar_body: ScalarBody,
+    terms: SSAValue | None = None,
 ) -> SSAValue:
     """Strips of `lanes` outputs over [lower, lower + whole strips), appended to
-    `block`; returns where the scalar strips take over."""
+    `block`; returns where the scalar strips take over. `terms`: the terms'
+    extent at run time (a fold over the batch of a kernel that takes it)."""
     kb = KernelBuilder(block)
     lanes, typ = fold.lanes, fold.vector_type
     span = kb.sub(upper, lower)
     split = kb.add(lower, kb.mul(kb.div(span, lanes), lanes))
     assert isinstance(split, SSAValue)
     flat = {v: kb.flat(v) for v in {o.value for o in (*fold.inputs.values(), fold.output)}}
-    extent = fold.extents[fold.terms]
+    extent: Index = fold.extents[fold.terms] if terms is None else terms
     element_bytes = typ.element_type.bitwidth // 8
     vector_bytes = lanes * element_bytes
     base = None
@@ -309,6 +311,8 @@ def emit_vector_strips(
             address = kb.add(base, kb.mul(row, element_bytes))
             to_boundary = kb.rem(kb.sub(vector_bytes, kb.rem(address, vector_bytes)), vector_bytes)
             peel = kb.div(to_boundary, element_bytes)
+            if terms is not None:  # fewer terms than the peel at a small batch
+                peel = kb.min(peel, extent)
             kb.loop(0, peel, 1, [], one_by_one)
         end = kb.add(peel, kb.mul(kb.div(kb.sub(extent, peel), lanes), lanes))
         start = kb.vload(flat[out.value], out_at, typ)

@@ -88,11 +88,12 @@ def test_one_model_every_batch_bit_identical_to_the_reference(dtype, backend, th
     assert_identical([*outputs, *input_grads, *param_grads.values()], want)
 
 
-def test_a_batch_is_compiled_once_and_matches_a_static_compile():
+def test_one_compile_serves_every_batch_and_matches_a_static_compile():
     model = tlir.compile(module("f64"), cache=False)
     for batch in (4, 1, 4, 1):
         model(inputs(batch, "f64"))
-    assert model.stats["compiled batches"] == [4, 1]
+    assert model.stats["compiled batches"] == []  # every kernel takes the batch at run time
+    assert model.stats["kernels compiled per batch"] == {"main": 0}
     static = tlir.compile(specialize(module("f64"), 4), cache=False)
     x = inputs(4, "f64", seed=9)
     assert_identical(model(x), static(x))
@@ -214,14 +215,15 @@ def test_bound_options_reach_the_batchs_model():
     assert model.bounds([x - 0.01], [x + 0.01], rules="tight") is not None
 
 
-def test_concurrent_first_calls_compile_a_batch_once():
+def test_concurrent_first_calls_compile_once():
     from concurrent.futures import ThreadPoolExecutor
 
     model = tlir.compile(module("f32"), cache=False)
     x = inputs(5, "f32")
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: model(x), range(4)))
-    assert model.stats["compiled batches"] == [5]
+    assert list(model._codes) == [("forward", None)]  # compiled once
+    assert model.stats["compiled batches"] == []
     for got in results:
         assert_identical(got, evaluate(module("f32"), [x]))
 

@@ -81,6 +81,40 @@ def read_kernel(entry: bytes, key: str, name: str) -> tuple[KernelABI, bytes]:
     return abi, data
 
 
+# --- a dynamic model's kernels (tlir.compiler.batch_model) -------------------------
+
+
+def batch_kernel_entry(key: str, name: str, info: dict, data: bytes) -> bytes:
+    """A kernel of a dynamic model formed at two batches: `info` says whether it
+    is compiled once (its counts, scratch sizes and units rule) or per batch;
+    the object is the once-compiled code (empty for a per-batch kernel)."""
+    return pack({"kind": "batch kernel", "key": key, "name": name, "info": info}, data)
+
+
+def read_batch_kernel(entry: bytes, key: str, name: str) -> tuple[dict, bytes]:
+    """The info and object of `batch_kernel_entry`, checked."""
+    try:
+        header, data = unpack(entry)
+        _expect(header, "batch kernel", key)
+        if header["name"] != name:
+            raise ValueError(f"the entry holds kernel {header['name']!r}, not {name!r}")
+        info = header["info"]
+        counts = [info["num_inputs"], info["num_outputs"], info["scratch_count"]]
+        counts += [n for pair in info["scratch"] for n in pair] + list(info["work"])
+        for value in counts:
+            _count(value)
+        rule = info["rule"]
+        if rule is not None and (len(rule) != 4 or [_count(v) for v in rule][2] == 0):
+            raise ValueError("a units rule that divides by 0")
+        if (rule is None) != (not data) or (rule is None and info["scratch"]):
+            raise ValueError("an entry that is neither a compiled nor a per-batch kernel")
+    except _MALFORMED as err:
+        raise ValueError(f"a malformed batch kernel entry: {err!r}") from None
+    if data:
+        _check_object(data, frozenset())
+    return info, data
+
+
 # --- the thread runtime -----------------------------------------------------------
 
 

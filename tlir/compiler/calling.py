@@ -88,8 +88,10 @@ class EntryCall:
         constant_pointers: ctypes.Array,
         where: str,
         cache: bool = True,
+        batch: int | None = None,
     ) -> None:
         self._entry, self._inputs, self.where = entry, inputs, where
+        self._batch = batch  # the last argument of a dynamic model's entry function
         self._cache = cache  # whether the thread runtime may come from the compile cache
         self._views: list[tuple[tuple[int, ...], np.dtype, int]] = []
         offset = 0
@@ -144,13 +146,23 @@ class EntryCall:
             for slot, array in enumerate(checked):
                 frame.inputs[slot] = address(array)
             place_outputs(frame.outputs[: len(self._views)])
-            status = self._entry(
-                frame.inputs_address,
-                frame.outputs_address,
-                self._constants,
-                frame.workspace_address,
-                threads,
-            )
+            if self._batch is None:
+                status = self._entry(
+                    frame.inputs_address,
+                    frame.outputs_address,
+                    self._constants,
+                    frame.workspace_address,
+                    threads,
+                )
+            else:
+                status = self._entry(
+                    frame.inputs_address,
+                    frame.outputs_address,
+                    self._constants,
+                    frame.workspace_address,
+                    threads,
+                    self._batch,
+                )
         finally:
             self._frames.append(frame)
         if status:

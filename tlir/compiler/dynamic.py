@@ -3,15 +3,16 @@
 `tlir.compile` of a module whose function takes `?` extents (from_torch and
 from_onnx with `dynamic_batch=True`) gives a `DynamicBatchModel`. It checks
 the module's batch once (`check_batch`: every `?` a multiple k·B of the batch)
-and, at a call, runs the model compiled for that call's batch: the module
-specialized to it (`tlir-specialize-batch`) and compiled as any static module,
-once per distinct batch, its kernels from the compile cache when another
-process compiled them. Every batch's compiled model reads the same parameter
-arrays, so `parameters()` updated in place change them all.
+and compiles its forward function (at the first call; the JVP and VJP at
+theirs) once for every batch (`tlir.compiler.batch_model`): the kernels whose
+code serves every batch take it at run time, and a call at a new batch compiles
+only the kernels that do not (listed in `stats`); a graph whose kernels do not
+pair up across batches is compiled per batch as a static model (the module
+specialized to the batch, `tlir-specialize-batch`). Every batch reads the same
+parameter arrays, so `parameters()` updated in place change them all.
 
-The kernels are those of a static compile at that batch, so results are
-bit-identical to it (docs/design.md#dynamic-batch); the price is a compile at
-each batch first met (`stats["compiled batches"]` lists them).
+Results are bit-identical to a static compile at the call's batch
+(docs/design.md#dynamic-batch).
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from tlir.compiler.model import CompiledModel, tag_constants
+from tlir.compiler.batch_model import (
+    NOMINAL,
+    BatchCompile,
+    BatchModelCode,
+    NotGeneric,
+    check_arrays,
+)
+from tlir.compiler.model import CompiledModel, constant_slots, derivative_module, tag_constants
+from tlir.compiler.plan import entry_constants
 from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
@@ -55,7 +64,17 @@ class DynamicBatchModel:
         self._shared = [dense_to_numpy(c.value) for c in constants(self.function_op)]
         self._models: dict[int, CompiledModel] = {}
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
-        self.stats: dict[str, object] = {"compiled batches": []}
+        self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
+        self.stats: dict[str, object] = {
+            "compiled batches": [],
+            "kernels compiled once": {},
+            "kernels compiled per batch": {},
+            "per-batch kernel compiles": 0,
+        }
+        """`compiled batches`: the batches at which a call compiled something
+        (kernels not batch-generic, or a whole static model); the kernel counts
+        per function (`main`, `main_vjp all`, ...); every kernel compiled at a
+        batch so far."""
 
     # --- the model at one batch ------------------------------------------------
 
@@ -67,6 +86,84 @@ class DynamicBatchModel:
         with self._compiling:
             return self._models.get(batch) or self._compile(batch)
 
+    # --- one compile for every batch ---------------------------------------------
+
+    def _module_at(self, mode: str, option: object):
+        function, where = self.function, self.where
+        if mode == "forward":
+            return lambda batch: tag_constants(specialize(self._module, batch, where), function)
+        return lambda batch: derivative_module(
+            specialize(self._module, batch, where), function, mode, option
+        )
+
+    def _code(self, mode: str, option: object = None) -> BatchModelCode | None:
+        """The code compiled once for every batch, or None if the graph needs a
+        static compile per batch."""
+        key = (mode, option)
+        if key in self._codes:
+            return self._codes[key]
+        with self._compiling:
+            if key not in self._codes:
+                self._codes[key] = self._compile_code(mode, option)
+        return self._codes[key]
+
+    def _compile_code(self, mode: str, option: object) -> BatchModelCode | None:
+        name = self.function if mode == "forward" else f"{self.function}_{mode}"
+        module_at = self._module_at(mode, option)
+        options = {
+            k: self._options[k]
+            for k in ("backend", "opt_level", "fuse", "numerics")
+            if k in self._options
+        }
+        from tlir.compiler.cache import open_cache
+
+        store = open_cache(bool(self._options.get("cache", True)))
+        try:
+            compiled = BatchCompile(module_at, name, where=self.where, store=store, **options)
+        except NotGeneric:
+            return None
+        whole = len(compiled.infos)
+        self.stats["cache"] = (
+            "off" if store is None else "hit" if compiled.cache_hits == whole else "miss"
+        )
+        slots = constant_slots(module_at(NOMINAL[0]), name)
+        arrays = [
+            np.ascontiguousarray(c) if slot is None else self._shared[slot]
+            for c, slot in zip(entry_constants(compiled.first.entry), slots, strict=True)
+        ]
+        label = name if option is None else f"{name} {option}"
+        self.stats["kernels compiled once"][label] = len(compiled.infos) - len(compiled.per_batch)
+        self.stats["kernels compiled per batch"][label] = len(compiled.per_batch)
+        return BatchModelCode(compiled, arrays, bool(self._options.get("cache", True)))
+
+    def _run(self, code: BatchModelCode, batch: int, groups, fallback):
+        """The call at `batch` on `groups` of arrays, each `(arrays, what, plural)`
+        checked as `CompiledModel` checks them; `fallback()` if this batch needs a
+        static compile after all (its kernels do not pair up with the first's)."""
+        specs, checked = code.compile.inputs, []
+        for arrays, what, plural in groups:
+            arrays = list(arrays)
+            part = specs[len(checked) : len(checked) + len(arrays)]
+            expected = len(specs) - len(checked) if len(groups) == 1 else None
+            if expected is not None and len(arrays) != expected:
+                raise TlirError(self.where, f"expected {expected} {plural}, got {len(arrays)}")
+            checked += check_arrays(part, arrays, batch, what, self.where)
+        if len(checked) != len(specs):
+            raise TlirError(self.where, f"expected {len(specs)} arrays, got {len(checked)}")
+        fresh = batch not in code.batches
+        try:
+            outputs = code.run(checked, batch, self._threads)
+        except NotGeneric:
+            return fallback()
+        if fresh and code.batches[batch].kernels:
+            self.stats["cache"] = "miss" if self.stats.get("cache") != "off" else "off"
+            self.stats["per-batch kernel compiles"] += code.batches[batch].kernels
+            if batch not in self.stats["compiled batches"]:
+                self.stats["compiled batches"].append(batch)
+        return outputs
+
+    # --- a static compile per batch (a graph the one compile does not take) ------
+
     def _compile(self, batch: int) -> CompiledModel:
         static = tag_constants(specialize(self._module, batch, self.where), self.function)
         check_tensor_sizes(static, self.where)  # the loading stage saw only the `?` form
@@ -74,8 +171,9 @@ class DynamicBatchModel:
             static, where=self.where, threads=self._threads, shared=self._shared, **self._options
         )
         self._models[batch] = model
-        self.stats["compiled batches"].append(batch)
-        self.stats.update({k: v for k, v in model.stats.items() if k != "compiled batches"})
+        if batch not in self.stats["compiled batches"]:
+            self.stats["compiled batches"].append(batch)
+        self.stats.update({k: v for k, v in model.stats.items() if k not in self.stats})
         return model
 
     def batch_of(self, arrays: Sequence[object], what: str = "input") -> int:
@@ -109,14 +207,26 @@ class DynamicBatchModel:
     # --- calls --------------------------------------------------------------------
 
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        # A batch met before: its compiled model checks the arrays against its
-        # own (static) shapes, so a call costs one lookup more than a static one.
+        # A batch met before: its caller checks the arrays against their shapes
+        # at that batch, so a call costs little more than a static model's.
+        code = self._codes.get(("forward", None))
         first = inputs[0] if inputs else None
-        if type(first) is np.ndarray and first.ndim:
-            model = self._models.get(first.shape[0])
-            if model is not None:
-                return model(*inputs)
-        return self.at(self.batch_of(inputs))(*inputs)
+        if code is not None and type(first) is np.ndarray and first.ndim:
+            state = code.batches.get(first.shape[0])
+            if state is not None and len(inputs) == len(state.specs):
+                return state.call(inputs, self._threads)
+        batch = self.batch_of(inputs)
+        if len(inputs) != len(self._inputs):
+            raise TlirError(
+                self.where,
+                f"@{self.function} takes {len(self._inputs)} inputs, got {len(inputs)}",
+            )
+        code = self._code("forward")
+        if code is None:
+            return self.at(batch)(*inputs)
+        return self._run(
+            code, batch, [(inputs, "input", "inputs")], lambda: self.at(batch)(*inputs)
+        )
 
     def jvp(
         self,
@@ -124,10 +234,71 @@ class DynamicBatchModel:
         tangents: Sequence[np.ndarray],
         param_tangents: Mapping[str, np.ndarray] | Sequence[np.ndarray] | None = None,
     ):
-        return self.at(self.batch_of(inputs)).jvp(inputs, tangents, param_tangents)
+        batch = self.batch_of(inputs)
+        seeded = param_tangents is not None
+        code = self._code("jvp", seeded)
+
+        def static():
+            return self.at(batch).jvp(inputs, tangents, param_tangents)
+
+        if code is None:
+            return static()
+        groups = [
+            (self._counted(inputs, len(self._inputs), "inputs"), "input", "inputs"),
+            (
+                self._counted(tangents, len(self._inputs), "tangents (one per input)"),
+                "tangent",
+                "tangents",
+            ),
+        ]
+        if seeded:
+            extra = CompiledModel._param_arrays(self, param_tangents, "parameter tangent")  # type: ignore[arg-type]
+            groups.append((extra, "parameter tangent", "parameter tangents"))
+        results = self._run(code, batch, groups, static)
+        if isinstance(results, tuple):
+            return results
+        count = len(self.function_op.function_type.outputs.data)
+        return results[:count], results[count:]
 
     def vjp(self, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray], wrt="all"):
-        return self.at(self.batch_of(inputs)).vjp(inputs, cotangents, wrt)
+        from tlir.interface import VJP_WRT
+
+        batch = self.batch_of(inputs)
+        if wrt not in VJP_WRT:
+            raise TlirError(self.where, f"wrt must be one of {', '.join(VJP_WRT)}, got {wrt!r}")
+        code = self._code("vjp", wrt)
+
+        def static():
+            return self.at(batch).vjp(inputs, cotangents, wrt)
+
+        if code is None:
+            return static()
+        outputs = len(self.function_op.function_type.outputs.data)
+        groups = [
+            (self._counted(inputs, len(self._inputs), "inputs"), "input", "inputs"),
+            (
+                self._counted(cotangents, outputs, "cotangents (one per output)"),
+                "cotangent",
+                "cotangents",
+            ),
+        ]
+        results = self._run(code, batch, groups, static)
+        if isinstance(results, tuple):
+            return results
+        count = len(self._inputs) if wrt != "params" else 0
+        names = list(self.parameters()) if wrt != "inputs" else []
+        grads = results[outputs + count :]
+        return (
+            results[:outputs],
+            results[outputs : outputs + count],
+            dict(zip(names, grads, strict=True)),
+        )
+
+    def _counted(self, arrays, count: int, plural: str) -> list:
+        arrays = list(arrays)
+        if len(arrays) != count:
+            raise TlirError(self.where, f"expected {count} {plural}, got {len(arrays)}")
+        return arrays
 
     def ibp(self, lowers, uppers, rules: str = "torchlean"):
         return self.at(self.batch_of(lowers, "lower bound")).ibp(lowers, uppers, rules)

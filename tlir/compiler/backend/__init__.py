@@ -35,6 +35,8 @@ class KernelABI:
     num_outputs: int
     scratch_bytes: tuple[int, ...]
     parallel_extent: int
+    batch: bool = False
+    """Whether the batch follows `hi` (a kernel marked with `tlir.batch_axes`)."""
 
     @property
     def arity(self) -> int:
@@ -264,17 +266,21 @@ def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
     attrs = function.attributes
     num_inputs = attrs["tlir.num_inputs"].value.data
     num_outputs = attrs["tlir.num_outputs"].value.data
-    trailing = 3 if PARALLEL_RULE in attrs else 2  # lo, hi[, batch]
-    buffers = function.function_type.inputs.data[:-trailing]
+    # after the buffers: `lo`, `hi`, and `batch` for a kernel that takes the batch
+    types = function.function_type.inputs.data
+    trailing = 3 if len(types) >= 3 and isinstance(types[-3], IndexType) else 2
+    buffers = types[:-trailing]
     scratch = tuple(
         math.prod(t.get_shape()) * numpy_dtype(t).itemsize
         for t in buffers[num_inputs + num_outputs :]
     )
     extent = attrs["tlir.parallel_extent"].value.data
-    return KernelABI(num_inputs, num_outputs, scratch, extent)
+    return KernelABI(num_inputs, num_outputs, scratch, extent, trailing == 3)
 
 
 def with_entry(llvm_ir: str, name: str, abi: KernelABI) -> str:
+    from tlir.compiler.batch_plan import batch_kernel_entry_ir
     from tlir.compiler.plan import kernel_entry_ir
 
-    return llvm_ir + "\n" + kernel_entry_ir(name, abi.arity)
+    entry = batch_kernel_entry_ir if abi.batch else kernel_entry_ir
+    return llvm_ir + "\n" + entry(name, abi.arity)
