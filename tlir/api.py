@@ -86,8 +86,10 @@ def _compile_file(path: str, dtype: object, options: dict):
     read = time.perf_counter() - start
     model = _compile_loaded(loaded, options)
     model.stats["read"] = read
-    if key is not None and not loaded.dynamic:
-        warm.remember(key, model)
+    if key is not None:
+        model.stats["source"] = "miss"
+        if not loaded.dynamic:
+            warm.remember(key, model)
     return model
 
 

@@ -48,8 +48,8 @@ def header_of(value: bytes) -> dict:
 
 
 def kinds(directory: Path) -> dict[str, list[str]]:
-    """The keys of the model entries and of the kernel entries."""
-    found: dict[str, list[str]] = {"model": [], "kernel": []}
+    """The keys of the model, kernel and source entries."""
+    found: dict[str, list[str]] = {"model": [], "kernel": [], "source": []}
     for key, value in entries(directory).items():
         found[header_of(value)["kind"]].append(key)
     return found

@@ -129,7 +129,7 @@ def cached_model(
         path,
         **options,
     )
-    model.stats.update(seconds)
+    model.stats.update(seconds, source="hit")
     return model
 
 
