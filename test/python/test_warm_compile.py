@@ -200,7 +200,6 @@ def test_a_corrupt_source_entry_is_a_miss(cache_dir, tmp_path, loads):
 def _entry(**changes) -> tuple[bytes, str]:
     facts = SourceFacts(
         "m" * 64,
-        "main",
         [[[2], "<f8"]],
         [[[2], "<f8"]],
         [np.array([1.0, 2.0]), np.array([3.0], np.float32)],
@@ -232,6 +231,7 @@ def test_a_source_entry_reads_back_its_facts():
         {"slots": [0, 1]},  # the extra constant unaccounted for
         {"parameters": [["w", 5]]},
         {"parameters": [[3, 0]]},
+        {"parameters": [["w", 0], ["v", 0]]},  # one constant, two parameters
         {"model": None},
         {"signature": None},
     ],

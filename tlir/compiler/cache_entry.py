@@ -12,7 +12,7 @@ another key, or for a model it does not fit, is refused rather than run:
   the shapes and dtypes of the constants it reads, the name and key of each
   kernel it calls, and the plan;
 * a source (`tlir.compiler.warm`): `{"kind": "source", "key", "model",
-  "function", "signature", "shared", "slots", "parameters"}` and the bytes of
+  "signature", "shared", "extra", "slots", "parameters"}` and the bytes of
   the model's constants — what a compiled model needs besides its compiled
   code, for the exact bytes of a model file that compiled under the key.
 
@@ -172,14 +172,13 @@ read from an entry (a dtype string could otherwise name an object dtype)."""
 
 @dataclasses.dataclass(frozen=True)
 class SourceFacts:
-    """A compiled model file's entry: the key of its model entry, its entry
-    function and signature, the function's own constants (`shared`, in op order;
+    """A compiled model file's entry: the key of its model entry, the
+    signature of its `@main`, the function's own constants (`shared`, in op order;
     `extra` holds the plan's constants that are none of them — a custom
     callee's), for each plan constant its shared slot or None (then the next
     `extra` array), and each parameter's name and shared slot."""
 
     model: str
-    function: str
     inputs: list[list]
     outputs: list[list]
     shared: list[np.ndarray]
@@ -199,7 +198,6 @@ def source_entry(key: str, facts: SourceFacts) -> bytes:
         "kind": "source",
         "key": key,
         "model": facts.model,
-        "function": facts.function,
         "signature": [facts.inputs, facts.outputs],
         "shared": arrays_json([(a.shape, a.dtype) for a in facts.shared]),
         "extra": arrays_json([(a.shape, a.dtype) for a in facts.extra]),
@@ -230,9 +228,11 @@ def read_source(entry: bytes, key: str) -> SourceFacts:
         if sum(s is None for s in slots) != len(extra):
             raise ValueError("the slots do not account for every extra constant")
         parameters = [(_name(n), _index(s, len(shared))) for n, s in header["parameters"]]
+        slots_in_order = [s for _, s in parameters]
+        if slots_in_order != sorted(set(slots_in_order)):
+            raise ValueError("the parameters are not distinct constants in order")
         return SourceFacts(
             _name(header["model"]),
-            _name(header["function"]),
             inputs,
             outputs,
             arrays[: len(shared)],

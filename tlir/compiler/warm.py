@@ -119,7 +119,7 @@ def cached_model(
     model = CompiledModel.from_cache(
         _checked_loader(loader, facts.model, path, options),
         facts.model,
-        facts.function,
+        "main",
         signature,
         plan,
         objects,
@@ -150,7 +150,6 @@ def remember(key: str, model: CompiledModel) -> None:
     extra = [c for c, s in zip(model.plan.constants, model._slots, strict=True) if s is None]
     facts = SourceFacts(
         model.model_key,
-        model.function,
         inputs,
         outputs,
         model._shared,
