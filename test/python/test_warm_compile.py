@@ -142,6 +142,10 @@ def test_a_warm_model_saves_what_a_cold_one_saves(cache_dir, tmp_path):
     tlir.save(cold, str(tmp_path / "cold.tlz"))
     tlir.save(warm, str(tmp_path / "warm.tlz"))
     assert (tmp_path / "cold.tlz").read_bytes() == (tmp_path / "warm.tlz").read_bytes()
+    x = np.load(ROOT / "examples" / "cnn_input.npy")
+    first, again = (tlir.compile(str(tmp_path / "warm.tlz")) for _ in range(2))
+    assert (first.stats["source"], again.stats["source"]) == ("miss", "hit")
+    assert _bits(again(x)) == _bits(first(x)) == _bits(cold(x))
 
 
 def test_a_module_with_a_custom_callee_and_its_constants(cache_dir, tmp_path, loads):
