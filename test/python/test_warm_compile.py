@@ -133,6 +133,8 @@ def test_derivatives_and_parameters_of_a_warm_model(cache_dir, tmp_path, loads):
     cold.parameters()["node1.bias"][...] += 0.5
     assert _bits(warm(x)) == _bits(cold(x)) == _bits(evaluate(warm.module(), [x]))
     assert _bits(warm.jvp([x], [dx])[1]) == _bits(cold.jvp([x], [dx])[1])
+    lows, highs = warm.ibp([x - 0.125], [x + 0.125])
+    assert _bits([*lows, *highs]) == _bits([*sum(cold.ibp([x - 0.125], [x + 0.125]), [])])
 
 
 def test_a_warm_model_saves_what_a_cold_one_saves(cache_dir, tmp_path):
