@@ -15,8 +15,10 @@ modules are byte-compiled first, as an installed package's are.
 
 Each compile runs in a fresh process: **cold** with an empty compile cache,
 **warm** with the cache the cold run filled (a new process hitting the
-cache). Stages: `import` (Python imports — NumPy's too, which any caller of a
-compiled model has made: its inputs are arrays — plus reading the model), `tlir`
+cache). The child calls `tlir.compile(path)`. Stages: `import` (Python imports —
+NumPy's too, which any caller of a compiled model has made: its inputs are
+arrays — plus the compile's `read`: the loading stage, or on a warm compile
+reading the file and its entry, the module not built at all), `tlir`
 (kernel formation), `lowering` (xDSL passes, or mlir-opt, of the distinct
 kernels), `llvm` (LLVM's optimizer and code generation), `entry` (the plan
 and its entry function), `load` (reading cache entries), `link`; `runtime` is
@@ -51,11 +53,11 @@ import json, sys, time
 start = time.perf_counter()
 import numpy  # a caller of a compiled model has it: its inputs are NumPy arrays
 import tlir
-model = tlir.load_model(sys.argv[1])
 imported = time.perf_counter() - start
-compiled = tlir.compile(model, backend=sys.argv[2], opt_level=int(sys.argv[3]))
+compiled = tlir.compile(sys.argv[1], backend=sys.argv[2], opt_level=int(sys.argv[3]))
 total = time.perf_counter() - start
 stats = {k: v for k, v in compiled.stats.items()}
+imported += stats.pop("read")
 from tlir.compiler import jit, pool
 start = time.perf_counter()
 if jit.host().threads:

@@ -45,6 +45,7 @@ from xdsl.passes import ModulePass
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as AD
+from tlir.interface import NUMERICS
 from tlir.optable import OpTable
 
 KERNEL_ATTR = "tlir.kernel"
@@ -53,8 +54,6 @@ KERNEL_ATTR = "tlir.kernel"
 NUMERICS_ATTR = "tlir.numerics"
 """On the kernels of a compile in the opt-in `fma` numerics (`NUMERICS`): the
 contraction kernels fuse each multiply-add of their folds. Absent: exact."""
-
-NUMERICS = ("exact", "fma")
 
 
 class KernelKind(Enum):

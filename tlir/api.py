@@ -8,14 +8,18 @@ checked module."""
 
 from __future__ import annotations
 
+import os
+import time
+
 from xdsl.dialects.builtin import ModuleOp
 
 from tlir.frontend.load import check_module_dtype as check_module_dtype
-from tlir.frontend.load import load
+from tlir.frontend.load import load, load_file
 from tlir.frontend.load import read_model as load_model
 from tlir.frontend.load import read_model_text as load_model_text
 from tlir.frontend.mlir import parse_module as parse_module
 from tlir.frontend.mlir import parse_module_checked as parse_module_checked
+from tlir.interface import element_type_name
 from tlir.interpreter import collector_paused
 
 
@@ -35,36 +39,69 @@ def compile(
     module (other options: `tlir.compiler.CompiledModel`). `dtype` ('f32',
     'f64' or NumPy's float32/float64) is the element type a JSON graph is
     imported in, and the one any other source must have."""
-    from tlir.compiler.model import CompiledModel
-
-    loaded = load(model, dtype)
-    if loaded.dynamic:  # a `?` batch: compiled at each batch it is called with
-        from tlir.compiler.dynamic import DynamicBatchModel
-
-        return DynamicBatchModel(
-            loaded.module,
-            loaded.where,
-            backend=backend,
-            opt_level=opt_level,
-            threads=threads,
-            function=loaded.function,
-            cache=cache,
-            progress=progress,
-            fuse=fuse,
-            numerics=numerics,
-        )
-    return CompiledModel(
-        loaded.module,
-        backend,
-        opt_level,
-        loaded.where,
-        threads,
-        function=loaded.function,
+    options = dict(
+        backend=backend,
+        opt_level=opt_level,
+        threads=threads,
         cache=cache,
         progress=progress,
         fuse=fuse,
         numerics=numerics,
     )
+    path = _model_file(model)
+    if path is not None and cache:
+        return _compile_file(path, dtype, options)
+    return _compile_loaded(load(model, dtype), options)
+
+
+def _model_file(source: object) -> str | None:
+    """The path of a model file a warm compile can read (`tlir.compiler.warm`), or None."""
+    from tlir.compiler.warm import FILE_EXTENSIONS
+
+    if isinstance(source, os.PathLike):
+        source = os.fspath(source)
+    if isinstance(source, str) and source.endswith(FILE_EXTENSIONS) and "\n" not in source:
+        return source
+    return None
+
+
+def _compile_file(path: str, dtype: object, options: dict):
+    """A model file's compile: linked from the compile cache when it holds a
+    model compiled from these exact bytes (the module built only when asked
+    for), else loaded from the bytes read here, compiled, and remembered."""
+    from tlir.compiler import warm
+    from tlir.limits import read_limited
+
+    dtype = element_type_name(dtype, "tlir.compile")
+    start = time.perf_counter()
+    data = read_limited(path)
+    key = warm.source_key(path, data, dtype, options)
+    read = time.perf_counter() - start
+    if key is not None:
+        model = warm.cached_model(key, path, lambda: load_file(path, data, dtype).module, options)
+        if model is not None:
+            model.stats["read"] += read
+            return model
+    loaded = load_file(path, data, dtype)
+    read = time.perf_counter() - start
+    model = _compile_loaded(loaded, options)
+    model.stats["read"] = read
+    if key is not None:
+        model.stats["source"] = "miss"
+        if not loaded.dynamic:
+            warm.remember(key, model)
+    return model
+
+
+def _compile_loaded(loaded, options: dict):
+    """The compiler's half of `compile`: a checked model to machine code."""
+    if loaded.dynamic:  # a `?` batch: compiled at each batch it is called with
+        from tlir.compiler.dynamic import DynamicBatchModel
+
+        return DynamicBatchModel(loaded.module, loaded.where, function=loaded.function, **options)
+    from tlir.compiler.model import CompiledModel
+
+    return CompiledModel(loaded.module, where=loaded.where, function=loaded.function, **options)
 
 
 def save(model, path: str, batch: int | None = None) -> None:

@@ -17,6 +17,10 @@ from tlir.diagnostics import TlirError
 VJP_WRT = ("inputs", "params", "all")
 """What a VJP differentiates with respect to (`tlir-vjp{wrt=…}`, `model.vjp(wrt=…)`)."""
 
+NUMERICS = ("exact", "fma")
+"""A compile's numerics (`tlir-form-kernels{numerics=…}`, `tlir.compile(numerics=…)`):
+here, so that checking the option does not import the passes."""
+
 
 ELEMENT_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 """The NumPy dtype of each carrier and its element type's name."""

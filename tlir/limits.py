@@ -46,8 +46,13 @@ def read_limited(path: str, limit: int | None = None) -> bytes:
 def read_text_file(path: str) -> str:
     """The file's text; an unreadable, non-UTF-8 or too large file (more than
     `MAX_INPUT_BYTES`, or endless like /dev/zero) is a one-line error."""
+    return decode_text(read_limited(path), path)
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """The text of bytes read from `path` (`read_text_file`'s error if not UTF-8)."""
     try:
-        return read_limited(path).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise TlirError(path, "the file is not UTF-8 text") from None
 
@@ -156,6 +161,7 @@ __all__ = [
     "MAX_INPUT_BYTES",
     "check_tensor_sizes",
     "check_total_bytes",
+    "decode_text",
     "max_tensor_bytes",
     "read_limited",
     "read_text_file",

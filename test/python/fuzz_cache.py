@@ -48,10 +48,16 @@ def header_of(value: bytes) -> dict:
 
 
 def kinds(directory: Path) -> dict[str, list[str]]:
-    """The keys of the model entries and of the kernel entries."""
-    found: dict[str, list[str]] = {"model": [], "kernel": []}
+    """The keys of the entries of each kind (model, kernel, source, runtime);
+    an entry whose header does not read (one an earlier tampering left, that no
+    compile has read again since) is in none."""
+    found: dict[str, list[str]] = {"model": [], "kernel": [], "source": []}
     for key, value in entries(directory).items():
-        found[header_of(value)["kind"]].append(key)
+        try:
+            kind = header_of(value)["kind"]
+        except (ValueError, TypeError, KeyError):
+            continue
+        found.setdefault(kind, []).append(key)
     return found
 
 
@@ -115,17 +121,24 @@ FORGERIES = {
     "kernels": lambda v: [[n, k[::-1]] for n, k in v] or [["k_x", "0" * 64]],
     "plan": _rename_step,
     "plan buffers": _widen_buffer,
+    "model": lambda v: hashlib.sha256(str(v).encode()).hexdigest(),
+    "shared": lambda v: [[[*shape, 64], dtype] for shape, dtype in v] or [[[64], "<f8"]],
+    "slots": lambda v: [*v, 10**6],
 }
 """A header field changed to another well-formed value made for something else."""
 
 ILL_TYPED = [None, 0, -1, 2**70, "x", [], {}, [[None]], {"a": 1}]
 
 
+COMPILED = ("model", "kernel", "source")
+"""The kinds of entries each compile reads (and rewrites when they do not check out)."""
+
+
 @dataclass(frozen=True)
 class Tampering:
     """One tampering: `how` on the `index`-th entry of `kind` (modulo their count)."""
 
-    kind: str  # "model" or "kernel"
+    kind: str  # "model", "kernel" or "source"
     index: int
     how: str  # "flip", "truncate", "swap", "forge", "ill-typed", "drop field", "object", "sql type"
     position: float = 0.0  # where in the value, as a fraction of its length
@@ -146,16 +159,20 @@ class Tampering:
         elif self.how == "truncate":
             write_raw(directory, key, value[:at])
         elif self.how == "swap":
-            others = [k for k in entries(directory) if k != key]
+            found = kinds(directory)  # (not the thread runtime's: read once per process)
+            others = [k for kind in COMPILED for k in found[kind] if k != key]
             other = others[self.index % len(others)]
             write_raw(directory, key, entries(directory)[other])
             write_raw(directory, other, value)
         elif self.how == "sql type":
             write_raw(directory, key, [value.hex(), len(value), 0.5][self.byte % 3])
         else:
-            header, data = unpack(value[32:])
-            header, data = self._forge(header, data)
+            before, data = unpack(value[32:])
+            header, data = self._forge(before, data)
             write_entry(directory, key, pack(header, data) if header is not None else data)
+            changed = [f"{k}: {header.get(k, '(dropped)')!r}"
+                       for k in before if header.get(k, ...) != before[k]]  # fmt: skip
+            return f"{self} on {key[:12]}: {'; '.join(changed)}"
         return f"{self} on {key[:12]}"
 
     def _forge(self, header: dict, data: bytes) -> tuple[dict | None, bytes]:
@@ -180,10 +197,10 @@ class Tampering:
         return self.field if self.field in fields else fields[self.byte % len(fields)]
 
 
-def tamperings() -> st.SearchStrategy[Tampering]:
+def tamperings(kinds: tuple[str, ...] = ("model", "kernel")) -> st.SearchStrategy[Tampering]:
     return st.builds(
         Tampering,
-        kind=st.sampled_from(["model", "kernel"]),
+        kind=st.sampled_from(kinds),
         index=st.integers(0, 7),
         how=st.sampled_from(
             ["flip", "truncate", "swap", "forge", "ill-typed", "drop field", "object", "sql type"]

@@ -156,3 +156,44 @@ def test_a_tampered_cache_entry_is_a_miss_with_the_right_results(tmp_path_factor
             os.environ.pop("TLIR_CACHE_DIR", None)
         else:
             os.environ["TLIR_CACHE_DIR"] = previous
+
+
+@budget(ci=40, long=4000)
+@given(tampering=fuzz_cache.tamperings(kinds=("source", "model", "kernel")))
+def test_a_tampered_entry_of_a_model_file_is_a_miss_with_the_right_results(
+    tmp_path_factory, tampering
+):
+    """A file's compile goes through its source entry (`tlir.compiler.warm`)
+    first: tampering with it, or with the model and kernels it names, is a
+    miss (of the source entry, or of the compiled model) with the right
+    results. A parameter list the model could have (an empty one) is the one
+    change of a source entry that cannot be checked without the module."""
+    import tlir
+    from tlir.reference import evaluate
+
+    base = tmp_path_factory.getbasetemp()
+    directory = base / "tampered-source-cache"
+    path = base / "cached-model.mlir"
+    previous = os.environ.get("TLIR_CACHE_DIR")
+    os.environ["TLIR_CACHE_DIR"] = str(directory)
+    try:
+        path.write_text(CACHED_MODEL)
+        rng = np.random.default_rng(0)
+        inputs = [rng.normal(size=(8, 16)), rng.normal(size=(16, 16))]
+        want = [a.tobytes() for a in evaluate(tlir.parse_module(CACHED_MODEL), inputs)]
+        if tlir.compile(str(path)).stats["source"] == "miss":  # the first example's
+            assert tlir.compile(str(path)).stats["source"] == "hit"
+        what = tampering.apply(directory)
+        event(f"cache: {tampering.how} ({tampering.kind})")
+        model = tlir.compile(str(path))
+        if tampering.kind != "source":
+            assert model.stats["cache"] == "miss", what
+        elif "parameters: []" not in what:
+            assert model.stats["source"] == "miss", what
+        assert [a.tobytes() for a in model(*inputs)] == want, what
+        assert list(model.parameters()) in (["const0"], []), what
+    finally:
+        if previous is None:
+            os.environ.pop("TLIR_CACHE_DIR", None)
+        else:
+            os.environ["TLIR_CACHE_DIR"] = previous

@@ -184,10 +184,11 @@ def test_the_checks_catch_a_wrong_direction_and_a_cycle(tmp_path):
     assert cycles(graph) == [["tlir.tools.a", "tlir.tools.b"]]
 
 
-def _tlir_calls(call) -> list[tuple[int, str, str]]:
-    """(depth, module, function) of every call of tlir's code that `call()`
-    makes, depth counting tlir's frames only (1: called by `call` itself, or
-    through a decorator's wrapper); what first imports run is left out."""
+def _tlir_calls(call, **options) -> list[tuple[int, str, str]]:
+    """(depth, module, function) of every call of tlir's code that
+    `call(cnn.json, **options)` makes, depth counting tlir's frames only (1:
+    called by `call` itself, through a decorator's wrapper or through
+    `tlir.api`'s own helpers); what first imports run is left out."""
     calls: list[tuple[int, str, str]] = []
     stack: list[bool | None] = []
     target = getattr(call, "__wrapped__", call).__code__
@@ -201,6 +202,8 @@ def _tlir_calls(call) -> list[tuple[int, str, str]]:
             module = frame.f_globals.get("__name__", "")
             importing = frame.f_code.co_name == "<module>" or (stack and stack[-1] is None)
             ours = None if importing or module == "tlir.interpreter" else module.startswith("tlir")
+            if ours and module == "tlir.api":
+                ours = False  # the API's helpers are `call`'s own steps
             stack.append(ours)
             if ours:
                 calls.append((sum(1 for f in stack if f), module, frame.f_code.co_name))
@@ -211,7 +214,7 @@ def _tlir_calls(call) -> list[tuple[int, str, str]]:
                 inside[0] = False
 
     def traced():
-        return call(str(ROOT / "examples" / "cnn.json"))
+        return call(str(ROOT / "examples" / "cnn.json"), **options)
 
     sys.setprofile(hook)
     try:
@@ -221,23 +224,49 @@ def _tlir_calls(call) -> list[tuple[int, str, str]]:
     return calls
 
 
+def _stages(calls: list[tuple[int, str, str]]) -> list[str]:
+    """The modules of the calls at depth 1, runs of one module counted once."""
+    stops = [module for depth, module, _ in calls if depth == 1]
+    return [m for i, m in enumerate(stops) if i == 0 or stops[i - 1] != m]
+
+
 def test_compile_is_the_front_end_then_the_compiler():
     """`tlir.compile(path)` calls the front end's loading stage, then the
     compiler, and the compiler checks nothing the front end has checked."""
     import tlir.api
 
-    calls = _tlir_calls(tlir.api.compile)
-    stops = [module for depth, module, _ in calls if depth == 1]
-    assert [m for i, m in enumerate(stops) if i == 0 or stops[i - 1] != m] == [
-        "tlir.frontend.load",
-        "tlir.compiler.model",
-    ]
+    calls = _tlir_calls(tlir.api.compile, cache=False)
+    assert _stages(calls) == ["tlir.frontend.load", "tlir.compiler.model"]
     names = [f"{module}.{name}" for _, module, name in calls]
     checks = [name for name in names if name.endswith(("check_tensor_sizes", "check_compilable"))]
     assert checks == ["tlir.frontend.load.check_compilable", "tlir.limits.check_tensor_sizes"]
     assert names.index("tlir.limits.check_tensor_sizes") < names.index(
         "tlir.compiler.model.__init__"
     )
+
+
+def test_a_warm_compile_of_a_file_loads_no_module(tmp_path, monkeypatch):
+    """With the compile cache, a file's first compile reads it, loads it from
+    those bytes, compiles and remembers it; the next one reads it and links the
+    cached model: no front end, no verifier, no IR built."""
+    import tlir.api
+
+    monkeypatch.setenv("TLIR_CACHE_DIR", str(tmp_path / "cache"))
+    cold = _tlir_calls(tlir.api.compile)
+    assert _stages(cold) == [
+        "tlir.interface",  # the dtype asked for
+        "tlir.limits",  # read_limited
+        "tlir.compiler.warm",  # the source key; a miss
+        "tlir.frontend.load",
+        "tlir.compiler.model",
+        "tlir.compiler.warm",  # remember
+    ]
+    warm = _tlir_calls(tlir.api.compile)
+    assert _stages(warm) == ["tlir.interface", "tlir.limits", "tlir.compiler.warm"]
+    names = {f"{module}.{name}" for _, module, name in warm}
+    assert not {n for n in names if n.startswith(("tlir.frontend", "tlir.torchlean"))}
+    assert not {n for n in names if "verify" in n or "check_tensor_sizes" in n}
+    assert "tlir.compiler.build.model_structure" not in names
 
 
 @pytest.mark.parametrize(

@@ -111,34 +111,12 @@ class Build:
         return ModelFacts(self.model_key, inputs, outputs, self.constants())
 
     def load(self, store) -> tuple[Plan, list[bytes]] | None:
-        """The plan and objects of a cached model, or None. An entry that is
-        malformed or made for something else is discarded: a miss."""
-        from tlir.compiler.cache_entry import read_kernel, read_model
-
+        """The plan and objects of a cached model, or None (`load_cached`)."""
         start = time.perf_counter()
-        entry = store.get(self.model_key)
-        if entry is None:
-            return None
-        try:
-            plan, kernels, main_object = read_model(entry, self.facts())
-        except ValueError:
-            store.discard(self.model_key)
-            return None
-        if any(key != self.kernel_key(name) for name, key in kernels):
-            store.discard(self.model_key)
-            return None
-        entries = store.get_many([key for _, key in kernels])
-        objects = []
-        for name, key in kernels:
-            if entries[key] is None:  # evicted: the model is compiled again, the kernel with it
-                return None
-            try:
-                objects.append(read_kernel(entries[key], key, name)[1])
-            except ValueError:
-                store.discard(key)
-                return None
-        self.seconds["load"] = time.perf_counter() - start
-        return plan, [*objects, main_object]
+        loaded = load_cached(store, self.model_key, self.facts, self.environment)
+        if loaded is not None:
+            self.seconds["load"] = time.perf_counter() - start
+        return loaded
 
     def compile(self, store) -> tuple[Plan, list[bytes]]:
         from tlir.compiler import jit
@@ -302,6 +280,40 @@ class Build:
                 started.append(process)
                 theirs.extend(share)
         return mine, started, theirs
+
+
+def load_cached(
+    store, key: str, facts: Callable[[], ModelFacts], environment: str
+) -> tuple[Plan, list[bytes]] | None:
+    """The plan and objects of the model cached under `key`, or None: its entry
+    must match `facts()` (asked for only when there is an entry) and name each
+    kernel with its key in `environment`. An entry that is malformed or made for
+    something else is discarded: a miss."""
+    from tlir.compiler.cache import digest
+    from tlir.compiler.cache_entry import read_kernel, read_model
+
+    entry = store.get(key)
+    if entry is None:
+        return None
+    try:
+        plan, kernels, main_object = read_model(entry, facts())
+    except ValueError:
+        store.discard(key)
+        return None
+    if any(k != digest("kernel", name, environment) for name, k in kernels):
+        store.discard(key)
+        return None
+    entries = store.get_many([k for _, k in kernels])
+    objects = []
+    for name, k in kernels:
+        if entries[k] is None:  # evicted: the model is compiled again, the kernel with it
+            return None
+        try:
+            objects.append(read_kernel(entries[k], k, name)[1])
+        except ValueError:
+            store.discard(k)
+            return None
+    return plan, [*objects, main_object]
 
 
 class Finisher:

@@ -10,9 +10,13 @@ another key, or for a model it does not fit, is refused rather than run:
 * a model: `{"kind": "model", "key", "signature", "constants", "kernels",
   "plan"}` and the entry function's object — its argument and result types,
   the shapes and dtypes of the constants it reads, the name and key of each
-  kernel it calls, and the plan.
+  kernel it calls, and the plan;
+* a source (`tlir.compiler.warm`): `{"kind": "source", "key", "model",
+  "signature", "shared", "extra", "slots", "parameters"}` and the bytes of
+  the model's constants — what a compiled model needs besides its compiled
+  code, for the exact bytes of a model file that compiled under the key.
 
-`read_kernel` and `read_model` raise `ValueError` for anything that does not
+`read_kernel`, `read_model` and `read_source` raise `ValueError` for anything that does not
 match or is malformed (a missing field, a plan step calling an unknown kernel,
 a buffer index out of range, an object that is not ELF or would call a
 function compiled code may not call — `tlir.compiler.jit.foreign_symbols`); the caller
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 
@@ -186,6 +191,130 @@ def read_model(entry: bytes, facts: ModelFacts) -> tuple[Plan, list[tuple[str, s
         raise ValueError(f"a malformed model entry: {err!r}") from None
     _check_object(data, frozenset(n + s for n, _ in kernels for s in ("", ".entry")))
     return plan, kernels, data
+
+
+# --- sources --------------------------------------------------------------------
+
+ALIGN = 64
+"""Each constant starts on a 64-byte boundary of a source entry's data (and of
+the one buffer a hit copies it into), as the compiled kernels' blocks like."""
+
+_CONSTANT_DTYPES = frozenset({"<f4", "<f8"})
+"""The element types of constants (`tlir.dense.dense_to_numpy`): nothing else is
+read from an entry (a dtype string could otherwise name an object dtype)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceFacts:
+    """A compiled model file's entry: the key of its model entry, the
+    signature of its `@main`, the function's own constants (`shared`, in op order;
+    `extra` holds the plan's constants that are none of them — a custom
+    callee's), for each plan constant its shared slot or None (then the next
+    `extra` array), and each parameter's name and shared slot."""
+
+    model: str
+    inputs: list[list]
+    outputs: list[list]
+    shared: list[np.ndarray]
+    extra: list[np.ndarray]
+    slots: list[int | None]
+    parameters: list[tuple[str, int]]
+
+    def plan_constants(self) -> list[np.ndarray]:
+        """The plan's constants, in plan order."""
+        extra = iter(self.extra)
+        return [next(extra) if s is None else self.shared[s] for s in self.slots]
+
+
+def source_entry(key: str, facts: SourceFacts) -> bytes:
+    arrays = [*facts.shared, *facts.extra]
+    header = {
+        "kind": "source",
+        "key": key,
+        "model": facts.model,
+        "signature": [facts.inputs, facts.outputs],
+        "shared": arrays_json([(a.shape, a.dtype) for a in facts.shared]),
+        "extra": arrays_json([(a.shape, a.dtype) for a in facts.extra]),
+        "slots": facts.slots,
+        "parameters": [list(pair) for pair in facts.parameters],
+    }
+    chunks = []
+    for array in arrays:
+        data = np.ascontiguousarray(array).tobytes()
+        chunks += [data, bytes(-len(data) % ALIGN)]
+    return pack(header, b"".join(chunks))
+
+
+def read_source(entry: bytes, key: str) -> SourceFacts:
+    """The facts of the model file whose source key is `key`; the constants
+    are writable arrays (a model's parameters are), 64-byte aligned, in one
+    buffer of their own."""
+    try:
+        header, data = unpack(entry)
+        _expect(header, "source", key)
+        inputs, outputs = header["signature"]
+        for spec in (*inputs, *outputs):
+            _array_spec(spec)
+        shared = [_array_spec(spec) for spec in header["shared"]]
+        extra = [_array_spec(spec) for spec in header["extra"]]
+        arrays = _arrays([*shared, *extra], data)
+        slots = [None if s is None else _index(s, len(shared)) for s in header["slots"]]
+        if sum(s is None for s in slots) != len(extra):
+            raise ValueError("the slots do not account for every extra constant")
+        parameters = [(_name(n), _index(s, len(shared))) for n, s in header["parameters"]]
+        slots_in_order = [s for _, s in parameters]
+        if slots_in_order != sorted(set(slots_in_order)):
+            raise ValueError("the parameters are not distinct constants in order")
+        return SourceFacts(
+            _name(header["model"]),
+            inputs,
+            outputs,
+            arrays[: len(shared)],
+            arrays[len(shared) :],
+            slots,
+            parameters,
+        )
+    except _MALFORMED as err:
+        raise ValueError(f"a malformed source entry: {err!r}") from None
+
+
+def _array_spec(spec: object) -> tuple[tuple[int, ...], np.dtype]:
+    shape, dtype = spec
+    if dtype not in _CONSTANT_DTYPES:
+        raise ValueError(f"{dtype!r} is not a constant's element type")
+    return tuple(_count(n) for n in shape), np.dtype(dtype)
+
+
+def _arrays(specs: list[tuple[tuple[int, ...], np.dtype]], data: bytes) -> list[np.ndarray]:
+    """The arrays laid out in `data` as `source_entry` lays them out, copied
+    (once, whole) into one aligned buffer; the data must hold exactly them."""
+    offsets, end = [], 0
+    for shape, dtype in specs:
+        nbytes = math.prod(shape) * dtype.itemsize
+        offsets.append(end)
+        end += nbytes + (-nbytes % ALIGN)
+    if end != len(data):
+        raise ValueError("the constants' bytes are not the sizes the header gives")
+    raw = np.empty(end + ALIGN, np.uint8)
+    start = -raw.ctypes.data % ALIGN
+    buffer = raw[start : start + end]
+    buffer[:] = np.frombuffer(data, np.uint8)
+    return [
+        buffer[offset : offset + math.prod(shape) * dtype.itemsize].view(dtype).reshape(shape)
+        for (shape, dtype), offset in zip(specs, offsets, strict=True)
+    ]
+
+
+def _index(value: object, size: int) -> int:
+    if type(value) is not int or not 0 <= value < size:
+        raise ValueError(f"{value!r} is not an index below {size}")
+    return value
+
+
+def _name(value: object) -> str:
+    if type(value) is not str:
+        raise ValueError(f"{value!r} is not a string")
+    return value
 
 
 def _expect(header: dict, kind: str, key: str) -> None:

@@ -20,11 +20,12 @@ import ctypes
 import hashlib
 import io
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.printer import Printer
 
 from tlir.compiler.backend import BACKENDS, KernelABI
@@ -33,9 +34,12 @@ from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import VJP_WRT, find_function
+from tlir.interface import NUMERICS, VJP_WRT, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
+
+if TYPE_CHECKING:
+    from tlir.compiler.plan import Plan
 
 OPT_LEVELS = (0, 1, 2, 3)
 
@@ -63,9 +67,7 @@ def to_text(module: ModuleOp) -> str:
     return out.getvalue()
 
 
-def _check_options(backend: object, opt_level: object, numerics: object, where: str) -> None:
-    from tlir.passes.tlir_form_kernels import NUMERICS
-
+def check_options(backend: object, opt_level: object, numerics: object, where: str) -> None:
     if backend not in BACKENDS:
         raise TlirError(where, f"unknown back end {backend!r} (choose from {', '.join(BACKENDS)})")
     if type(opt_level) is not int or opt_level not in OPT_LEVELS:
@@ -105,16 +107,74 @@ class CompiledModel:
         shared: list[np.ndarray] | None = None,
         numerics: str = "exact",
     ):
-        from tlir.compiler import jit
         from tlir.compiler.build import Build
         from tlir.compiler.cache import open_cache
-        from tlir.compiler.plan import ENTRY
-        from tlir.limits import check_total_bytes
 
-        _check_options(backend, opt_level, numerics, where)
+        options = (backend, opt_level, threads, cache, progress, fuse, numerics)
+        self._configure(where, function, *options)
+        self._module_value, self._module_loader = module, None
+        self._function_op = find_function(module, function)
+        build = Build(module, function, backend, opt_level, where, fuse, progress, numerics)
+        store = open_cache(cache)
+        loaded = build.load(store) if store is not None else None
+        self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
+        plan, objects = loaded or build.compile(store)
+        self.stats.update(build.seconds)
+        self.stats["helper kernels"] = build.helper_kernels
+        self.model_key = build.model_key
+        if shared is None:
+            # The model's own function: its constants become the shared arrays.
+            shared = [dense_to_numpy(c.value) for c in constants(self._function_op)]  # fresh
+            slots = own_constant_slots(module, function)
+        else:
+            slots = constant_slots(module, function)
+        self._link(plan, objects, shared, slots, self._function_op.function_type)
+
+    @classmethod
+    @collector_paused()
+    def from_cache(
+        cls,
+        loader: Callable[[], ModuleOp],
+        model_key: str,
+        function: str,
+        signature: FunctionType,
+        plan: Plan,
+        objects: list[bytes],
+        shared: list[np.ndarray],
+        slots: list[int | None],
+        parameter_slots: list[tuple[str, int]],
+        where: str,
+        **options,
+    ) -> CompiledModel:
+        """A model whose plan and objects came from the compile cache and whose
+        module is built by `loader` only when something asks for it (`module`,
+        derivatives, bounds; `tlir.compiler.warm`). `options` are `__init__`'s."""
+        model = cls.__new__(cls)
+        model._configure(where, function, **options)
+        model._module_value, model._module_loader = None, loader
+        model._function_op = None
+        model.model_key = model_key
+        model._parameter_slots = list(parameter_slots)
+        model.stats["cache"] = "hit"
+        model._link(plan, objects, shared, slots, signature)
+        return model
+
+    def _configure(
+        self,
+        where: str,
+        function: str,
+        backend: str = "xdsl",
+        opt_level: int = 2,
+        threads: int | None = None,
+        cache: bool = True,
+        progress: bool = False,
+        fuse: bool = True,
+        numerics: str = "exact",
+    ) -> None:
+        """The options, checked, and the state of a model not yet linked."""
+        check_options(backend, opt_level, numerics, where)
         self._threads = default_threads() if threads is None else check_threads(threads, where)
         self.where = where
-        self.function_op = find_function(module, function)
         self.stats: dict[str, object] = {}
         self._options = dict(
             backend=backend,
@@ -126,19 +186,28 @@ class CompiledModel:
             numerics=numerics,
         )
         self.numerics = numerics
-        self._module, self.function = module, function
+        self.function = function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
         self._parameter_names_cache: list[str] | None = None
-        build = Build(module, function, backend, opt_level, where, fuse, progress, numerics)
-        store = open_cache(cache)
-        loaded = build.load(store) if store is not None else None
-        self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
-        plan, objects = loaded or build.compile(store)
-        self.stats.update(build.seconds)
-        self.stats["helper kernels"] = build.helper_kernels
+
+    def _link(
+        self,
+        plan: Plan,
+        objects: list[bytes],
+        shared: list[np.ndarray],
+        slots: list[int | None],
+        signature: FunctionType,
+    ) -> None:
+        """Link the objects and bind the plan's constants: each one with a slot
+        is that shared array, the others contiguous copies of their own."""
+        from tlir.compiler import jit
+        from tlir.compiler.plan import ENTRY
+        from tlir.limits import check_total_bytes
+
+        cache = self._options["cache"]
         self.plan = plan
-        check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", where)
+        check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", self.where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
         start = time.perf_counter()
         if jit.host().threads:  # the symbol entry functions call, defined first
@@ -151,21 +220,13 @@ class CompiledModel:
             ENTRY, ctypes.c_int32, [pointer, pointer, pointer, pointer, ctypes.c_int32]
         )
         self.stats["link"] = time.perf_counter() - start
-        if shared is None:
-            # The model's own function: its constants become the shared arrays.
-            source = find_function(module, function)
-            shared = [dense_to_numpy(c.value) for c in constants(source)]  # fresh arrays
-            slots = own_constant_slots(module, function)
-        else:
-            slots = constant_slots(module, function)
-        self._shared = shared
+        self._shared, self._slots = shared, slots
         self._constants = [
             np.ascontiguousarray(c) if slot is None else shared[slot]
             for c, slot in zip(plan.constants, slots, strict=True)
         ]
         for c, slot in zip(plan.constants, slots, strict=True):
             assert slot is None or (c.shape == shared[slot].shape and c.dtype == shared[slot].dtype)
-        signature = self.function_op.function_type
         self._inputs = ArraySpecs(signature.inputs.data)
         self._results = ArraySpecs(signature.outputs.data)
         self._call = EntryCall(
@@ -174,17 +235,33 @@ class CompiledModel:
             plan.outputs,
             plan.workspace_bytes,
             pointer_array(self._constants),
-            where,
+            self.where,
             cache,
         )
         self.plan.constants = self._constants  # the shared arrays, not copies
+
+    @property
+    def _module(self) -> ModuleOp:
+        """The checked module the model was compiled from (built now, once, for a
+        model from the compile cache)."""
+        if self._module_value is None:
+            self._module_value = self._module_loader()
+            self._module_loader = None
+        return self._module_value
+
+    @property
+    def function_op(self) -> func.FuncOp:
+        """The model's function in its module."""
+        if self._function_op is None:
+            self._function_op = find_function(self._module, self.function)
+        return self._function_op
 
     def parameters(self) -> dict[str, np.ndarray]:
         """The model's parameters (`tlir.parameters`), name → the array the compiled
         forward, JVP and VJP all read, in parameter order. Writing into an array in
         place (`p[...] = v`, `p -= u`) changes the model; rebinding a name does not."""
         if self._parameter_slots is None:
-            source = find_function(self._module, self.function)
+            source = self.function_op
             position = {op: k for k, op in enumerate(constants(source))}
             self._parameter_slots = [
                 (name, position[op])

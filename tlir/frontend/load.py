@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tlir.diagnostics import TlirError, describe_location, verify_module
 from tlir.interface import element_type_name, find_function
 from tlir.interpreter import collector_paused
-from tlir.limits import check_tensor_sizes, read_text_file
+from tlir.limits import check_tensor_sizes, decode_text, read_text_file
 
 MODEL_EXTENSIONS = (".json", ".tlz", ".mlir", ".onnx")
 """What `load` reads as a path to a model file rather than as text."""
@@ -44,23 +44,33 @@ class LoadedModel:
 
 
 @collector_paused()
-def read_model(path: str, dtype: object = None, ctx: Context | None = None) -> ModuleOp:
+def read_model(
+    path: str, dtype: object = None, ctx: Context | None = None, data: bytes | None = None
+) -> ModuleOp:
     """A model file as a verified module: TorchLean JSON (imported in `dtype`,
     float64 by default), a `.tlz` container (imported in `dtype`, by default the
     one it was written in), an ONNX model or MLIR text (whose element type must
-    match `dtype`). `dtype`: 'f32', 'f64' or NumPy's float32/float64."""
+    match `dtype`). `dtype`: 'f32', 'f64' or NumPy's float32/float64. `data`:
+    the file's bytes when already read (`tlir.limits.read_limited`; not for
+    ONNX), so that what is imported is exactly what the caller read."""
     from tlir.torchlean import import_file
 
     dtype = element_type_name(dtype, path)
     if path.endswith((".json", ".tlz")):
-        return import_file(path, dtype)
+        return import_file(path, dtype, data)
     if path.endswith(".onnx"):
         from tlir.frontend import from_onnx
 
         return _module_of_dtype(from_onnx(path), path, dtype)
     if not path.endswith(".mlir"):
         raise TlirError(path, "a model is a .json (torchlean.ir.v1), .tlz, .onnx or .mlir file")
-    return read_mlir(read_text_file(path), path, dtype, ctx)
+    text = read_text_file(path) if data is None else decode_text(data, path)
+    return read_mlir(text, path, dtype, ctx)
+
+
+def load_file(path: str, data: bytes, dtype: object = None) -> LoadedModel:
+    """`load` of a model file whose bytes `data` the caller has read."""
+    return checked(read_model(path, dtype, data=data), path)
 
 
 @collector_paused()
@@ -224,6 +234,7 @@ __all__ = [
     "check_module_dtype",
     "checked",
     "load",
+    "load_file",
     "read_model",
     "read_model_text",
 ]
