@@ -145,18 +145,22 @@ def _take_factor(w, args: list[SSAValue]):
 
 
 def add_bias(ctx: Context, acc: tuple[SSAValue, SSAValue], bias: Bound, axis: int) -> Out:
-    """`addDown(acc, b)`, `addUp(acc, b)` with `b` read along `axis`."""
+    """`addDown(acc, b)`, `addUp(acc, b)` with `b` read along `axis`.
+
+    The sums are the fold's start values, so its kernel updates them in place
+    (a fold from a number would first fill its result with it: scattered
+    stores where the result's layout is not the loops')."""
     shape = shape_of(acc[0])
-    everything = [d(k) for k in range(len(shape))]
     bias_inputs = [bias.lo] if bias.point else list(bias.pair)
 
     def body(s: Scalar, args):
-        al, ah, bl = args[0], args[1], args[2]
-        bh = bl if bias.point else args[3]
+        bl = args[0]
+        bh = bl if bias.point else args[1]
+        al, ah = args[-2:]
         return [D.add_down(s, al, bl), D.add_up(s, ah, bh)]
 
-    maps = [everything, everything] + [[d(axis)]] * len(bias_inputs)
-    return Out(*ctx.b.fold([*acc, *bias_inputs], maps, shape, [], [0.0, 0.0], body))
+    maps = [[d(axis)]] * len(bias_inputs)
+    return Out(*ctx.b.fold(bias_inputs, maps, shape, [], list(acc), body))
 
 
 def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
@@ -435,6 +439,11 @@ def _conv(ctx, op, boxes):
     )  # fmt: skip
     if fast:
         fast_contraction_check(ctx, acc)
+    if channels_inner and groups == 1:  # the bias along the vector, then [lead…, o…, oc] → out
+        acc = tuple(ctx.b.reshape(v, [*lead, *out_spatial, cout]) for v in acc)
+        summed = add_bias(ctx, acc, bias, r + rank)
+        back = [*range(r), r + rank, *range(r, r + rank)]
+        return Out(*(_permuted(ctx, v, back) for v in (summed.lo, summed.hi)))
     if channels_inner:  # [lead…, g, o…, oc] → [lead…, g, oc, o…]
         back = [*range(r + 1), r + 1 + rank, *range(r + 1, r + 1 + rank)]
         acc = [_permuted(ctx, v, back) for v in acc]

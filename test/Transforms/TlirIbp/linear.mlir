@@ -29,20 +29,16 @@
 // CHECK-NEXT:    [[V23:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V22]] : f32
 // CHECK-NEXT:    tlir_ad.yield [[V21]], [[V23]] : f32, f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    [[V24:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<f32>} : tensor<f32>
-// CHECK-NEXT:    [[V25:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V24]] : (tensor<f32>) -> tensor<2x2xf32>
-// CHECK-NEXT:    [[V26:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<f32>} : tensor<f32>
-// CHECK-NEXT:    [[V27:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V26]] : (tensor<f32>) -> tensor<2x2xf32>
-// CHECK-NEXT:    [[V28:%[a-zA-Z0-9_.$-]+]], [[V29:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[V5]], [[V6]], [[B]]) init([[V25]], [[V27]]) {bounds = array<i64: 2, 2>, maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterators = ["parallel", "parallel"]} : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>), (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>, tensor<2x2xf32> {
-// CHECK-NEXT:    ^bb0([[V30:%[a-zA-Z0-9_.$-]+]]: f32, [[V31:%[a-zA-Z0-9_.$-]+]]: f32, [[V32:%[a-zA-Z0-9_.$-]+]]: f32, [[V33:%[a-zA-Z0-9_.$-]+]]: f32, [[V34:%[a-zA-Z0-9_.$-]+]]: f32):
-// CHECK-NEXT:    [[V35:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V30]], [[V32]] : f32
-// CHECK-NEXT:    [[V36:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V35]] : f32
-// CHECK-NEXT:    [[V37:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V31]], [[V32]] : f32
-// CHECK-NEXT:    [[V38:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V37]] : f32
-// CHECK-NEXT:    tlir_ad.yield [[V36]], [[V38]] : f32, f32
+// CHECK-NEXT:    [[V24:%[a-zA-Z0-9_.$-]+]], [[V25:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[B]]) init([[V5]], [[V6]]) {bounds = array<i64: 2, 2>, maps = [affine_map<(d0, d1) -> (d1)>], iterators = ["parallel", "parallel"]} : (tensor<2xf32>), (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>, tensor<2x2xf32> {
+// CHECK-NEXT:    ^bb0([[V26:%[a-zA-Z0-9_.$-]+]]: f32, [[V27:%[a-zA-Z0-9_.$-]+]]: f32, [[V28:%[a-zA-Z0-9_.$-]+]]: f32):
+// CHECK-NEXT:    [[V29:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V27]], [[V26]] : f32
+// CHECK-NEXT:    [[V30:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V29]] : f32
+// CHECK-NEXT:    [[V31:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V28]], [[V26]] : f32
+// CHECK-NEXT:    [[V32:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V31]] : f32
+// CHECK-NEXT:    tlir_ad.yield [[V30]], [[V32]] : f32, f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    [[V39:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0x7f800000> : tensor<f32>} : tensor<f32>
-// CHECK-NEXT:    func.return [[V28]], [[V29]], [[V39]] : tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>
+// CHECK-NEXT:    [[V33:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0x7f800000> : tensor<f32>} : tensor<f32>
+// CHECK-NEXT:    func.return [[V24]], [[V25]], [[V33]] : tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>
 // CHECK-NEXT:  }
 
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
