@@ -86,6 +86,9 @@ _GENERATOR_MODULES = (
     "tlir.passes.contraction_kernels.linalg_ops",
     # the lowering passes' guard against a `?` batch, imported when they run
     "tlir.passes.tlir_specialize_batch",
+    # every kernel's `.entry` wrapper: a batch-generic kernel's reads the batch too
+    "tlir.compiler.plan",
+    "tlir.compiler.batch_plan",
 )
 _LOWERING_MODULES = {
     "xdsl": (
