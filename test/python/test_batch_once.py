@@ -417,3 +417,32 @@ def test_jvp_with_parameter_tangents_and_vjp_wrt_params_at_any_batch(monkeypatch
         assert inputs == want_vjp[1] == []
         assert list(params) == list(want_vjp[2])
         assert_identical([*outputs, *params.values()], [*want_vjp[0], *want_vjp[2].values()])
+
+
+def test_the_one_compile_shares_its_kernels_with_helper_processes(monkeypatch):
+    """The batch kernels are lowered, compared and compiled in helper processes
+    too, as a static compile's are; the objects are the same bits."""
+    torch = pytest.importorskip("torch")
+    import torch_models
+
+    from tlir.compiler import helper
+
+    cls, shape = torch_models.MODELS["mix"]
+    torch.manual_seed(0)
+    module = tlir.from_torch(cls().eval(), (torch.randn(*shape),))
+    x = array((5, *shape[1:]), "f32", 3)
+    forked = []
+    start = helper.start_helpers
+    monkeypatch.setattr(
+        helper, "start_helpers", lambda shares, where: forked.append(shares) or start(shares, where)
+    )
+    monkeypatch.setenv(helper.ENV_PROCESSES, "2")
+    shared = tlir.compile(module, cache=False, threads=1)
+    got = shared(x)
+    assert len(forked) == 1 and len(forked[0]) == 1 and forked[0][0]
+    monkeypatch.setenv(helper.ENV_PROCESSES, "1")
+    alone = tlir.compile(module, cache=False, threads=1)
+    assert_identical(got, alone(x))
+    assert len(forked) == 1
+    assert shared._code("forward").compile.objects == alone._code("forward").compile.objects
+    assert shared.stats["kernels compiled once"] == alone.stats["kernels compiled once"]

@@ -21,6 +21,7 @@ once.
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from tlir.compiler.cache_entry import read_batch_kernel
 from tlir.compiler.calling import ArraySpecs, EntryCall, address
 from tlir.compiler.plan import ALIGNMENT
 from tlir.diagnostics import TlirError
+from tlir.interpreter import quick_gil_handoff
 
 NOMINAL = (61, 67)
 """The batches a dynamic model's kernels are formed at: primes unlike the
@@ -169,7 +171,7 @@ class BatchCompile:
         store=None,
     ):
         from tlir.compiler import jit
-        from tlir.compiler.build import Finisher, vectorize_loops
+        from tlir.compiler.build import Finisher
         from tlir.compiler.cache import digest, environment
         from tlir.compiler.cache_entry import batch_kernel_entry
 
@@ -202,24 +204,40 @@ class BatchCompile:
         fresh: dict[str, tuple[str, dict]] = {}  # name → (key, info) to store
         finisher = Finisher(backend, opt_level, where)
         table = 0
+        helpers: list = []
         try:
+            found: dict[str, tuple[dict, object]] = {}  # name → (info, object or Future)
+            pending: list[tuple[str, func.FuncOp]] = []  # (name, kernel at the first batch)
             for name, other in partner.items():
-                k0, k1 = kernels[0][name], kernels[1][other]
+                k0 = kernels[0][name]
                 if not _computes_something(k0):  # never called (as in a static compile)
-                    self.infos[name] = BatchKernel(name, 0, 0, (), (0, 0, 1, 1), Affine(0))
                     continue
                 key = digest("batch kernel", name, other, self.environment)
                 cached = self._cached(store, key, name)
                 if cached is not None:
-                    info, data = cached
+                    found[name] = cached
                     self.cache_hits += 1
                 else:
-                    info, loops = self._classify(name, k0, k1)
-                    fresh[name] = (key, info)
-                    data = None
-                    if info["rule"] is not None:
-                        finish = self._finish(loops, name)
-                        data = finisher.kernel(finish, vectorize_loops(k0))
+                    fresh[name] = (key, {})
+                    pending.append((name, k0))
+            # the helper's own finisher, made on its first job (after the fork)
+            theirs_finisher = functools.cache(lambda: Finisher(backend, opt_level, where))
+            job = functools.partial(self._job, kernels[1], partner, theirs_finisher)
+            mine, helpers, theirs = _start_helpers(pending, job, backend, opt_level, where)
+            with quick_gil_handoff():
+                for name, k0 in mine:
+                    k1 = kernels[1][partner[name]]
+                    found[name] = self._compile_kernel(name, k0, k1, finisher)
+                futures = [f for helper in helpers for f in helper.futures]
+                for (name, _), future in zip(theirs, futures, strict=True):
+                    found[name] = future.result()
+            for name in partner:
+                if name not in found:
+                    self.infos[name] = BatchKernel(name, 0, 0, (), (0, 0, 1, 1), Affine(0))
+                    continue
+                info, data = found[name]
+                if name in fresh:
+                    fresh[name] = (fresh[name][0], info)
                 kernel = BatchKernel(
                     name,
                     info["num_inputs"],
@@ -251,12 +269,33 @@ class BatchCompile:
             self.objects = [*done.values(), main.result()]
         finally:
             finisher.shutdown()
+            for helper in helpers:
+                helper.close()
         if store is not None:
             for name, (key, info) in fresh.items():
                 data = done.get(name, b"")
                 if not data or not jit.foreign_symbols(data):  # else a load would refuse it
                     store.put(key, batch_kernel_entry(key, name, info, data))
         self.seconds = time.perf_counter() - start
+
+    def _compile_kernel(self, name, k0, k1, finisher) -> tuple[dict, object]:
+        """(the kernel's info, its object or a Future of it; None if compiled per batch)."""
+        from tlir.compiler.build import vectorize_loops
+
+        info, loops = self._classify(name, k0, k1)
+        if info["rule"] is None:
+            return info, None
+        return info, finisher.kernel(self._finish(loops, name), vectorize_loops(k0))
+
+    def _job(self, second: dict, partner: dict, finisher, name: str, k0: func.FuncOp):
+        """A helper process's job for one kernel (`tlir.compiler.helper`): as in
+        this process, it lowers its next kernel while LLVM finishes this one."""
+
+        def run() -> tuple[dict, object]:
+            info, data = self._compile_kernel(name, k0, second[partner[name]], finisher())
+            return info, b"" if data is None else data
+
+        return run
 
     def _cached(self, store, key: str, name: str) -> tuple[dict, bytes] | None:
         if store is None:
@@ -336,6 +375,32 @@ class BatchCompile:
 
         text = mlir.kernel_loops_text(loops)
         return lambda: with_entry(mlir.loops_text_to_llvm_ir(text, self.where), name, abi)
+
+
+def _start_helpers(pending: list[tuple[str, func.FuncOp]], job, backend, opt_level, where):
+    """(this process's share of `pending`, the helper processes lowering and
+    compiling the rest, their kernels in the order of their futures), as a
+    static compile shares its kernels (`tlir.compiler.build`)."""
+    from tlir.compiler import helper
+    from tlir.compiler.build import _shares
+
+    count = min(helper.processes(), len(pending))
+    if count < 2:
+        return pending, [], []
+    shares = _shares(pending, count)
+    from tlir.compiler.backend import preload
+
+    preload(backend)  # imported once, before the fork, for every process
+    mine, started, theirs = shares[0], [], []
+    others = shares[1:]
+    processes = helper.start_helpers([[job(*item) for item in share] for share in others], where)
+    for share, process in zip(others, processes, strict=True):
+        if process is None:  # not forked: this process takes the share
+            mine = mine + share
+        else:
+            started.append(process)
+            theirs.extend(share)
+    return mine, started, theirs
 
 
 class PerBatch:
