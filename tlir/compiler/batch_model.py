@@ -41,7 +41,7 @@ from tlir.compiler.batch_plan import (
     build_batch_plan,
 )
 from tlir.compiler.cache_entry import read_batch_kernel
-from tlir.compiler.calling import ArraySpecs, EntryCall, address
+from tlir.compiler.calling import ArraySpecs, EntryCall, address, check_to_specs
 from tlir.compiler.plan import ALIGNMENT
 from tlir.diagnostics import TlirError
 from tlir.interpreter import quick_gil_handoff
@@ -595,22 +595,10 @@ def _affine_specs(f0: func.FuncOp, f1: func.FuncOp) -> list[tuple[tuple[Affine, 
 
 def check_arrays(specs, arrays, batch: int, what: str, where: str) -> list[np.ndarray]:
     """Each array of its spec's shape at `batch` and dtype (C-contiguous); one-line errors."""
-    from tlir.interface import check_array
-
     if len(arrays) != len(specs):
         raise TlirError(where, f"expected {len(specs)} {what}s, got {len(arrays)}")
-    checked = []
-    for index, (value, (shape, dtype)) in enumerate(zip(arrays, specs, strict=True)):
-        extents = tuple(e.at(batch) for e in shape)
-        if not (
-            type(value) is np.ndarray
-            and value.shape == extents
-            and value.dtype == dtype
-            and value.flags.c_contiguous
-        ):
-            value = check_array(value, extents, dtype, f"{what} {index}", where)
-        checked.append(value)
-    return checked
+    at_batch = [(tuple(e.at(batch) for e in shape), dtype) for shape, dtype in specs]
+    return check_to_specs(arrays, at_batch, what, where)
 
 
 __all__ = ["NOMINAL", "BatchCompile", "BatchModelCode", "NotGeneric"]

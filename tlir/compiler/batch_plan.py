@@ -245,21 +245,6 @@ def build_batch_plan(
 # --- the entry function --------------------------------------------------------
 
 
-def batch_kernel_entry_ir(name: str, arity: int) -> str:
-    """`@name.entry(args, lo, hi)` of a kernel that takes the batch: the buffer
-    pointers, then the batch (as an address-sized integer), read from `args`."""
-    lines = [f"define void @{name}.entry(ptr %args, i64 %lo, i64 %hi) {{"]
-    for slot in range(arity + 1):
-        lines.append(f"  %p{slot}.a = getelementptr ptr, ptr %args, i64 {slot}")
-        lines.append(f"  %p{slot} = load ptr, ptr %p{slot}.a")
-    lines.append(f"  %batch = ptrtoint ptr %p{arity} to i64")
-    args = ", ".join([f"ptr %p{slot}" for slot in range(arity)] + ["i64 %lo", "i64 %hi"])
-    lines.append(f"  call void @{name}({args}, i64 %batch)")
-    lines.append("  ret void")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 class _Body:
     def __init__(self) -> None:
         self.lines: list[str] = []

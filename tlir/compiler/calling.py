@@ -56,17 +56,26 @@ class ArraySpecs:
     def check(self, arrays: Sequence, what: str, where: str) -> list[np.ndarray]:
         """Each array of its spec's exact shape and dtype, C-contiguous (copied if
         not); the caller has checked the count."""
-        checked = []
-        for index, (value, (shape, dtype)) in enumerate(zip(arrays, self.specs, strict=True)):
-            if not (
-                type(value) is np.ndarray
-                and value.shape == shape
-                and value.dtype == dtype
-                and value.flags.c_contiguous
-            ):
-                value = check_array(value, shape, dtype, f"{what} {index}", where)
-            checked.append(value)
-        return checked
+        return check_to_specs(arrays, self.specs, what, where)
+
+
+def check_to_specs(
+    arrays: Sequence, specs: Sequence[tuple[tuple[int, ...], np.dtype]], what: str, where: str
+) -> list[np.ndarray]:
+    """Each array of its (shape, dtype) spec, C-contiguous: the array itself when
+    it is one already (the common case, no call), else `check_array`'s copy or
+    one-line error."""
+    checked = []
+    for index, (value, (shape, dtype)) in enumerate(zip(arrays, specs, strict=True)):
+        if not (
+            type(value) is np.ndarray
+            and value.shape == shape
+            and value.dtype == dtype
+            and value.flags.c_contiguous
+        ):
+            value = check_array(value, shape, dtype, f"{what} {index}", where)
+        checked.append(value)
+    return checked
 
 
 class EntryCall:
@@ -91,7 +100,8 @@ class EntryCall:
         batch: int | None = None,
     ) -> None:
         self._entry, self._inputs, self.where = entry, inputs, where
-        self._batch = batch  # the last argument of a dynamic model's entry function
+        # the last argument of a dynamic model's entry function; none for a static one
+        self._batch = () if batch is None else (batch,)
         self._cache = cache  # whether the thread runtime may come from the compile cache
         self._views: list[tuple[tuple[int, ...], np.dtype, int]] = []
         offset = 0
@@ -146,23 +156,14 @@ class EntryCall:
             for slot, array in enumerate(checked):
                 frame.inputs[slot] = address(array)
             place_outputs(frame.outputs[: len(self._views)])
-            if self._batch is None:
-                status = self._entry(
-                    frame.inputs_address,
-                    frame.outputs_address,
-                    self._constants,
-                    frame.workspace_address,
-                    threads,
-                )
-            else:
-                status = self._entry(
-                    frame.inputs_address,
-                    frame.outputs_address,
-                    self._constants,
-                    frame.workspace_address,
-                    threads,
-                    self._batch,
-                )
+            status = self._entry(
+                frame.inputs_address,
+                frame.outputs_address,
+                self._constants,
+                frame.workspace_address,
+                threads,
+                *self._batch,
+            )
         finally:
             self._frames.append(frame)
         if status:

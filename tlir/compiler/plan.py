@@ -354,14 +354,19 @@ class _EntryBody:
         return name
 
 
-def kernel_entry_ir(name: str, arity: int) -> str:
-    """`@name.entry(args, lo, hi)`: the kernel with its buffer pointers read from an array."""
+def kernel_entry_ir(name: str, arity: int, batch: bool = False) -> str:
+    """`@name.entry(args, lo, hi)`: the kernel with its buffer pointers read from
+    an array; a kernel that takes the batch (`batch`) reads it from the slot
+    after the pointers, as an address-sized integer."""
     lines = [f"define void @{name}.entry(ptr %args, i64 %lo, i64 %hi) {{"]
-    for slot in range(arity):
+    for slot in range(arity + batch):
         lines.append(f"  %p{slot}.a = getelementptr ptr, ptr %args, i64 {slot}")
         lines.append(f"  %p{slot} = load ptr, ptr %p{slot}.a")
-    args = ", ".join([f"ptr %p{slot}" for slot in range(arity)] + ["i64 %lo", "i64 %hi"])
-    lines.append(f"  call void @{name}({args})")
+    args = [f"ptr %p{slot}" for slot in range(arity)] + ["i64 %lo", "i64 %hi"]
+    if batch:
+        lines.append(f"  %batch = ptrtoint ptr %p{arity} to i64")
+        args.append("i64 %batch")
+    lines.append(f"  call void @{name}({', '.join(args)})")
     lines.append("  ret void")
     lines.append("}")
     return "\n".join(lines) + "\n"

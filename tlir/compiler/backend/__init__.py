@@ -86,9 +86,8 @@ _GENERATOR_MODULES = (
     "tlir.passes.contraction_kernels.linalg_ops",
     # the lowering passes' guard against a `?` batch, imported when they run
     "tlir.passes.tlir_specialize_batch",
-    # every kernel's `.entry` wrapper: a batch-generic kernel's reads the batch too
+    # every kernel's `.entry` wrapper (`with_entry`)
     "tlir.compiler.plan",
-    "tlir.compiler.batch_plan",
 )
 _LOWERING_MODULES = {
     "xdsl": (
@@ -282,8 +281,6 @@ def kernel_abi(module: ModuleOp, name: str) -> KernelABI:
 
 
 def with_entry(llvm_ir: str, name: str, abi: KernelABI) -> str:
-    from tlir.compiler.batch_plan import batch_kernel_entry_ir
     from tlir.compiler.plan import kernel_entry_ir
 
-    entry = batch_kernel_entry_ir if abi.batch else kernel_entry_ir
-    return llvm_ir + "\n" + entry(name, abi.arity)
+    return llvm_ir + "\n" + kernel_entry_ir(name, abi.arity, abi.batch)
