@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 
 from tlir.compiler.batch_model import (
     NOMINAL,
@@ -43,6 +44,13 @@ from tlir.passes.tlir_specialize_batch import check_batch, specialize
 
 def _spec_text(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join("?" if d < 0 else str(d) for d in shape) + "]"
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """A function's signature alone, as the box checks of `tlir.verification` read it."""
+
+    function_type: FunctionType
 
 
 class DynamicBatchModel:
@@ -176,14 +184,15 @@ class DynamicBatchModel:
         self.stats.update({k: v for k, v in model.stats.items() if k not in self.stats})
         return model
 
-    def batch_of(self, arrays: Sequence[object], what: str = "input") -> int:
+    def batch_of(self, arrays: Sequence[object], what: str = "input", exact: bool = True) -> int:
         """The batch of `arrays` (one per input): each of its input's shape but
-        for a leading `?`, all with one batch ≥ 1; one-line errors otherwise."""
+        for a leading `?` (and dtype, if `exact`), all with one batch ≥ 1;
+        one-line errors otherwise."""
         batch = None
         for index, (value, (shape, dtype)) in enumerate(zip(arrays, self._inputs, strict=False)):
             value = np.asarray(value)
             fits = (
-                value.dtype == dtype
+                (value.dtype == dtype or not exact)
                 and value.ndim == len(shape)
                 and all(d < 0 or d == e for d, e in zip(shape, value.shape, strict=True))
                 and all(e >= 1 for d, e in zip(shape, value.shape, strict=True) if d < 0)
@@ -192,6 +201,12 @@ class DynamicBatchModel:
                 raise TlirError(
                     self.where,
                     f"{what} {index} has batch {value.shape[0]}, but {what} 0 has batch {batch}",
+                )
+            if not fits and not exact:
+                raise TlirError(
+                    self.where,
+                    f"{what} {index} has shape {list(value.shape)}, expected shape "
+                    f"{_spec_text(shape)} ('?': any batch of at least 1)",
                 )
             if not fits:
                 raise TlirError(
@@ -300,21 +315,103 @@ class DynamicBatchModel:
             raise TlirError(self.where, f"expected {count} {plural}, got {len(arrays)}")
         return arrays
 
+    # --- bounds ---------------------------------------------------------------------
+
     def ibp(self, lowers, uppers, rules: str = "torchlean"):
-        return self.at(self.batch_of(lowers, "lower bound")).ibp(lowers, uppers, rules)
+        """`CompiledModel.ibp` at the boxes' batch."""
+        result = self.bounds(lowers, uppers, rules)
+        return result.lowers, result.uppers
 
     def ibp_ball(self, inputs, eps: float, rules: str = "torchlean"):
-        return self.at(self.batch_of(inputs)).ibp_ball(inputs, eps, rules)
+        """`CompiledModel.ibp_ball` at the inputs' batch."""
+        from tlir.tight import check_rules
+        from tlir.verification import ball_boxes
+
+        rules = check_rules(rules, self.where)
+        inputs = list(inputs)
+        signature = self._signature(self.batch_of(inputs, exact=False))
+        return self.ibp(*ball_boxes(signature, inputs, eps, self.where, rules), rules)
 
     def bounds(self, lowers, uppers, rules: str = "torchlean"):
-        return self.at(self.batch_of(lowers, "lower bound")).bounds(lowers, uppers, rules)
+        """`CompiledModel.bounds` at the boxes' batch: `@main_ibp` (and its fast
+        path) compiled once for every batch, as the derivatives are."""
+        from tlir.compiler.model import fast_interval_contractions
+        from tlir.tight import check_rules
+        from tlir.verification import input_boxes, interpret
+
+        rules = check_rules(rules, self.where)
+        batch, lowers, uppers = self._box_batch(lowers, uppers)
+        boxes = input_boxes(self._signature(batch), lowers, uppers, self.where)
+        if rules == "torchlean" and fast_interval_contractions():
+            # as `CompiledModel.bounds`: the exact program only where a check is set
+            results = self._ibp(batch, boxes, "fast")
+            count = 3 * len(self.function_op.function_type.outputs.data)
+            if not any(check.item() for check in results[count:]):
+                return interpret(self.function_op, results[:count], rules)
+        return interpret(self.function_op, self._ibp(batch, boxes, rules), rules)
+
+    def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
+        """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
+        code = self._code("ibp", option)
+
+        def static():
+            return self.at(batch)._derivative("ibp", option).run_checked(boxes)
+
+        if code is None:
+            return static()
+        return self._run(code, batch, [(boxes, "bound", "bounds")], static)
 
     def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
-        model = self.at(self.batch_of(lowers, "lower bound"))
-        return model.crown(lowers, uppers, objective, mode, rules)
+        """`CompiledModel.crown` at the box's batch. CROWN's sweeps run on the
+        reference evaluator: the module specialized to the batch, nothing compiled."""
+        from tlir.crown import model_crown
+
+        batch, lowers, uppers = self._box_batch(lowers, uppers)
+        static = self._static_module(batch)
+        function_op = find_function(static, self.function)
+        return model_crown(function_op, static, lowers, uppers, objective, mode, self.where, rules)
 
     def crown_ball(self, inputs, eps: float, objective=None, mode="torchlean", rules="torchlean"):
-        return self.at(self.batch_of(inputs)).crown_ball(inputs, eps, objective, mode, rules)
+        """`CompiledModel.crown_ball` at the inputs' batch (nothing compiled)."""
+        from tlir.crown import model_crown_ball
+
+        inputs = list(inputs)
+        static = self._static_module(self.batch_of(inputs, exact=False))
+        function_op = find_function(static, self.function)
+        return model_crown_ball(
+            function_op, static, inputs, eps, objective, mode, self.where, rules
+        )
+
+    def _box_batch(self, lowers, uppers) -> tuple[int, list, list]:
+        """(the batch of a box, its lower ends, its upper ends): both of one batch."""
+        lowers, uppers = list(lowers), list(uppers)
+        count = len(self._inputs)
+        if len(lowers) != count or len(uppers) != count:
+            raise TlirError(
+                self.where, f"expected {count} lower and {count} upper bounds (one per "
+                f"input), got {len(lowers)} and {len(uppers)}"
+            )  # fmt: skip
+        batch = self.batch_of(lowers, "lower bound", exact=False)
+        upper = self.batch_of(uppers, "upper bound", exact=False)
+        if upper != batch:
+            raise TlirError(
+                self.where, f"the upper bounds have batch {upper}, the lower bounds {batch}"
+            )
+        return batch, lowers, uppers
+
+    def _signature(self, batch: int) -> _Signature:
+        """The function's signature at `batch` (what the box checks read)."""
+        types = [
+            TensorType(t.element_type, [batch if d < 0 else d for d in t.get_shape()])
+            for t in self.function_op.function_type.inputs.data
+        ]
+        return _Signature(FunctionType.from_lists(types, []))
+
+    def _static_module(self, batch: int) -> ModuleOp:
+        """The module at `batch` with the current parameters, within the size limits."""
+        static = specialize(self.module(), batch, self.where)
+        check_tensor_sizes(static, self.where)
+        return static
 
     # --- parameters and the module ------------------------------------------------
 
