@@ -229,3 +229,24 @@ def test_an_ibp_kernel_that_is_not_generic_is_compiled_at_each_new_batch(monkeyp
     assert model._models == {}
     static = tlir.compile(specialize(parse_module(STACKED), 9), cache=False)
     assert_same_result(got, static.bounds([x - 1], [x + 1], rules="tight"))
+
+
+def test_parameters_changed_in_place_reach_the_bounds_at_a_batch_met_before(torch_module):
+    """The compiled bounds read the shared arrays; CROWN's module at a batch met
+    before (kept specialized) takes the current values at each call."""
+    from tlir.reference.crown import crown as reference_crown
+
+    module, item = torch_module("mlp", "f64")
+    model = tlir.compile(module, cache=False)
+    _, lows, highs = boxes(3, item, "f64")
+    before = model.crown(lows, highs), model.ibp(lows, highs)
+    weight = next(iter(model.parameters().values()))
+    weight *= 0.5
+    got_crown, got_ibp = model.crown(lows, highs), model.ibp(lows, highs)
+    assert not np.array_equal(got_crown[0], before[0][0])
+    static = specialize(model.module(), 3)
+    want = reference_crown(static, lows[0], highs[0])
+    assert all(same(g, w) for g, w in zip(got_crown, want))
+    want_ibp = tlir.compile(static, cache=False).ibp(lows, highs)
+    assert all(same(g, w) for g, w in zip([*got_ibp[0], *got_ibp[1]], [*want_ibp[0], *want_ibp[1]]))
+    assert not np.array_equal(got_ibp[0][0], before[1][0][0])

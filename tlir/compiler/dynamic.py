@@ -41,6 +41,10 @@ from tlir.limits import check_tensor_sizes
 from tlir.parameters import constants, parameter_names, parameters
 from tlir.passes.tlir_specialize_batch import check_batch, specialize
 
+SPECIALIZED = 4
+"""How many batches' specialized modules CROWN keeps (specializing costs more
+than the copy each call takes)."""
+
 
 def _spec_text(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join("?" if d < 0 else str(d) for d in shape) + "]"
@@ -73,6 +77,8 @@ class DynamicBatchModel:
         self._models: dict[int, CompiledModel] = {}
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
+        self._signatures: dict[int, _Signature] = {}  # per batch met by a bound
+        self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
             "compiled batches": [],
             "kernels compiled once": {},
@@ -359,6 +365,9 @@ class DynamicBatchModel:
 
         if code is None:
             return static()
+        state = code.batches.get(batch)
+        if state is not None:  # the boxes are checked at this batch (`input_boxes`)
+            return state.call.run(boxes, self._threads)
         return self._run(code, batch, [(boxes, "bound", "bounds")], static)
 
     def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
@@ -391,6 +400,11 @@ class DynamicBatchModel:
                 self.where, f"expected {count} lower and {count} upper bounds (one per "
                 f"input), got {len(lowers)} and {len(uppers)}"
             )  # fmt: skip
+        first, shape = (lowers[0], self._inputs[0][0]) if lowers else (None, ())
+        met = type(first) is np.ndarray and first.ndim and first.shape[0] in self._signatures
+        if met and shape and shape[0] < 0:
+            # a batch met before: `input_boxes` checks every shape at it
+            return first.shape[0], lowers, uppers
         batch = self.batch_of(lowers, "lower bound", exact=False)
         upper = self.batch_of(uppers, "upper bound", exact=False)
         if upper != batch:
@@ -401,17 +415,30 @@ class DynamicBatchModel:
 
     def _signature(self, batch: int) -> _Signature:
         """The function's signature at `batch` (what the box checks read)."""
-        types = [
-            TensorType(t.element_type, [batch if d < 0 else d for d in t.get_shape()])
-            for t in self.function_op.function_type.inputs.data
-        ]
-        return _Signature(FunctionType.from_lists(types, []))
+        found = self._signatures.get(batch)
+        if found is None:
+            types = [
+                TensorType(t.element_type, [batch if d < 0 else d for d in t.get_shape()])
+                for t in self.function_op.function_type.inputs.data
+            ]
+            found = self._signatures[batch] = _Signature(FunctionType.from_lists(types, []))
+        return found
 
     def _static_module(self, batch: int) -> ModuleOp:
-        """The module at `batch` with the current parameters, within the size limits."""
-        static = specialize(self.module(), batch, self.where)
-        check_tensor_sizes(static, self.where)
-        return static
+        """A copy of the module at `batch` (within the size limits) whose
+        constants hold the current values, as a static model's `module()`."""
+        static = self._specialized.pop(batch, None)
+        if static is None:
+            static = specialize(self._module, batch, self.where)
+            check_tensor_sizes(static, self.where)
+        self._specialized[batch] = static  # the most recent last
+        while len(self._specialized) > SPECIALIZED:
+            del self._specialized[next(iter(self._specialized))]
+        copy = static.clone()
+        function = find_function(copy, self.function)
+        for op, value in zip(constants(function), self._shared, strict=True):
+            op.value = numpy_to_dense(value)
+        return copy
 
     # --- parameters and the module ------------------------------------------------
 
