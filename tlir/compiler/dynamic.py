@@ -3,13 +3,15 @@
 `tlir.compile` of a module whose function takes `?` extents (from_torch and
 from_onnx with `dynamic_batch=True`) gives a `DynamicBatchModel`. It checks
 the module's batch once (`check_batch`: every `?` a multiple k·B of the batch)
-and compiles its forward function (at the first call; the JVP and VJP at
-theirs) once for every batch (`tlir.compiler.batch_model`): the kernels whose
-code serves every batch take it at run time, and a call at a new batch compiles
-only the kernels that do not (listed in `stats`); a graph whose kernels do not
+and compiles its forward function (at the first call; the JVP, VJP and the
+IBP programs of `bounds` at theirs) once for every batch
+(`tlir.compiler.batch_model`): the kernels whose code serves every batch take
+it at run time, and a call at a new batch compiles only the kernels that do
+not (listed in `stats`); a graph whose kernels do not
 pair up across batches is compiled per batch as a static model (the module
-specialized to the batch, `tlir-specialize-batch`). Every batch reads the same
-parameter arrays, so `parameters()` updated in place change them all.
+specialized to the batch, `tlir-specialize-batch`). CROWN compiles nothing: its
+sweeps run on the module specialized to the box's batch. Every batch reads the
+same parameter arrays, so `parameters()` updated in place change them all.
 
 Results are bit-identical to a static compile at the call's batch
 (docs/design.md#dynamic-batch).
