@@ -250,3 +250,29 @@ def test_parameters_changed_in_place_reach_the_bounds_at_a_batch_met_before(torc
     want_ibp = tlir.compile(static, cache=False).ibp(lows, highs)
     assert all(same(g, w) for g, w in zip([*got_ibp[0], *got_ibp[1]], [*want_ibp[0], *want_ibp[1]]))
     assert not np.array_equal(got_ibp[0][0], before[1][0][0])
+
+
+@pytest.mark.parametrize("where", ["compile", "batch"])
+def test_bounds_that_cannot_take_the_one_compile_are_a_static_compiles(
+    where, torch_module, monkeypatch
+):
+    """A graph whose IBP kernels do not pair up (`compile`), or not at the
+    call's batch (`batch`), takes the static route there: the batch's model."""
+    from tlir.compiler import batch_model, dynamic
+    from tlir.compiler.batch_model import NotGeneric
+
+    def refuse(*args, **kwargs):
+        raise NotGeneric("refused by the test")
+
+    module, item = torch_module("mlp", "f64")
+    model = tlir.compile(module, cache=False)
+    if where == "compile":
+        monkeypatch.setattr(dynamic, "BatchCompile", refuse)
+    else:
+        monkeypatch.setattr(batch_model, "PerBatch", refuse)
+    _, lows, highs = boxes(5, item, "f64")
+    got = model.bounds(lows, highs, rules="tight")
+    assert list(model._models) == [5] and model.stats["compiled batches"] == [5]
+    assert (model._codes[("ibp", "tight")] is None) == (where == "compile")
+    static = tlir.compile(specialize(module, 5), cache=False)
+    assert_same_result(got, static.bounds(lows, highs, rules="tight"))
