@@ -276,3 +276,20 @@ def test_bounds_that_cannot_take_the_one_compile_are_a_static_compiles(
     assert (model._codes[("ibp", "tight")] is None) == (where == "compile")
     static = tlir.compile(specialize(module, 5), cache=False)
     assert_same_result(got, static.bounds(lows, highs, rules="tight"))
+
+
+def test_a_bad_box_at_a_batch_met_before_is_a_one_line_error(mlp32):
+    """At a batch met before the batch is read from the first array alone; the
+    boxes' checks at that batch still refuse every other shape."""
+    _, item, model = mlp32
+    x = array((4, *item), "f32", 0)
+    model.ibp_ball([x], 0.1)
+    cases = [
+        (lambda: model.ibp_ball([x[:, :5]], 0.1), "input 0 has shape [4, 5], expected [4, 6]"),
+        (lambda: model.bounds([x], [x[:3]]), "upper bound 0 has shape [3, 6], expected [4, 6]"),
+        (lambda: model.crown([x], [x[:, :5]]), "upper bound 0 has shape [4, 5], expected [4, 6]"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TlirError) as err:
+            call()
+        assert str(err.value).endswith(message)

@@ -89,8 +89,8 @@ class DynamicBatchModel:
         }
         """`compiled batches`: the batches at which a call compiled something
         (kernels not batch-generic, or a whole static model); the kernel counts
-        per function (`main`, `main_vjp all`, ...); every kernel compiled at a
-        batch so far."""
+        per function (`main`, `main_vjp all`, `main_ibp fast`, ...); every
+        kernel compiled at a batch so far."""
 
     # --- the model at one batch ------------------------------------------------
 
@@ -337,8 +337,10 @@ class DynamicBatchModel:
 
         rules = check_rules(rules, self.where)
         inputs = list(inputs)
-        signature = self._signature(self.batch_of(inputs, exact=False))
-        return self.ibp(*ball_boxes(signature, inputs, eps, self.where, rules), rules)
+        batch = self._met(inputs)  # `ball_boxes` checks every shape at it
+        batch = self.batch_of(inputs, exact=False) if batch is None else batch
+        lows, highs = ball_boxes(self._signature(batch), inputs, eps, self.where, rules)
+        return self.ibp(lows, highs, rules)
 
     def bounds(self, lowers, uppers, rules: str = "torchlean"):
         """`CompiledModel.bounds` at the boxes' batch: `@main_ibp` (and its fast
@@ -402,11 +404,9 @@ class DynamicBatchModel:
                 self.where, f"expected {count} lower and {count} upper bounds (one per "
                 f"input), got {len(lowers)} and {len(uppers)}"
             )  # fmt: skip
-        first, shape = (lowers[0], self._inputs[0][0]) if lowers else (None, ())
-        met = type(first) is np.ndarray and first.ndim and first.shape[0] in self._signatures
-        if met and shape and shape[0] < 0:
-            # a batch met before: `input_boxes` checks every shape at it
-            return first.shape[0], lowers, uppers
+        met = self._met(lowers)
+        if met is not None:  # `input_boxes` checks every shape at it
+            return met, lowers, uppers
         batch = self.batch_of(lowers, "lower bound", exact=False)
         upper = self.batch_of(uppers, "upper bound", exact=False)
         if upper != batch:
@@ -414,6 +414,17 @@ class DynamicBatchModel:
                 self.where, f"the upper bounds have batch {upper}, the lower bounds {batch}"
             )
         return batch, lowers, uppers
+
+    def _met(self, arrays: list) -> int | None:
+        """The batch of `arrays` if a bound met it before (the caller checks
+        every shape at it), else None."""
+        first = arrays[0] if arrays else None
+        if type(first) is not np.ndarray or not first.ndim:
+            return None
+        leading = self._inputs[0][0][:1]  # `?` (negative) if input 0 has the batch
+        if not leading or leading[0] >= 0 or first.shape[0] not in self._signatures:
+            return None
+        return first.shape[0]
 
     def _signature(self, batch: int) -> _Signature:
         """The function's signature at `batch` (what the box checks read)."""
