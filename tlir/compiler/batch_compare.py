@@ -61,6 +61,7 @@ def _same_type(a: Attribute, b: Attribute, every_extent: bool) -> bool:
 def _same_function_type(a: FunctionType, b: FunctionType, flat: list[bool], generated: bool):
     if len(a.inputs.data) != len(b.inputs.data) or a.outputs != b.outputs:
         return False
+    flat = flat or [False] * len(a.inputs.data)  # a declaration (a libm function's) has no body
     return all(
         _same_type(x, y, generated or f)
         for x, y, f in zip(a.inputs.data, b.inputs.data, flat, strict=True)

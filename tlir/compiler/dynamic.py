@@ -3,13 +3,15 @@
 `tlir.compile` of a module whose function takes `?` extents (from_torch and
 from_onnx with `dynamic_batch=True`) gives a `DynamicBatchModel`. It checks
 the module's batch once (`check_batch`: every `?` a multiple k·B of the batch)
-and compiles its forward function (at the first call; the JVP and VJP at
-theirs) once for every batch (`tlir.compiler.batch_model`): the kernels whose
-code serves every batch take it at run time, and a call at a new batch compiles
-only the kernels that do not (listed in `stats`); a graph whose kernels do not
+and compiles its forward function (at the first call; the JVP, VJP and the
+IBP programs of `bounds` at theirs) once for every batch
+(`tlir.compiler.batch_model`): the kernels whose code serves every batch take
+it at run time, and a call at a new batch compiles only the kernels that do
+not (listed in `stats`); a graph whose kernels do not
 pair up across batches is compiled per batch as a static model (the module
-specialized to the batch, `tlir-specialize-batch`). Every batch reads the same
-parameter arrays, so `parameters()` updated in place change them all.
+specialized to the batch, `tlir-specialize-batch`). CROWN compiles nothing: its
+sweeps run on the module specialized to the box's batch. Every batch reads the
+same parameter arrays, so `parameters()` updated in place change them all.
 
 Results are bit-identical to a static compile at the call's batch
 (docs/design.md#dynamic-batch).
@@ -19,9 +21,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 
 from tlir.compiler.batch_model import (
     NOMINAL,
@@ -40,9 +43,20 @@ from tlir.limits import check_tensor_sizes
 from tlir.parameters import constants, parameter_names, parameters
 from tlir.passes.tlir_specialize_batch import check_batch, specialize
 
+SPECIALIZED = 4
+"""How many batches' specialized modules CROWN keeps (specializing costs more
+than the copy each call takes)."""
+
 
 def _spec_text(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join("?" if d < 0 else str(d) for d in shape) + "]"
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """A function's signature alone, as the box checks of `tlir.verification` read it."""
+
+    function_type: FunctionType
 
 
 class DynamicBatchModel:
@@ -65,6 +79,8 @@ class DynamicBatchModel:
         self._models: dict[int, CompiledModel] = {}
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
+        self._signatures: dict[int, _Signature] = {}  # per batch met by a bound
+        self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
             "compiled batches": [],
             "kernels compiled once": {},
@@ -73,8 +89,8 @@ class DynamicBatchModel:
         }
         """`compiled batches`: the batches at which a call compiled something
         (kernels not batch-generic, or a whole static model); the kernel counts
-        per function (`main`, `main_vjp all`, ...); every kernel compiled at a
-        batch so far."""
+        per function (`main`, `main_vjp all`, `main_ibp fast`, ...); every
+        kernel compiled at a batch so far."""
 
     # --- the model at one batch ------------------------------------------------
 
@@ -176,14 +192,15 @@ class DynamicBatchModel:
         self.stats.update({k: v for k, v in model.stats.items() if k not in self.stats})
         return model
 
-    def batch_of(self, arrays: Sequence[object], what: str = "input") -> int:
+    def batch_of(self, arrays: Sequence[object], what: str = "input", exact: bool = True) -> int:
         """The batch of `arrays` (one per input): each of its input's shape but
-        for a leading `?`, all with one batch ≥ 1; one-line errors otherwise."""
+        for a leading `?` (and dtype, if `exact`), all with one batch ≥ 1;
+        one-line errors otherwise."""
         batch = None
         for index, (value, (shape, dtype)) in enumerate(zip(arrays, self._inputs, strict=False)):
             value = np.asarray(value)
             fits = (
-                value.dtype == dtype
+                (value.dtype == dtype or not exact)
                 and value.ndim == len(shape)
                 and all(d < 0 or d == e for d, e in zip(shape, value.shape, strict=True))
                 and all(e >= 1 for d, e in zip(shape, value.shape, strict=True) if d < 0)
@@ -192,6 +209,12 @@ class DynamicBatchModel:
                 raise TlirError(
                     self.where,
                     f"{what} {index} has batch {value.shape[0]}, but {what} 0 has batch {batch}",
+                )
+            if not fits and not exact:
+                raise TlirError(
+                    self.where,
+                    f"{what} {index} has shape {list(value.shape)}, expected shape "
+                    f"{_spec_text(shape)} ('?': any batch of at least 1)",
                 )
             if not fits:
                 raise TlirError(
@@ -300,21 +323,135 @@ class DynamicBatchModel:
             raise TlirError(self.where, f"expected {count} {plural}, got {len(arrays)}")
         return arrays
 
+    # --- bounds ---------------------------------------------------------------------
+
     def ibp(self, lowers, uppers, rules: str = "torchlean"):
-        return self.at(self.batch_of(lowers, "lower bound")).ibp(lowers, uppers, rules)
+        """`CompiledModel.ibp` at the boxes' batch."""
+        result = self.bounds(lowers, uppers, rules)
+        return result.lowers, result.uppers
 
     def ibp_ball(self, inputs, eps: float, rules: str = "torchlean"):
-        return self.at(self.batch_of(inputs)).ibp_ball(inputs, eps, rules)
+        """`CompiledModel.ibp_ball` at the inputs' batch."""
+        from tlir.tight import check_rules
+        from tlir.verification import ball_boxes
+
+        rules = check_rules(rules, self.where)
+        inputs = list(inputs)
+        batch = self._met(inputs)  # `ball_boxes` checks every shape at it
+        batch = self.batch_of(inputs, exact=False) if batch is None else batch
+        lows, highs = ball_boxes(self._signature(batch), inputs, eps, self.where, rules)
+        return self.ibp(lows, highs, rules)
 
     def bounds(self, lowers, uppers, rules: str = "torchlean"):
-        return self.at(self.batch_of(lowers, "lower bound")).bounds(lowers, uppers, rules)
+        """`CompiledModel.bounds` at the boxes' batch: `@main_ibp` (and its fast
+        path) compiled once for every batch, as the derivatives are."""
+        from tlir.compiler.model import fast_interval_contractions
+        from tlir.tight import check_rules
+        from tlir.verification import input_boxes, interpret
+
+        rules = check_rules(rules, self.where)
+        batch, lowers, uppers = self._box_batch(lowers, uppers)
+        boxes = input_boxes(self._signature(batch), lowers, uppers, self.where)
+        if rules == "torchlean" and fast_interval_contractions():
+            # as `CompiledModel.bounds`: the exact program only where a check is set
+            results = self._ibp(batch, boxes, "fast")
+            count = 3 * len(self.function_op.function_type.outputs.data)
+            if not any(check.item() for check in results[count:]):
+                return interpret(self.function_op, results[:count], rules)
+        return interpret(self.function_op, self._ibp(batch, boxes, rules), rules)
+
+    def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
+        """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
+        code = self._code("ibp", option)
+
+        def static():
+            return self.at(batch)._derivative("ibp", option).run_checked(boxes)
+
+        if code is None:
+            return static()
+        state = code.batches.get(batch)
+        if state is not None:  # the boxes are checked at this batch (`input_boxes`)
+            return state.call.run(boxes, self._threads)
+        return self._run(code, batch, [(boxes, "bound", "bounds")], static)
 
     def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
-        model = self.at(self.batch_of(lowers, "lower bound"))
-        return model.crown(lowers, uppers, objective, mode, rules)
+        """`CompiledModel.crown` at the box's batch. CROWN's sweeps run on the
+        reference evaluator: the module specialized to the batch, nothing compiled."""
+        from tlir.crown import model_crown
+
+        batch, lowers, uppers = self._box_batch(lowers, uppers)
+        static = self._static_module(batch)
+        function_op = find_function(static, self.function)
+        return model_crown(function_op, static, lowers, uppers, objective, mode, self.where, rules)
 
     def crown_ball(self, inputs, eps: float, objective=None, mode="torchlean", rules="torchlean"):
-        return self.at(self.batch_of(inputs)).crown_ball(inputs, eps, objective, mode, rules)
+        """`CompiledModel.crown_ball` at the inputs' batch (nothing compiled)."""
+        from tlir.crown import model_crown_ball
+
+        inputs = list(inputs)
+        static = self._static_module(self.batch_of(inputs, exact=False))
+        function_op = find_function(static, self.function)
+        return model_crown_ball(
+            function_op, static, inputs, eps, objective, mode, self.where, rules
+        )
+
+    def _box_batch(self, lowers, uppers) -> tuple[int, list, list]:
+        """(the batch of a box, its lower ends, its upper ends): both of one batch."""
+        lowers, uppers = list(lowers), list(uppers)
+        count = len(self._inputs)
+        if len(lowers) != count or len(uppers) != count:
+            raise TlirError(
+                self.where, f"expected {count} lower and {count} upper bounds (one per "
+                f"input), got {len(lowers)} and {len(uppers)}"
+            )  # fmt: skip
+        met = self._met(lowers)
+        if met is not None:  # `input_boxes` checks every shape at it
+            return met, lowers, uppers
+        batch = self.batch_of(lowers, "lower bound", exact=False)
+        upper = self.batch_of(uppers, "upper bound", exact=False)
+        if upper != batch:
+            raise TlirError(
+                self.where, f"the upper bounds have batch {upper}, the lower bounds {batch}"
+            )
+        return batch, lowers, uppers
+
+    def _met(self, arrays: list) -> int | None:
+        """The batch of `arrays` if a bound met it before (the caller checks
+        every shape at it), else None."""
+        first = arrays[0] if arrays else None
+        if type(first) is not np.ndarray or not first.ndim:
+            return None
+        leading = self._inputs[0][0][:1]  # `?` (negative) if input 0 has the batch
+        if not leading or leading[0] >= 0 or first.shape[0] not in self._signatures:
+            return None
+        return first.shape[0]
+
+    def _signature(self, batch: int) -> _Signature:
+        """The function's signature at `batch` (what the box checks read)."""
+        found = self._signatures.get(batch)
+        if found is None:
+            types = [
+                TensorType(t.element_type, [batch if d < 0 else d for d in t.get_shape()])
+                for t in self.function_op.function_type.inputs.data
+            ]
+            found = self._signatures[batch] = _Signature(FunctionType.from_lists(types, []))
+        return found
+
+    def _static_module(self, batch: int) -> ModuleOp:
+        """A copy of the module at `batch` (within the size limits) whose
+        constants hold the current values, as a static model's `module()`."""
+        static = self._specialized.pop(batch, None)
+        if static is None:
+            static = specialize(self._module, batch, self.where)
+            check_tensor_sizes(static, self.where)
+        self._specialized[batch] = static  # the most recent last
+        while len(self._specialized) > SPECIALIZED:
+            del self._specialized[next(iter(self._specialized))]
+        copy = static.clone()
+        function = find_function(copy, self.function)
+        for op, value in zip(constants(function), self._shared, strict=True):
+            op.value = numpy_to_dense(value)
+        return copy
 
     # --- parameters and the module ------------------------------------------------
 

@@ -1,0 +1,106 @@
+"""A dynamic-batch model's bounds against a static compile's, measured in the
+same run: what a batch not met before costs (a static model compiles its
+`@main_ibp` at every batch; the dynamic model compiled it once, on its first
+bounds, and a new batch compiles nothing) and a call at a batch met before.
+
+  python bench/dynamic_bounds.py [--repeat 100] [--batches 1 32 256] [--threads 1]
+
+Models: examples/train.py's MLP and CNN in f64 (built at two batches and
+generalized, as the example does), the box [x - 0.01, x + 0.01]. `static
+compile s`: a static model at the batch, compiled and its first `bounds`;
+`dynamic first s`: the dynamic model's first `bounds` at the batch (the model's
+one compile of its fast `@main_ibp` at the first batch listed, in a cold
+compile cache; nothing after); call times are the
+minimum over `--repeat` calls, interleaved. Every dynamic result is checked
+bit-identical to the static one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import tlir
+from tlir.passes.tlir_specialize_batch import specialize
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _train_example():
+    spec = importlib.util.spec_from_file_location("train_example", ROOT / "examples" / "train.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def timed(call) -> tuple[object, float]:
+    start = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - start
+
+
+def best_of_interleaved(calls, repeat: int) -> list[float]:
+    """The minimum time of each call over `repeat` rounds that run them in turn."""
+    times = [[] for _ in calls]
+    for _ in range(repeat):
+        for call, spent in zip(calls, times, strict=True):
+            start = time.perf_counter()
+            call()
+            spent.append(time.perf_counter() - start)
+    return [min(spent) for spent in times]
+
+
+def same_bits(got, want) -> bool:
+    pairs = zip([*got.lowers, *got.uppers], [*want.lowers, *want.uppers], strict=True)
+    return got.reasons == want.reasons and all(
+        g.tobytes() == w.tobytes() if g is not None and w is not None else g is w for g, w in pairs
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--repeat", type=int, default=100)
+    p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 256])
+    p.add_argument("--threads", type=int, default=1)
+    args = p.parse_args()
+    train = _train_example()
+    rng = np.random.default_rng(0)
+    print(
+        f"{'model':6} {'batch':>6} {'static compile s':>17} {'dynamic first s':>16} "
+        f"{'static µs':>10} {'dynamic µs':>11} {'ratio':>6}"
+    )
+    with tempfile.TemporaryDirectory() as out:
+        os.environ["TLIR_CACHE_DIR"] = out  # a cold compile cache: the one compile is timed
+        for name, build, shape in [("mlp", train.mlp, (64,)), ("cnn", train.cnn, (1, 8, 8))]:
+            dynamic = train.dynamic_model(build, 32, "f64", Path(out), name, args.threads)
+            module = dynamic.module()
+            for batch in args.batches:
+                x = rng.random((batch, *shape))
+                box = ([x - 0.01], [x + 0.01])
+                got, first = timed(lambda d=dynamic, b=box: d.bounds(*b))
+                static, compiled = timed(
+                    lambda b=batch, m=module: tlir.compile(
+                        specialize(m, b), threads=args.threads, cache=False
+                    )
+                )
+                want, first_static = timed(lambda s=static, b=box: s.bounds(*b))
+                assert same_bits(got, want), (name, batch)
+                t_static, t_dynamic = best_of_interleaved(
+                    [lambda s=static, b=box: s.bounds(*b), lambda d=dynamic, b=box: d.bounds(*b)],
+                    args.repeat,
+                )
+                print(
+                    f"{name:6} {batch:6d} {compiled + first_static:17.2f} {first:16.2f} "
+                    f"{t_static * 1e6:10.1f} {t_dynamic * 1e6:11.1f} {t_dynamic / t_static:6.2f}"
+                )
+            assert dynamic.stats["compiled batches"] == [], dynamic.stats
+
+
+if __name__ == "__main__":
+    main()
