@@ -257,11 +257,15 @@ def test_bounds_that_cannot_take_the_one_compile_are_a_static_compiles(
     where, torch_module, monkeypatch
 ):
     """A graph whose IBP kernels do not pair up (`compile`), or not at the
-    call's batch (`batch`), takes the static route there: the batch's model."""
+    call's batch (`batch`), takes the static route there: the batch's model,
+    and a second call there forms no kernels again."""
     from tlir.compiler import batch_model, dynamic
     from tlir.compiler.batch_model import NotGeneric
 
+    refusals = []
+
     def refuse(*args, **kwargs):
+        refusals.append(args)
         raise NotGeneric("refused by the test")
 
     module, item = torch_module("mlp", "f64")
@@ -276,6 +280,8 @@ def test_bounds_that_cannot_take_the_one_compile_are_a_static_compiles(
     assert (model._codes[("ibp", "tight")] is None) == (where == "compile")
     static = tlir.compile(specialize(module, 5), cache=False)
     assert_same_result(got, static.bounds(lows, highs, rules="tight"))
+    assert_same_result(model.bounds(lows, highs, rules="tight"), got)
+    assert len(refusals) == 1
 
 
 def test_a_bad_box_at_a_batch_met_before_is_a_one_line_error(mlp32):

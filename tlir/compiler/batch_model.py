@@ -510,6 +510,9 @@ class BatchModelCode:
         self._constants = constants
         self._cache = cache
         self.batches: dict[int, PerBatch] = {}
+        self.not_generic: set[int] = set()
+        """Batches whose kernels did not pair up with the first's (NotGeneric):
+        their calls go to a static compile without forming the kernels again."""
         self._lock = threading.Lock()
         self.where = compile_.where
 
@@ -531,12 +534,18 @@ class BatchModelCode:
         )
 
     def at(self, batch: int) -> PerBatch:
+        if batch in self.not_generic:
+            raise NotGeneric("this batch's kernels do not pair up with the first's")
         found = self.batches.get(batch)
         if found is None:
             with self._lock:
                 found = self.batches.get(batch)
                 if found is None:
-                    found = PerBatch(self.compile, batch, self._constants)
+                    try:
+                        found = PerBatch(self.compile, batch, self._constants)
+                    except NotGeneric:
+                        self.not_generic.add(batch)
+                        raise
                     found.call = self._entry_call(found, batch)
                     self.batches[batch] = found
         return found
