@@ -48,13 +48,13 @@ def compile(
         fuse=fuse,
         numerics=numerics,
     )
-    path = _model_file(model)
+    path = model_file_path(model)
     if path is not None and cache:
         return _compile_file(path, dtype, options)
     return _compile_loaded(load(model, dtype), options)
 
 
-def _model_file(source: object) -> str | None:
+def model_file_path(source: object) -> str | None:
     """The path of a model file a warm compile can read (`tlir.compiler.warm`), or None."""
     from tlir.compiler.warm import FILE_EXTENSIONS
 
@@ -69,28 +69,62 @@ def _compile_file(path: str, dtype: object, options: dict):
     """A model file's compile: linked from the compile cache when it holds a
     model compiled from these exact bytes (the module built only when asked
     for), else loaded from the bytes read here, compiled, and remembered."""
-    from tlir.compiler import warm
-    from tlir.limits import read_limited
-
-    dtype = element_type_name(dtype, "tlir.compile")
-    start = time.perf_counter()
-    data = read_limited(path)
-    key = warm.source_key(path, data, dtype, options)
-    read = time.perf_counter() - start
-    if key is not None:
-        model = warm.cached_model(key, path, lambda: load_file(path, data, dtype).module, options)
-        if model is not None:
-            model.stats["read"] += read
-            return model
-    loaded = load_file(path, data, dtype)
-    read = time.perf_counter() - start
+    source = ModelFile(path, dtype, options)
+    model = source.cached()
+    if model is not None:
+        return model
+    loaded = source.load()
     model = _compile_loaded(loaded, options)
-    model.stats["read"] = read
-    if key is not None:
-        model.stats["source"] = "miss"
-        if not loaded.dynamic:
-            warm.remember(key, model)
+    source.remember(model, loaded)
     return model
+
+
+class ModelFile:
+    """A model file read once (its bytes hashed into its source key,
+    `tlir.compiler.warm`) for a compile that may come from the compile cache:
+    `cached()` links the model compiled from these bytes, if any, parsing
+    nothing; else `load()` imports these same bytes, and `remember` records the
+    model compiled from them for the next time."""
+
+    def __init__(self, path: str, dtype: object, options: dict):
+        from tlir.compiler import warm
+        from tlir.limits import read_limited
+
+        self.path, self.options = path, options
+        self.dtype = element_type_name(dtype, "tlir.compile")
+        self._start = time.perf_counter()
+        self.data = read_limited(path)
+        self.key = warm.source_key(path, self.data, self.dtype, options)
+        self._read = time.perf_counter() - self._start
+
+    def cached(self):
+        """The compiled model from the compile cache (its module loaded from
+        these bytes when asked for), or None."""
+        from tlir.compiler import warm
+
+        if self.key is None:
+            return None
+        model = warm.cached_model(self.key, self.path, lambda: self.load().module, self.options)
+        if model is not None:
+            model.stats["read"] += self._read
+        return model
+
+    def load(self):
+        """The front end's checked model of these bytes (`tlir.frontend.load`)."""
+        loaded = load_file(self.path, self.data, self.dtype)
+        self._read = time.perf_counter() - self._start  # read and loaded
+        return loaded
+
+    def remember(self, model, loaded) -> None:
+        """After a miss: `model`, compiled from `loaded` (`load()`), becomes the
+        source entry's (a static model only: a dynamic one compiles per batch)."""
+        from tlir.compiler import warm
+
+        model.stats["read"] = self._read
+        if self.key is not None:
+            model.stats["source"] = "miss"
+            if not loaded.dynamic:
+                warm.remember(self.key, model)
 
 
 def _compile_loaded(loaded, options: dict):

@@ -227,6 +227,7 @@ class CompiledModel:
         ]
         for c, slot in zip(plan.constants, slots, strict=True):
             assert slot is None or (c.shape == shared[slot].shape and c.dtype == shared[slot].dtype)
+        self.function_type = signature  # known without the module (a model from the cache)
         self._inputs = ArraySpecs(signature.inputs.data)
         self._results = ArraySpecs(signature.outputs.data)
         self._call = EntryCall(
