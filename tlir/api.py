@@ -13,6 +13,7 @@ import time
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tlir.compiler.options import CompileOptions, takes_options
 from tlir.frontend.load import check_module_dtype as check_module_dtype
 from tlir.frontend.load import load, load_file
 from tlir.frontend.load import read_model as load_model
@@ -23,33 +24,17 @@ from tlir.interface import element_type_name
 from tlir.interpreter import collector_paused
 
 
+@takes_options
 @collector_paused()
-def compile(
-    model,
-    dtype: str | None = None,
-    backend: str = "xdsl",
-    opt_level: int = 2,
-    threads: int | None = None,
-    cache: bool = True,
-    progress: bool = False,
-    fuse: bool = True,
-    numerics: str = "exact",
-):
+def compile(model, dtype: str | None = None, **options):
     """Compile a model: a .json/.tlz/.mlir/.onnx path, JSON or MLIR text, or a
-    module (other options: `tlir.compiler.CompiledModel`). `dtype` ('f32',
-    'f64' or NumPy's float32/float64) is the element type a JSON graph is
-    imported in, and the one any other source must have."""
-    options = dict(
-        backend=backend,
-        opt_level=opt_level,
-        threads=threads,
-        cache=cache,
-        progress=progress,
-        fuse=fuse,
-        numerics=numerics,
-    )
+    module. `dtype` ('f32', 'f64' or NumPy's float32/float64) is the element
+    type a JSON graph is imported in, and the one any other source must have.
+    `options`: `tlir.compiler.options.CompileOptions` (back end, LLVM level,
+    threads, compile cache, progress bar, fusion, numerics)."""
+    options = CompileOptions.of(options, "compile").as_dict()
     path = model_file_path(model)
-    if path is not None and cache:
+    if path is not None and options["cache"]:
         return _compile_file(path, dtype, options)
     return _compile_loaded(load(model, dtype), options)
 

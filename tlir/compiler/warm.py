@@ -51,7 +51,7 @@ def source_key(path: str, data: bytes, dtype: str | None, options: dict) -> str 
     is not a number (the loading stage and the compiler report those, in their
     order)."""
     from tlir.compiler.cache import digest, environment, open_cache
-    from tlir.compiler.model import check_options
+    from tlir.compiler.options import check_options
     from tlir.limits import max_tensor_bytes
 
     if open_cache(options["cache"]) is None:

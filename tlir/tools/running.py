@@ -122,7 +122,9 @@ def compare_named(
 
 def compile_options(args) -> dict:
     """The compile options (`tlir.compile`'s) the command line asks for."""
-    return dict(
+    from tlir.compiler.options import CompileOptions
+
+    return CompileOptions(
         backend=args.backend,
         opt_level=args.opt_level,
         threads=args.threads,
@@ -130,7 +132,7 @@ def compile_options(args) -> dict:
         progress=not args.quiet,
         fuse=not args.no_fuse,
         numerics=args.numerics,
-    )
+    ).as_dict()
 
 
 def compile_from_args(args, module):
