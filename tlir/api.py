@@ -13,6 +13,7 @@ import time
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tlir.compiler.options import CompileOptions, takes_options
 from tlir.frontend.load import check_module_dtype as check_module_dtype
 from tlir.frontend.load import load, load_file
 from tlir.frontend.load import read_model as load_model
@@ -23,38 +24,22 @@ from tlir.interface import element_type_name
 from tlir.interpreter import collector_paused
 
 
+@takes_options
 @collector_paused()
-def compile(
-    model,
-    dtype: str | None = None,
-    backend: str = "xdsl",
-    opt_level: int = 2,
-    threads: int | None = None,
-    cache: bool = True,
-    progress: bool = False,
-    fuse: bool = True,
-    numerics: str = "exact",
-):
+def compile(model, dtype: str | None = None, **options):
     """Compile a model: a .json/.tlz/.mlir/.onnx path, JSON or MLIR text, or a
-    module (other options: `tlir.compiler.CompiledModel`). `dtype` ('f32',
-    'f64' or NumPy's float32/float64) is the element type a JSON graph is
-    imported in, and the one any other source must have."""
-    options = dict(
-        backend=backend,
-        opt_level=opt_level,
-        threads=threads,
-        cache=cache,
-        progress=progress,
-        fuse=fuse,
-        numerics=numerics,
-    )
-    path = _model_file(model)
-    if path is not None and cache:
+    module. `dtype` ('f32', 'f64' or NumPy's float32/float64) is the element
+    type a JSON graph is imported in, and the one any other source must have.
+    `options`: `tlir.compiler.options.CompileOptions` (back end, LLVM level,
+    threads, compile cache, progress bar, fusion, numerics)."""
+    options = CompileOptions.of(options, "compile").as_dict()
+    path = model_file_path(model)
+    if path is not None and options["cache"]:
         return _compile_file(path, dtype, options)
     return _compile_loaded(load(model, dtype), options)
 
 
-def _model_file(source: object) -> str | None:
+def model_file_path(source: object) -> str | None:
     """The path of a model file a warm compile can read (`tlir.compiler.warm`), or None."""
     from tlir.compiler.warm import FILE_EXTENSIONS
 
@@ -69,28 +54,62 @@ def _compile_file(path: str, dtype: object, options: dict):
     """A model file's compile: linked from the compile cache when it holds a
     model compiled from these exact bytes (the module built only when asked
     for), else loaded from the bytes read here, compiled, and remembered."""
-    from tlir.compiler import warm
-    from tlir.limits import read_limited
-
-    dtype = element_type_name(dtype, "tlir.compile")
-    start = time.perf_counter()
-    data = read_limited(path)
-    key = warm.source_key(path, data, dtype, options)
-    read = time.perf_counter() - start
-    if key is not None:
-        model = warm.cached_model(key, path, lambda: load_file(path, data, dtype).module, options)
-        if model is not None:
-            model.stats["read"] += read
-            return model
-    loaded = load_file(path, data, dtype)
-    read = time.perf_counter() - start
+    source = ModelFile(path, dtype, options)
+    model = source.cached()
+    if model is not None:
+        return model
+    loaded = source.load()
     model = _compile_loaded(loaded, options)
-    model.stats["read"] = read
-    if key is not None:
-        model.stats["source"] = "miss"
-        if not loaded.dynamic:
-            warm.remember(key, model)
+    source.remember(model, loaded)
     return model
+
+
+class ModelFile:
+    """A model file read once (its bytes hashed into its source key,
+    `tlir.compiler.warm`) for a compile that may come from the compile cache:
+    `cached()` links the model compiled from these bytes, if any, parsing
+    nothing; else `load()` imports these same bytes, and `remember` records the
+    model compiled from them for the next time."""
+
+    def __init__(self, path: str, dtype: object, options: dict):
+        from tlir.compiler import warm
+        from tlir.limits import read_limited
+
+        self.path, self.options = path, options
+        self.dtype = element_type_name(dtype, "tlir.compile")
+        self._start = time.perf_counter()
+        self.data = read_limited(path)
+        self.key = warm.source_key(path, self.data, self.dtype, options)
+        self._read = time.perf_counter() - self._start
+
+    def cached(self):
+        """The compiled model from the compile cache (its module loaded from
+        these bytes when asked for), or None."""
+        from tlir.compiler import warm
+
+        if self.key is None:
+            return None
+        model = warm.cached_model(self.key, self.path, lambda: self.load().module, self.options)
+        if model is not None:
+            model.stats["read"] += self._read
+        return model
+
+    def load(self):
+        """The front end's checked model of these bytes (`tlir.frontend.load`)."""
+        loaded = load_file(self.path, self.data, self.dtype)
+        self._read = time.perf_counter() - self._start  # read and loaded
+        return loaded
+
+    def remember(self, model, loaded) -> None:
+        """After a miss: `model`, compiled from `loaded` (`load()`), becomes the
+        source entry's (a static model only: a dynamic one compiles per batch)."""
+        from tlir.compiler import warm
+
+        model.stats["read"] = self._read
+        if self.key is not None:
+            model.stats["source"] = "miss"
+            if not loaded.dynamic:
+                warm.remember(self.key, model)
 
 
 def _compile_loaded(loaded, options: dict):

@@ -52,6 +52,37 @@ def test_compiled_model_checks_inputs(args, message):
         model(*args)
 
 
+def test_compile_and_compiled_model_take_the_same_options():
+    """One definition of the options: names and defaults, and the checks of each."""
+    import dataclasses
+    import inspect
+
+    from tlir.compiler.model import CompiledModel
+    from tlir.compiler.options import CompileOptions
+
+    want = [(f.name, f.default) for f in dataclasses.fields(CompileOptions)]
+    assert [f[0] for f in want] == [
+        "backend", "opt_level", "threads", "cache", "progress", "fuse", "numerics"
+    ]  # fmt: skip
+    for callee in (tlir.compile, CompiledModel):
+        parameters = inspect.signature(callee).parameters.values()
+        keyword = [(p.name, p.default) for p in parameters if p.kind is p.KEYWORD_ONLY]
+        assert keyword == want, callee
+    module = tlir.parse_module(ADD)
+    for bad in [{"backend": "gcc"}, {"opt_level": 4}, {"numerics": "fast"}, {"threads": 0}]:
+        messages = []
+        for compile_ in (tlir.compile, lambda m, **o: CompiledModel(m, where="module", **o)):
+            with pytest.raises(TlirError) as err:
+                compile_(module, **bad)
+            messages.append(str(err.value))
+        assert messages[0] == messages[1] and "\n" not in messages[0], messages
+    for compile_, name in ((tlir.compile, "compile"), (CompiledModel, "CompiledModel")):
+        with pytest.raises(
+            TypeError, match=f"{name}\\(\\) got an unexpected keyword argument 'fusion'"
+        ):
+            compile_(module, fusion=False)
+
+
 def test_inputs_are_not_modified_and_outputs_are_fresh():
     model = tlir.compile(ADD)
     x = np.ones((2, 3), np.float32)

@@ -170,6 +170,23 @@ def test_eviction_takes_the_least_recently_used_entries(tmp_path):
     assert store.volume() == 3 * 1032
 
 
+def test_read_discards_what_its_reader_refuses(tmp_path):
+    store = CompileCache(private_directory(str(tmp_path / "c")), max_bytes=1 << 20)
+    for key in ("good", "bad"):
+        store.put(key, key.encode())
+
+    def reader(payload: bytes) -> str:
+        if payload == b"bad":
+            raise ValueError("made for something else")
+        return payload.decode()
+
+    assert store.read("good", reader) == "good"
+    assert store.read("missing", reader) is None
+    readers = dict.fromkeys(["good", "bad", "missing"], reader)
+    assert store.read_many(readers) == {"good": "good", "bad": None, "missing": None}
+    assert store.keys() == ["good"]  # the refused entry is gone: the next compile replaces it
+
+
 def test_a_lowered_cap_shrinks_the_file(tmp_path):
     directory = private_directory(str(tmp_path / "c"))
     store = CompileCache(directory, max_bytes=10 << 20)

@@ -236,7 +236,8 @@ def test_compile_is_the_front_end_then_the_compiler():
     import tlir.api
 
     calls = _tlir_calls(tlir.api.compile, cache=False)
-    assert _stages(calls) == ["tlir.frontend.load", "tlir.compiler.model"]
+    options = "tlir.compiler.options"  # the options' names and defaults (checked by the compiler)
+    assert _stages(calls) == [options, "tlir.frontend.load", "tlir.compiler.model"]
     names = [f"{module}.{name}" for _, module, name in calls]
     checks = [name for name in names if name.endswith(("check_tensor_sizes", "check_compilable"))]
     assert checks == ["tlir.frontend.load.check_compilable", "tlir.limits.check_tensor_sizes"]
@@ -254,6 +255,7 @@ def test_a_warm_compile_of_a_file_loads_no_module(tmp_path, monkeypatch):
     monkeypatch.setenv("TLIR_CACHE_DIR", str(tmp_path / "cache"))
     cold = _tlir_calls(tlir.api.compile)
     assert _stages(cold) == [
+        "tlir.compiler.options",  # the options' names and defaults
         "tlir.interface",  # the dtype asked for
         "tlir.limits",  # read_limited
         "tlir.compiler.warm",  # the source key; a miss
@@ -262,7 +264,12 @@ def test_a_warm_compile_of_a_file_loads_no_module(tmp_path, monkeypatch):
         "tlir.compiler.warm",  # remember
     ]
     warm = _tlir_calls(tlir.api.compile)
-    assert _stages(warm) == ["tlir.interface", "tlir.limits", "tlir.compiler.warm"]
+    assert _stages(warm) == [
+        "tlir.compiler.options",
+        "tlir.interface",
+        "tlir.limits",
+        "tlir.compiler.warm",
+    ]
     names = {f"{module}.{name}" for _, module, name in warm}
     assert not {n for n in names if n.startswith(("tlir.frontend", "tlir.torchlean"))}
     assert not {n for n in names if "verify" in n or "check_tensor_sizes" in n}

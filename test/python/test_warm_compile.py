@@ -245,3 +245,76 @@ def test_a_source_entry_reads_back_its_facts():
 def test_a_malformed_source_entry_is_refused(changes):
     with pytest.raises(ValueError):
         read_source(*_entry(**changes))
+
+
+# --- tlir-run: a plain forward run takes the warm path ----------------------------
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Counts the model files read into a module (`tlir.frontend.load.read_model`,
+    which every load of a file goes through: tlir-run's and `tlir.compile`'s)."""
+    import tlir.frontend.load
+
+    count = [0]
+    read_model = tlir.frontend.load.read_model
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return read_model(*args, **kwargs)
+
+    monkeypatch.setattr(tlir.frontend.load, "read_model", counted)
+    return count
+
+
+def _tlir_run(capsys, *argv: str) -> tuple[int, str, str]:
+    from tlir.tools import run as run_tool
+
+    code = run_tool.main([*argv, "-q"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_warm_tlir_run_parses_nothing_and_prints_the_same(cache_dir, tmp_path, capsys, parses):
+    from tlir.tools.running import describe
+
+    path, x = _copy(tmp_path), str(ROOT / "examples" / "cnn_input.npy")
+    want = describe(evaluate(tlir.load_model(path), [np.load(x)]))
+    parses[0] = 0
+    assert _tlir_run(capsys, path, "--input", x) == (0, want, "")  # cold: loads, compiles
+    assert parses[0] == 1
+    assert _tlir_run(capsys, path, "--input", x) == (0, want, "")  # warm: links, parses nothing
+    assert parses[0] == 1
+    model = tlir.compile(path)  # the entry tlir-run wrote serves tlir.compile too
+    assert model.stats["source"] == "hit" and parses[0] == 1
+
+
+def test_a_warm_tlir_run_gives_a_cold_ones_errors_and_casts(cache_dir, tmp_path, capsys, parses):
+    path, x = _copy(tmp_path), str(ROOT / "examples" / "cnn_input.npy")
+    single, flat = tmp_path / "x32.npy", tmp_path / "flat.npy"
+    np.save(single, np.load(x).astype(np.float32))  # cast to the model's float64: exact
+    np.save(flat, np.load(x).reshape(-1))
+    runs = [
+        ["--input", str(single)],
+        ["--input", x, "--input", x],  # one input too many
+        ["--input", str(flat)],  # the wrong shape
+        ["--input", x, "--rules", "tight"],  # --rules without --ibp
+        ["--input", x, "--crown-mode", "relu"],  # a --crown option without --crown
+    ]
+    cold = [_tlir_run(capsys, path, *argv, "--no-cache") for argv in runs]
+    assert cold[0][0] == 0 and cold[0][1].startswith("output0: shape [1, 3] float64")
+    assert all(code == 1 and err.count("\n") == 1 for code, _, err in cold[1:]), cold
+    assert _tlir_run(capsys, path, "--input", x)[0] == 0  # now warm
+    parses[0] = 0
+    assert [_tlir_run(capsys, path, *argv) for argv in runs] == cold
+    assert parses[0] == 0
+
+
+def test_runs_that_need_the_module_still_build_it(cache_dir, tmp_path, capsys, parses):
+    path, x = _copy(tmp_path), str(ROOT / "examples" / "cnn_input.npy")
+    assert _tlir_run(capsys, path, "--input", x)[0] == 0
+    parses[0] = 0
+    code, out, _ = _tlir_run(capsys, path, "--input", x, "--compare")
+    assert code == 0 and "output1: bit-identical to the reference (3 values)" in out
+    assert _tlir_run(capsys, path, "--input", x, "--ibp", "0.01")[0] == 0
+    assert parses[0] == 2

@@ -1,5 +1,6 @@
 """The compile machinery: a checked tlir module to machine code called on NumPy
-arrays (`model.py`: the compiled model; `build.py`: one compile, kernel by
+arrays (`model.py`: the compiled model; `options.py`: its options;
+`build.py`: one compile, kernel by
 kernel or from the cache; `plan.py`: the entry function; `cache.py`,
 `cache_entry.py`, `elf.py`: the compile cache; `jit.py`, `pool.py`,
 `threads.py`, `calling.py`: linking, threads and calls; `backend/`: the two

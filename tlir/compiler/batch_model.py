@@ -300,14 +300,7 @@ class BatchCompile:
     def _cached(self, store, key: str, name: str) -> tuple[dict, bytes] | None:
         if store is None:
             return None
-        entry = store.get(key)
-        if entry is None:
-            return None
-        try:
-            return read_batch_kernel(entry, key, name)
-        except ValueError:
-            store.discard(key)
-            return None
+        return store.read(key, lambda entry: read_batch_kernel(entry, key, name))
 
     def _classify(self, name: str, k0: func.FuncOp, k1: func.FuncOp) -> tuple[dict, ModuleOp]:
         """(the kernel's info as the cache stores it, its loops at the first batch)."""

@@ -29,7 +29,14 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
-from tlir.compiler.plan import ALIGNMENT, RUNTIME, SERIAL_RUNTIME, THREAD_WORK
+from tlir.compiler.plan import (
+    ALIGNMENT,
+    RUNTIME,
+    SERIAL_RUNTIME,
+    THREAD_WORK,
+    last_uses,
+    output_roots,
+)
 from tlir.diagnostics import TlirError, describe_location
 from tlir.interface import numpy_dtype
 
@@ -186,17 +193,9 @@ def build_batch_plan(
     storage: dict[SSAValue, Where] = {}
     for index, arg in enumerate(block0.args):
         storage[arg] = Where("input", index)
-    views: dict[SSAValue, SSAValue] = {}
-    last: dict[SSAValue, int] = {}
-    for position, op in enumerate(ops0):
-        if kernel_kind(op) is KernelKind.VIEW:
-            views[op.results[0]] = views.get(op.operands[0], op.operands[0])
-        for operand in op.operands:
-            last[views.get(operand, operand)] = position
-    for index, value in enumerate(ret.arguments):
-        root = views.get(value, value)
-        if isinstance(root.owner, func.CallOp) and root not in storage:
-            storage[root] = Where("output", index)
+    views, last = last_uses(block0)
+    for root, index in output_roots(ret, views).items():
+        storage[root] = Where("output", index)
     workspace = AffineWorkspace()
     sizes: dict[SSAValue, Affine] = {}
     for position, op in enumerate(ops0):

@@ -218,14 +218,9 @@ class Build:
         not check out is discarded)."""
         from tlir.compiler.cache_entry import read_kernel
 
-        entry = store.get(key) if store is not None else None
-        if entry is None:
+        if store is None:
             return None
-        try:
-            return read_kernel(entry, key, name)
-        except ValueError:
-            store.discard(key)
-            return None
+        return store.read(key, lambda entry: read_kernel(entry, key, name))
 
     def _store_kernels(self, store, pending, keys, abis, objects) -> None:
         from tlir.compiler import jit
@@ -290,30 +285,29 @@ def load_cached(
     kernel with its key in `environment`. An entry that is malformed or made for
     something else is discarded: a miss."""
     from tlir.compiler.cache import digest
-    from tlir.compiler.cache_entry import read_kernel, read_model
+    from tlir.compiler.cache_entry import read_model
 
-    entry = store.get(key)
-    if entry is None:
-        return None
-    try:
+    def read(entry: bytes) -> tuple[Plan, list[tuple[str, str]], bytes]:
         plan, kernels, main_object = read_model(entry, facts())
-    except ValueError:
-        store.discard(key)
+        if any(k != digest("kernel", name, environment) for name, k in kernels):
+            raise ValueError("the entry names kernels of another environment")
+        return plan, kernels, main_object
+
+    model = store.read(key, read)
+    if model is None:
         return None
-    if any(k != digest("kernel", name, environment) for name, k in kernels):
-        store.discard(key)
+    plan, kernels, main_object = model
+    readers = {k: functools.partial(_kernel_object, k, name) for name, k in kernels}
+    objects = list(store.read_many(readers).values())
+    if None in objects:  # evicted or discarded: the model is compiled again, the kernel with it
         return None
-    entries = store.get_many([k for _, k in kernels])
-    objects = []
-    for name, k in kernels:
-        if entries[k] is None:  # evicted: the model is compiled again, the kernel with it
-            return None
-        try:
-            objects.append(read_kernel(entries[k], k, name)[1])
-        except ValueError:
-            store.discard(k)
-            return None
     return plan, [*objects, main_object]
+
+
+def _kernel_object(key: str, name: str, entry: bytes) -> bytes:
+    from tlir.compiler.cache_entry import read_kernel
+
+    return read_kernel(entry, key, name)[1]
 
 
 class Finisher:

@@ -40,7 +40,9 @@ import stat
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 DEFAULT_MAX_MB = 1024
 DATABASE = "cache.sqlite3"
@@ -51,6 +53,8 @@ _CHECKSUM_BYTES = 32
 _LARGEST_CAP = 1 << 62
 """A cap SQLite can compare with (its integers are 64-bit); larger ones mean no cap."""
 _CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+T = TypeVar("T")
 
 
 def _warn(message: str) -> None:
@@ -195,6 +199,24 @@ class CompileCache:
         used = [key for key, payload in found.items() if payload is not None]
         if used:
             self._touch(used)
+        return found
+
+    def read(self, key: str, reader: Callable[[bytes], T]) -> T | None:
+        """What `reader` makes of the entry's payload, or None: no entry, or one
+        `reader` refuses (raises ValueError: malformed, or made for something
+        else), which is discarded so that the caller compiles it again."""
+        return self.read_many({key: reader})[key]
+
+    def read_many(self, readers: dict[str, Callable[[bytes], T]]) -> dict[str, T | None]:
+        """`read` of each key with its reader, in one query."""
+        found: dict[str, T | None] = {}
+        for key, entry in self.get_many(list(readers)).items():
+            found[key] = None
+            if entry is not None:
+                try:
+                    found[key] = readers[key](entry)
+                except ValueError:
+                    self.discard(key)
         return found
 
     def _payload(self, key: str, value: object) -> bytes | None:

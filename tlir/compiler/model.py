@@ -28,20 +28,19 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.printer import Printer
 
-from tlir.compiler.backend import BACKENDS, KernelABI
+from tlir.compiler.backend import KernelABI
 from tlir.compiler.calling import ArraySpecs, EntryCall, pointer_array
-from tlir.compiler.threads import check_threads, default_threads
+from tlir.compiler.options import CompileOptions, takes_options
+from tlir.compiler.threads import check_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
 from tlir.diagnostics import TlirError
 from tlir.dialects import tlir as T
-from tlir.interface import NUMERICS, VJP_WRT, find_function
+from tlir.interface import VJP_WRT, find_function
 from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
 if TYPE_CHECKING:
     from tlir.compiler.plan import Plan
-
-OPT_LEVELS = (0, 1, 2, 3)
 
 SLOT_ATTRIBUTE = "tlir.slot"
 """Marks a constant of the model's function with its position among them, so
@@ -67,55 +66,43 @@ def to_text(module: ModuleOp) -> str:
     return out.getvalue()
 
 
-def check_options(backend: object, opt_level: object, numerics: object, where: str) -> None:
-    if backend not in BACKENDS:
-        raise TlirError(where, f"unknown back end {backend!r} (choose from {', '.join(BACKENDS)})")
-    if type(opt_level) is not int or opt_level not in OPT_LEVELS:
-        raise TlirError(where, f"opt_level must be one of 0, 1, 2, 3, got {opt_level!r}")
-    if numerics not in NUMERICS:
-        raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
-
-
 class CompiledModel:
     """A model compiled for this CPU; call it with NumPy arrays.
 
     `module` is a checked module (`tlir.frontend.load`: verified, within the
     size limits, calling only its own functions, `function` a model's entry):
     the compiler checks none of this again.
-    `threads`: how many threads run each large enough kernel (default
-    `TLIR_NUM_THREADS`, else all cores); results do not depend on it. `numerics`:
-    `"exact"` (TorchLean's rounding, bit for bit) or `"fma"` (opt-in: each
-    multiply-add of a matmul, linear or conv fold rounds once, in the same
-    order; deterministic and independent of threads, but not TorchLean's
-    rounding). `cache`:
-    use the on-disk compile cache. `progress`: a progress bar on stderr (when
-    it is a terminal) for a compile that takes more than two seconds.
+    `options` are `tlir.compiler.options.CompileOptions`: back end, LLVM level,
+    threads, compile cache, progress bar, fusion, numerics.
     """
 
+    @takes_options
     @collector_paused()
     def __init__(
         self,
         module: ModuleOp,
-        backend: str = "xdsl",
-        opt_level: int = 2,
         where: str = "model",
-        threads: int | None = None,
         function: str = "main",
-        cache: bool = True,
-        progress: bool = False,
-        fuse: bool = True,
         shared: list[np.ndarray] | None = None,
-        numerics: str = "exact",
+        **options: object,
     ):
         from tlir.compiler.build import Build
         from tlir.compiler.cache import open_cache
 
-        options = (backend, opt_level, threads, cache, progress, fuse, numerics)
-        self._configure(where, function, *options)
+        checked = self._configure(where, function, options)
         self._module_value, self._module_loader = module, None
         self._function_op = find_function(module, function)
-        build = Build(module, function, backend, opt_level, where, fuse, progress, numerics)
-        store = open_cache(cache)
+        build = Build(
+            module,
+            function,
+            checked.backend,
+            checked.opt_level,
+            where,
+            checked.fuse,
+            checked.progress,
+            checked.numerics,
+        )
+        store = open_cache(checked.cache)
         loaded = build.load(store) if store is not None else None
         self.stats["cache"] = "off" if store is None else "hit" if loaded else "miss"
         plan, objects = loaded or build.compile(store)
@@ -150,7 +137,7 @@ class CompiledModel:
         module is built by `loader` only when something asks for it (`module`,
         derivatives, bounds; `tlir.compiler.warm`). `options` are `__init__`'s."""
         model = cls.__new__(cls)
-        model._configure(where, function, **options)
+        model._configure(where, function, options)
         model._module_value, model._module_loader = None, loader
         model._function_op = None
         model.model_key = model_key
@@ -159,37 +146,19 @@ class CompiledModel:
         model._link(plan, objects, shared, slots, signature)
         return model
 
-    def _configure(
-        self,
-        where: str,
-        function: str,
-        backend: str = "xdsl",
-        opt_level: int = 2,
-        threads: int | None = None,
-        cache: bool = True,
-        progress: bool = False,
-        fuse: bool = True,
-        numerics: str = "exact",
-    ) -> None:
+    def _configure(self, where: str, function: str, options: dict) -> CompileOptions:
         """The options, checked, and the state of a model not yet linked."""
-        check_options(backend, opt_level, numerics, where)
-        self._threads = default_threads() if threads is None else check_threads(threads, where)
+        checked = CompileOptions.of(options, "CompiledModel").checked(where)
+        self._threads = checked.threads
         self.where = where
         self.stats: dict[str, object] = {}
-        self._options = dict(
-            backend=backend,
-            opt_level=opt_level,
-            threads=self._threads,  # checked: derivatives do not warn again
-            cache=cache,
-            progress=progress,
-            fuse=fuse,
-            numerics=numerics,
-        )
-        self.numerics = numerics
+        self._options = checked.as_dict()  # threads checked: derivatives do not warn again
+        self.numerics = checked.numerics
         self.function = function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
         self._parameter_names_cache: list[str] | None = None
+        return checked
 
     def _link(
         self,
@@ -227,6 +196,7 @@ class CompiledModel:
         ]
         for c, slot in zip(plan.constants, slots, strict=True):
             assert slot is None or (c.shape == shared[slot].shape and c.dtype == shared[slot].dtype)
+        self.function_type = signature  # known without the module (a model from the cache)
         self._inputs = ArraySpecs(signature.inputs.data)
         self._results = ArraySpecs(signature.outputs.data)
         self._call = EntryCall(

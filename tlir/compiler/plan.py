@@ -155,8 +155,9 @@ def build_plan(function: func.FuncOp, kernels: dict[str, KernelInfo], where: str
         storage[arg] = Storage("input", index, _nbytes(arg))
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
-    _bind_outputs(block.ops, ret, storage)
-    roots, last_use = _last_uses(block)
+    roots, last_use = last_uses(block)
+    for root, index in output_roots(ret, roots).items():
+        storage[root] = Storage("output", index, _nbytes(root))
     workspace = Workspace()
     constant_numbers = itertools.count()
     for position, op in enumerate(block.ops):
@@ -193,24 +194,18 @@ def entry_constants(function: func.FuncOp) -> list[np.ndarray]:
     return [dense_to_numpy(op.value) for op in function.body.block.ops if isinstance(op, T.ConstOp)]
 
 
-def _bind_outputs(ops, ret: func.ReturnOp, storage: dict[SSAValue, Storage]) -> None:
-    """A kernel result returned (directly or through views) is computed in its
-    output buffer; only the first output naming a storage takes it."""
-    from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
-
-    views: dict[SSAValue, SSAValue] = {}
-    for op in ops:
-        if kernel_kind(op) is KernelKind.VIEW:
-            views[op.results[0]] = views.get(op.operands[0], op.operands[0])
-    taken: set[SSAValue] = set()
+def output_roots(ret: func.ReturnOp, roots: dict[SSAValue, SSAValue]) -> dict[SSAValue, int]:
+    """Each kernel result returned (directly or through views: `roots`) and the
+    first output returning it: it is computed in that output's buffer."""
+    found: dict[SSAValue, int] = {}
     for index, value in enumerate(ret.arguments):
-        root = views.get(value, value)
-        if isinstance(root.owner, func.CallOp) and root not in taken:
-            taken.add(root)
-            storage[root] = Storage("output", index, _nbytes(root))
+        root = roots.get(value, value)
+        if isinstance(root.owner, func.CallOp):
+            found.setdefault(root, index)
+    return found
 
 
-def _last_uses(block) -> tuple[dict[SSAValue, SSAValue], dict[SSAValue, int]]:
+def last_uses(block) -> tuple[dict[SSAValue, SSAValue], dict[SSAValue, int]]:
     """The root of every view, and the position of the last op reading each root."""
     from tlir.passes.tlir_form_kernels import KernelKind, kernel_kind
 

@@ -170,12 +170,9 @@ def load_object(
 
     store = open_cache(cache)
     key = digest("runtime", name, jit.host().describe(), f"-O{opt_level}", llvm_ir)
-    entry = store.get(key) if store is not None else None
-    if entry is not None:
-        try:
-            return read_runtime(entry, key, name, calls)
-        except ValueError:
-            store.discard(key)
+    found = store.read(key, lambda entry: read_runtime(entry, key, name, calls)) if store else None
+    if found is not None:
+        return found
     data = jit.compile_object(llvm_ir, opt_level, name, calls)
     if store is not None and not jit.foreign_symbols(data, calls):
         store.put(key, runtime_entry(key, name, data))

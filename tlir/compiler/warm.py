@@ -51,7 +51,7 @@ def source_key(path: str, data: bytes, dtype: str | None, options: dict) -> str 
     is not a number (the loading stage and the compiler report those, in their
     order)."""
     from tlir.compiler.cache import digest, environment, open_cache
-    from tlir.compiler.model import check_options
+    from tlir.compiler.options import check_options
     from tlir.limits import max_tensor_bytes
 
     if open_cache(options["cache"]) is None:
@@ -95,19 +95,16 @@ def cached_model(
     entry that does not check out — discarded — or a model entry gone)."""
     from tlir.compiler.build import load_cached
     from tlir.compiler.cache import environment, open_cache
-    from tlir.compiler.cache_entry import ModelFacts, read_source
+    from tlir.compiler.cache_entry import ModelFacts
 
     start = time.perf_counter()
     store = open_cache(options["cache"])
-    entry = store.get(key) if store is not None else None
-    if entry is None:
+    if store is None:
         return None
-    try:
-        facts = read_source(entry, key)
-        signature = _function_type(facts.inputs, facts.outputs)
-    except ValueError:
-        store.discard(key)
+    found = store.read(key, lambda entry: _read_source(entry, key))
+    if found is None:
         return None
+    facts, signature = found
     read = time.perf_counter() - start
     model_facts = ModelFacts(facts.model, facts.inputs, facts.outputs, facts.plan_constants())
     environment_ = environment(options["backend"], options["opt_level"])
@@ -131,6 +128,14 @@ def cached_model(
     )
     model.stats.update(seconds, source="hit")
     return model
+
+
+def _read_source(entry: bytes, key: str) -> tuple[SourceFacts, FunctionType]:
+    """A source entry's facts and its function's signature (ValueError if either is malformed)."""
+    from tlir.compiler.cache_entry import read_source
+
+    facts = read_source(entry, key)
+    return facts, _function_type(facts.inputs, facts.outputs)
 
 
 def remember(key: str, model: CompiledModel) -> None:

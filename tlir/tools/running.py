@@ -120,19 +120,24 @@ def compare_named(
     return text, differing
 
 
-def compile_from_args(args, module):
-    """The model (checked by `load_model_argument`) compiled as the command line
-    asks (back end, -O, threads, cache, …)."""
-    from tlir.compiler.model import CompiledModel
+def compile_options(args) -> dict:
+    """The compile options (`tlir.compile`'s) the command line asks for."""
+    from tlir.compiler.options import CompileOptions
 
-    return CompiledModel(
-        module,
-        args.backend,
-        args.opt_level,
-        args.model,
+    return CompileOptions(
+        backend=args.backend,
+        opt_level=args.opt_level,
         threads=args.threads,
         cache=not args.no_cache,
         progress=not args.quiet,
         fuse=not args.no_fuse,
         numerics=args.numerics,
-    )
+    ).as_dict()
+
+
+def compile_from_args(args, module):
+    """The model (checked by `load_model_argument`) compiled as the command line
+    asks (back end, -O, threads, cache, …)."""
+    from tlir.compiler.model import CompiledModel
+
+    return CompiledModel(module, where=args.model, **compile_options(args))
