@@ -202,10 +202,22 @@ def choose_tiling(
         mc = max(mr, (mc // 2) // mr * mr)
     if columns_multiple == 1:
         nc = _even_units(batch * -(-m // mc), n, nc, nr)
-    merge = target.merge_units and nc > stack_nc and columns_multiple == 1 and mr > 1
-    ldp = _panel_stride(-(-n // nr) * nr if merge else nc, line)
+    # Merged units pack all N columns into each unit's slice: where that
+    # block of B stays within half of L2 (a wider one would stream from L3
+    # past every row tile, and each unit's slice would outgrow its share).
+    wide = _panel_stride(-(-n // nr) * nr, line)
+    merge = (target.merge_units and nc > stack_nc and columns_multiple == 1 and mr > 1
+             and kc * wide * element_bytes <= target.l2_bytes // 2)  # fmt: skip
+    ldp = wide if merge else _panel_stride(nc, line)
     return Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp, partials=partials,
                   panel_in_scratch=nc > stack_nc, merge_units=merge)  # fmt: skip
+
+
+def unmerged(tiling: Tiling, element_bytes: int) -> Tiling:
+    """The tiling with its units one by one (`merge_units` off, the rows of
+    the packed block of B a unit wide)."""
+    line = 64 // element_bytes
+    return replace(tiling, merge_units=False, ldp=_panel_stride(tiling.nc, line))
 
 
 def _k_block(target: TargetInfo, element_bytes: int, k: int, blocks: int, mr: int, nr: int,

@@ -20,7 +20,7 @@ import tlir
 from tlir.compiler.backend import mlir
 from tlir.diagnostics import TlirError
 from tlir.passes.contraction_kernels.target import TargetInfo
-from tlir.passes.contraction_kernels.tiling import choose_tiling, fused_target
+from tlir.passes.contraction_kernels.tiling import choose_tiling, fused_target, unmerged
 from tlir.reference import evaluate
 
 NO_MLIR = mlir.find_tool("mlir-opt") is None
@@ -179,14 +179,21 @@ def test_fused_units_of_a_row_block_share_one_wide_block_of_b():
     assert fused.units(1, 384, 512) == 4
     exact = choose_tiling(avx512, 8, 384, 512, 640, wide_panel=True)
     assert (exact.merge_units, exact.ldp) == (False, exact.nc + 8)
+    # units one by one (with partial sums in P, which would be all N wide too)
+    assert unmerged(fused, 8) == dataclasses.replace(fused, merge_units=False, ldp=152)
+    # a block of B for all of N = 4096 (4.2 MB) would not stay in half of L2
+    assert not choose_tiling(
+        fused_target(avx512, 8), 8, 384, 4096, 640, wide_panel=True
+    ).merge_units
     # a block of B on the stack, or conv's whole-row units: nothing to merge
     assert not choose_tiling(fused_target(avx512, 8), 8, 384, 512, 640).merge_units
     conv = choose_tiling(fused_target(avx512, 8), 8, 32, 784, 288, 4, 28, wide_panel=True)
     assert not conv.merge_units
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("dt", "dtype"), [("f64", np.float64), ("f32", np.float32)])
-def test_merged_units_round_once_per_term_for_any_ranges(dt, dtype):
+def test_merged_units_round_once_per_term_for_any_ranges(backend, dt, dtype):
     """A batched matmul whose kernel packs B in the scratch buffer, in several
     k blocks, with edge tiles of rows and columns: called over all its units at
     once (each row block one pass), unit by unit, and in uneven ranges, the
@@ -204,7 +211,8 @@ def test_merged_units_round_once_per_term_for_any_ranges(dt, dtype):
         f"  %c = tlir.matmul %a, %b : ({a_t}, {b_t}) -> {c_t}\n  func.return %c : {c_t}\n}}"
     )
     op = next(op for op in module.walk() if op.name == "tlir.matmul")
-    kernel = CompiledKernel(contraction_kernel(op, "kernel", target, fused_multiply_add=True))
+    function = contraction_kernel(op, "kernel", target, fused_multiply_add=True)
+    kernel = CompiledKernel(function, backend)
     a, b = _inputs(dtype, (2, 20, 300), (2, 300, 100), seed=7)
     units = kernel.units()
     results = []
