@@ -1,7 +1,7 @@
 """Run time of compiled derivatives against the compiled forward, in the same run.
 
   python bench/autodiff.py [--repeat 20] [--threads 1] [--dtype f64|f32]
-                           [--cases mlp cnn bundled]
+                           [--cases mlp cnn bundled] [--numerics exact|fma]
 
 For each model: the forward, the JVP (`model.jvp`: outputs and output tangents,
 parameter tangents +0) and the VJP (`model.vjp`: outputs, input and parameter
@@ -12,7 +12,9 @@ thread (the default) the clock is the calling thread's CPU time, which the
 other processes of a busy machine do not inflate; with more, wall time. The
 derivatives include the forward values, so a ratio of 1 would be free derivatives. The
 first case's JVP and VJP are checked bit-identical to the reference
-(`tlir.reference.jvp/vjp`).
+(`tlir.reference.jvp/vjp`). `--numerics fma` compiles all three with the opt-in
+fused multiply-adds (`tlir.compile(numerics="fma")`); the check then gives the
+largest difference from the reference, relative to the largest |value|.
 """
 
 from __future__ import annotations
@@ -123,12 +125,20 @@ def same_bits(got: list[np.ndarray], want: list[np.ndarray]) -> bool:
     )
 
 
+def largest_difference(got: list[np.ndarray], want: list[np.ndarray]) -> float:
+    """The largest |got - want| over all values, relative to the largest |want|."""
+    scale = max(float(np.max(np.abs(w), initial=0.0)) for w in want)
+    worst = max(float(np.max(np.abs(g - w), initial=0.0)) for g, w in zip(got, want, strict=True))
+    return worst / scale if scale else worst
+
+
 def run_case(label: str, path: str, args, check: bool) -> dict:
     from tlir.reference import jvp, vjp
 
     np_type = np.float32 if args.dtype == "f32" else np.float64
+    numerics = getattr(args, "numerics", "exact")
     start = time.perf_counter()
-    model = tlir.compile(path, args.dtype, threads=args.threads)
+    model = tlir.compile(path, args.dtype, threads=args.threads, numerics=numerics)
     rng = np.random.default_rng(0)
     shapes = [t.get_shape() for t in model.function_op.function_type.inputs.data]
     xs = [rng.normal(size=s).astype(np_type) for s in shapes]
@@ -161,16 +171,26 @@ def run_case(label: str, path: str, args, check: bool) -> dict:
     if check:
         module = model.module()
         ys, ts = model.jvp(xs, dxs)
-        ok_jvp = same_bits([*ys, *ts], jvp(module, xs, dxs))
+        want_jvp = jvp(module, xs, dxs)
+        ok_jvp = same_bits([*ys, *ts], want_jvp)
         ys, gx, gp = model.vjp(xs, dys)
-        ok_vjp = same_bits([*ys, *gx, *gp.values()], vjp(module, xs, dys))
-        row["check"] = "bit-identical" if ok_jvp and ok_vjp else "DIFFERS"
+        got_vjp, want_vjp = [*ys, *gx, *gp.values()], vjp(module, xs, dys)
+        if numerics == "exact":
+            ok_vjp = same_bits(got_vjp, want_vjp)
+            row["check"] = "bit-identical" if ok_jvp and ok_vjp else "DIFFERS"
+        else:
+            worst = max(largest_difference([*ys, *ts], want_jvp),
+                        largest_difference(got_vjp, want_vjp))  # fmt: skip
+            row["check"] = f"largest difference {worst:.1e} of the largest |value|"
     return row
 
 
-def bench_options(description: str, argv=None) -> tuple[argparse.Namespace, list[tuple[str, str]]]:
+def bench_options(
+    description: str, argv=None, numerics: bool = False
+) -> tuple[argparse.Namespace, list[tuple[str, str]]]:
     """The options and cases of this bench and of bench/bounds.py (`--repeat`,
-    `--threads`, `--dtype`, `--cases`), with the line saying how they are timed."""
+    `--threads`, `--dtype`, `--cases`; `--numerics` with `numerics`), with the
+    line saying how they are timed."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
@@ -178,6 +198,8 @@ def bench_options(description: str, argv=None) -> tuple[argparse.Namespace, list
     parser.add_argument(
         "--cases", nargs="+", default=["mlp", "cnn", "bundled"], choices=["mlp", "cnn", "bundled"]
     )
+    if numerics:
+        parser.add_argument("--numerics", choices=("exact", "fma"), default="exact")
     args = parser.parse_args(argv)
     cases = []
     if "mlp" in args.cases:
@@ -187,12 +209,13 @@ def bench_options(description: str, argv=None) -> tuple[argparse.Namespace, list
     if "bundled" in args.cases:
         cases += bundled()
     clock = "thread CPU time" if args.threads == 1 else "wall time"
-    print(f"{args.dtype}, {args.threads} thread(s), median of {args.repeat}, {clock}")
+    mode = f", numerics {args.numerics}" if numerics else ""
+    print(f"{args.dtype}{mode}, {args.threads} thread(s), median of {args.repeat}, {clock}")
     return args, cases
 
 
 def main(argv=None) -> list[dict]:
-    args, cases = bench_options(__doc__.split("\n")[0], argv)
+    args, cases = bench_options(__doc__.split("\n")[0], argv, numerics=True)
     header = f"{'case':36} {'forward':>10} {'JVP':>10} {'VJP':>10} {'JVP/fwd':>8} {'VJP/fwd':>8}"
     header += f" {'VJPp/fwd':>8}"
     print(header)

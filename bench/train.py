@@ -15,9 +15,9 @@ calling thread's CPU time, with `--threads N` (tlir's and PyTorch's) wall time.
 `--numerics fma` adds tlir with the opt-in fused multiply-adds. The ratio is
 tlir / PyTorch (below 1: tlir is faster). `--profile` also times the parts of
 tlir's step: the VJP alone and the update alone. `--steps` prints the
-VJP's plan step by step: each kernel called alone on the plan's buffers (minimum
-of `--repeat` calls, one thread), what it computes (its ops, a contraction's
-operand shapes, its arguments' sizes) and its share.
+VJP's plan step by step, in each of `--numerics`: each kernel called alone on
+the plan's buffers (minimum of `--repeat` calls, one thread), what it computes
+(its ops, a contraction's operand shapes, its arguments' sizes) and its share.
 
 Note that PyTorch's Adam is not TorchLean's (bias corrections differ in order
 and form): the work is the same kind (a few elementwise passes per parameter),
@@ -170,14 +170,14 @@ def kernel_labels(model) -> dict[str, str]:
     return labels
 
 
-def print_steps(path: str, dtype: str, x, seed, repeat: int) -> None:
-    model = tlir.compile(path, dtype, threads=1)
+def print_steps(path: str, dtype: str, x, seed, repeat: int, numerics: str = "exact") -> None:
+    model = tlir.compile(path, dtype, threads=1, numerics=numerics)
     model.vjp([x], [seed], wrt="params")
     vjp = model._derivative("vjp", "params")
     rows = step_times(vjp, [x, seed], repeat)
     labels = kernel_labels(vjp)
     total = sum(t for _, t, _ in rows)
-    print(f"{dtype} VJP wrt params, step by step (sum {total * 1e3:.3f}ms):")
+    print(f"{dtype} {numerics} VJP wrt params, step by step (sum {total * 1e3:.3f}ms):")
     for name, seconds, shapes in rows:
         print(f"  {seconds * 1e3:7.3f}ms {seconds / total:6.1%}  {labels[name]:40} {shapes}")
 
@@ -214,7 +214,8 @@ def main(argv=None) -> list[dict]:
         x = rng.normal(size=(BATCH, WIDTHS[0])).astype(np_type)
         seed = (rng.normal(size=(BATCH, WIDTHS[-1])) / BATCH).astype(np_type)
         if args.steps:
-            print_steps(path, dtype, x, seed, args.repeat)
+            for numerics in args.numerics:
+                print_steps(path, dtype, x, seed, args.repeat, numerics)
         for kind, numerics in itertools.product(args.optimizers, args.numerics):
             step, vjp, update = tlir_step(path, dtype, kind, x, seed, numerics, args.threads)
             functions = [step, torch_step(builder, dtype, kind, x, seed)]

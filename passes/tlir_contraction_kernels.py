@@ -7,6 +7,9 @@ output is the same on every machine:
 
     tlir-opt m.mlir -p 'tlir-contraction-kernels{vector_bytes=32 registers=16
                         tile_rows=6 tile_vectors=2}'     (on one line)
+
+`numerics=fma` builds the kernels of the opt-in `fma` numerics (each term one
+`math.fma`, with that numerics' tiling: `tiling.fused_target`).
 """
 
 from __future__ import annotations
@@ -32,13 +35,19 @@ class TlirContractionKernels(ModulePass):
     l1_ways: int = 8
     l2_bytes: int = 512 * 1024
     stack_bytes: int = 64 * 1024
+    numerics: str = "exact"
+    """`exact` or `fma`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from tlir.diagnostics import TlirError
         from tlir.dialects import tlir as T
         from tlir.passes.contraction_kernels import TargetInfo, contraction_kernel
         from tlir.passes.tlir_specialize_batch import refuse_dynamic
 
         refuse_dynamic(op, self.name)
+        if self.numerics not in ("exact", "fma"):
+            raise TlirError(self.name, f"numerics must be exact or fma, got {self.numerics!r}")
+        fused = self.numerics == "fma"
 
         tile = (self.tile_rows, self.tile_vectors) if self.tile_rows and self.tile_vectors else None
         target = TargetInfo(self.vector_bytes, self.registers, self.l1_bytes, self.l2_bytes,
@@ -52,7 +61,9 @@ class TlirContractionKernels(ModulePass):
                 if isinstance(inner, T.MatmulOp | T.LinearOp | T.ConvOp):
                     kind = inner.name.removeprefix("tlir.")
                     name = f"{function.sym_name.data}__{kind}{count}"
-                    kernels.append(contraction_kernel(inner, name, target))
+                    kernels.append(
+                        contraction_kernel(inner, name, target, fused_multiply_add=fused)
+                    )
                     count += 1
         for kernel in kernels:
             op.body.block.add_op(kernel)

@@ -18,6 +18,13 @@ lo … hi-1, each writing only its own block of C. Inside a unit:
             for k in block: acc[r][v] = acc[r][v] + broadcast(A[r, k]) · Bp[k, v]
             last block: bias, fused epilogue; store C tile; else store P tile
 
+With `merge_units` (the `fma` numerics' tiling, `tiling.fused_target`), a call
+takes the consecutive units of one row block that [lo, hi) holds as one: their
+columns packed together (Bp's rows ldp ≥ N apart, in the first unit's slice of
+the scratch buffer) and every row tile run over all of them, so that its rows of
+A are read once per block rather than once per unit (one thread: a row block is
+one pass over N). Each output's fold is the same.
+
 P, the partial sums between blocks, is C itself unless a tile's rows of C
 crowd one L1 set (more rows than the L1 has ways: rows 4 KiB apart, N = 512
 in f64, put all 16 rows of a tile in one set; storing and reloading the tile
@@ -362,29 +369,35 @@ class GemmEmitter:
                 bases.panel = kb.add(start, t.panel_offset)
             return bases, r0, r1, c0, c1, kb.equal(nc, n_units - 1)
 
-        def unit(u: Index, carried: list) -> list:
-            bases, r0, r1, c0, c1, at_end = unit_bounds(u)
+        def columns(bases, r0, r1, c0, c1, at_end) -> None:
+            """Rows [r0, r1) and columns [c0, c1), block by block along k."""
 
             def block(k0: Index, kc: Index, first, last: bool) -> None:
                 s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
                 self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
-            if not isinstance(self.k, int):
-                run_time_blocks(kb, t.kc, self.k, block)
-                return []
-            blocks = max(1, -(-s.k // t.kc))
-            if blocks > 1:  # the first block starts from +0, the middle ones from C
-                block(0, t.kc, True, False)
+            self.blocks(block)
 
-                def middle(p: Index, carried: list) -> list:
-                    block(kb.mul(p, t.kc), t.kc, False, False)
-                    return []
-
-                kb.loop(1, blocks - 1, 1, [], middle)
-            k0 = (blocks - 1) * t.kc
-            block(k0, s.k - k0, blocks == 1, True)
+        def unit(u: Index, carried: list) -> list:
+            columns(*unit_bounds(u))
             return []
 
+        def row_block(rb: Index, carried: list) -> list:
+            # the units of row block rb in [lo, hi): their columns in one pass
+            first = kb.max(lo, kb.mul(rb, n_units))
+            end = kb.min(hi, kb.mul(kb.add(rb, 1), n_units))
+
+            def run() -> None:
+                bases, r0, r1, c0, _, _ = unit_bounds(first)
+                *_, c1, at_end = unit_bounds(kb.sub(end, 1))
+                columns(bases, r0, r1, c0, c1, at_end)
+
+            kb.when(kb.less(first, end), run)
+            return []
+
+        if s.exact is None and t.merge_units:
+            kb.loop(kb.div(lo, n_units), kb.ceil_div(hi, n_units), 1, [], row_block)
+            return
         if s.exact is None:
             kb.loop(lo, hi, 1, [], unit)
             return
@@ -401,6 +414,26 @@ class GemmEmitter:
         fails = kb.emit(arith.CmpfOp(check, zero, "une"))
         kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
+
+    def blocks(self, block: Callable) -> None:
+        """`block(k0, kc, first, last)` for each block along k, in ascending
+        order: the first starts its sums from +0, the others from the partial
+        sums (in C, or in P)."""
+        kb, s, t = self.kb, self.spec, self.tiling
+        if not isinstance(self.k, int):
+            run_time_blocks(kb, t.kc, self.k, block)
+            return
+        blocks = max(1, -(-s.k // t.kc))
+        if blocks > 1:
+            block(0, t.kc, True, False)
+
+            def middle(p: Index, carried: list) -> list:
+                block(kb.mul(p, t.kc), t.kc, False, False)
+                return []
+
+            kb.loop(1, blocks - 1, 1, [], middle)
+        k0 = (blocks - 1) * t.kc
+        block(k0, s.k - k0, blocks == 1, True)
 
     def tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
         """All register tiles of the unit for one block along k. Several rows per

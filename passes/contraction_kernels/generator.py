@@ -35,6 +35,7 @@ from tlir.passes.contraction_kernels.tiling import (
     choose_tiling,
     fused_target,
     register_tile,
+    unmerged,
 )
 
 __all__ = ["contraction_kernel", "kernel_tiling"]
@@ -82,6 +83,9 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
     tiling = spec.adjust_tiling(tiling, target)
     blocks = -(-spec.k // tiling.kc)
     partials = blocks > 1 and _crowded(spec, tiling, target) and spec.takes_partials()
+    if partials and tiling.merge_units:
+        # P would be all N wide in every unit's slice: N / nc times C's size
+        tiling = unmerged(tiling, spec.element.bitwidth // 8)
     return dataclasses.replace(tiling, partials=partials)
 
 

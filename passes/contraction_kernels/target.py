@@ -31,6 +31,10 @@ class TargetInfo:
     the tile's packed rows of A fill, with several rows per tile: the bound on
     kc (`tiling.choose_tiling`; `tiling.fused_target` raises it)."""
 
+    merge_units: bool = False
+    """Whether a call runs the consecutive units of one row block that it
+    takes as one wider unit (`Tiling.merge_units`)."""
+
     def lanes(self, element_bytes: int) -> int:
         return self.vector_bytes // element_bytes
 

@@ -33,6 +33,10 @@ class Tiling:
     """Whether the partial sums between k blocks go to a scratch buffer (P) rather
     than to C (`generator.kernel_tiling` decides)."""
     panel_in_scratch: bool = False
+    merge_units: bool = False
+    """Whether a call takes the consecutive units of one row block that it runs
+    as one (their columns packed into one block of B, ldp wide enough for
+    all N columns, in the first one's slice of the scratch buffer)."""
     """Whether the packed kc × ldp block of B is in the scratch buffer (one per
     unit) rather than on the stack: it is wider than the stack budget allows."""
 
@@ -111,7 +115,14 @@ def fused_target(target: TargetInfo, element_bytes: int = 8) -> TargetInfo:
     besides its terms (partial sums stored and loaded, rows of A copied) weighs
     twice as much. 8×3: kc 86 → 128 on K = 512, 92 → 128 on K = 640; the bench
     matmuls 2-6 % faster (same-process A/B), MLP and conv within noise; in f32
-    (12×2, kc 128 → 160 on K = 640) the matmul ran 2 % slower."""
+    (12×2, kc 128 → 160 on K = 640) the matmul ran 2 % slower.
+
+    A call's consecutive units of one row block run as one (`merge_units`):
+    with one thread, a whole row block is one pass over all of N, whose row
+    tiles read their rows of A once instead of once per unit of columns.
+    Same-process A/B (f64): matmul 384×640×512 7 % faster, 384×512×640 1-4 %,
+    the bench MLP's layers 1-4 %; f32 0-3 %."""
+    target = replace(target, merge_units=True)
     if element_bytes >= 8:
         target = replace(target, k_block_l1=(3, 4))
     if target.tile is None and target.registers >= 32:
@@ -191,9 +202,22 @@ def choose_tiling(
         mc = max(mr, (mc // 2) // mr * mr)
     if columns_multiple == 1:
         nc = _even_units(batch * -(-m // mc), n, nc, nr)
-    ldp = _panel_stride(nc, line)
+    # Merged units pack all N columns into each unit's slice: where that
+    # block of B stays within half of L2 (a wider one would stream from L3
+    # past every row tile, and each unit's slice would outgrow its share).
+    wide = _panel_stride(-(-n // nr) * nr, line)
+    merge = (target.merge_units and nc > stack_nc and columns_multiple == 1 and mr > 1
+             and kc * wide * element_bytes <= target.l2_bytes // 2)  # fmt: skip
+    ldp = wide if merge else _panel_stride(nc, line)
     return Tiling(lanes, nv, mr, kc, mc, nc, ldp, kcp, partials=partials,
-                  panel_in_scratch=nc > stack_nc)  # fmt: skip
+                  panel_in_scratch=nc > stack_nc, merge_units=merge)  # fmt: skip
+
+
+def unmerged(tiling: Tiling, element_bytes: int) -> Tiling:
+    """The tiling with its units one by one (`merge_units` off, the rows of
+    the packed block of B a unit wide)."""
+    line = 64 // element_bytes
+    return replace(tiling, merge_units=False, ldp=_panel_stride(tiling.nc, line))
 
 
 def _k_block(target: TargetInfo, element_bytes: int, k: int, blocks: int, mr: int, nr: int,

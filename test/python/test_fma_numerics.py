@@ -20,7 +20,7 @@ import tlir
 from tlir.compiler.backend import mlir
 from tlir.diagnostics import TlirError
 from tlir.passes.contraction_kernels.target import TargetInfo
-from tlir.passes.contraction_kernels.tiling import choose_tiling, fused_target
+from tlir.passes.contraction_kernels.tiling import choose_tiling, fused_target, unmerged
 from tlir.reference import evaluate
 
 NO_MLIR = mlir.find_tool("mlir-opt") is None
@@ -167,6 +167,66 @@ def test_fused_f64_k_blocks_fill_three_quarters_of_l1():
     assert choose_tiling(dataclasses.replace(avx512, tile=(8, 3)), 8, 384, 512, 512).kc == 86
     assert choose_tiling(fused_target(avx512, 8), 8, 384, 512, 512).kc == 128
     assert fused_target(avx512, 4).k_block_l1 == avx512.k_block_l1
+
+
+def test_fused_units_of_a_row_block_share_one_wide_block_of_b():
+    # 384x640 · 640x512 f64 on AVX-512: 4 units of 144 columns; in fma the
+    # packed block's rows hold all 512 columns (536: an odd number of lines)
+    avx512 = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
+                        l2_bytes=2 << 20)  # fmt: skip
+    fused = choose_tiling(fused_target(avx512, 8), 8, 384, 512, 640, wide_panel=True)
+    assert (fused.merge_units, fused.nc, fused.ldp) == (True, 144, 536)
+    assert fused.units(1, 384, 512) == 4
+    exact = choose_tiling(avx512, 8, 384, 512, 640, wide_panel=True)
+    assert (exact.merge_units, exact.ldp) == (False, exact.nc + 8)
+    # units one by one (with partial sums in P, which would be all N wide too)
+    assert unmerged(fused, 8) == dataclasses.replace(fused, merge_units=False, ldp=152)
+    # a block of B for all of N = 4096 (4.2 MB) would not stay in half of L2
+    assert not choose_tiling(
+        fused_target(avx512, 8), 8, 384, 4096, 640, wide_panel=True
+    ).merge_units
+    # a block of B on the stack, or conv's whole-row units: nothing to merge
+    assert not choose_tiling(fused_target(avx512, 8), 8, 384, 512, 640).merge_units
+    conv = choose_tiling(fused_target(avx512, 8), 8, 32, 784, 288, 4, 28, wide_panel=True)
+    assert not conv.merge_units
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("dt", "dtype"), [("f64", np.float64), ("f32", np.float32)])
+def test_merged_units_round_once_per_term_for_any_ranges(backend, dt, dtype):
+    """A batched matmul whose kernel packs B in the scratch buffer, in several
+    k blocks, with edge tiles of rows and columns: called over all its units at
+    once (each row block one pass), unit by unit, and in uneven ranges, the
+    results are the same bits, each the fold rounded once per term."""
+    from tlir.compiler.kernel_harness import CompiledKernel
+    from tlir.passes.contraction_kernels import contraction_kernel
+
+    target = TargetInfo(vector_bytes=32, registers=16, l1_bytes=8192, stack_bytes=8192)
+    tiling = choose_tiling(fused_target(target, dtype().itemsize), dtype().itemsize, 20, 100, 300,
+                           2, wide_panel=True)  # fmt: skip
+    assert tiling.merge_units and tiling.kc < 300 and tiling.units(2, 20, 100) >= 4
+    a_t, b_t, c_t = (f"tensor<2x{s}x{dt}>" for s in ("20x300", "300x100", "20x100"))
+    module = tlir.parse_module(
+        f"func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{\n"
+        f"  %c = tlir.matmul %a, %b : ({a_t}, {b_t}) -> {c_t}\n  func.return %c : {c_t}\n}}"
+    )
+    op = next(op for op in module.walk() if op.name == "tlir.matmul")
+    function = contraction_kernel(op, "kernel", target, fused_multiply_add=True)
+    kernel = CompiledKernel(function, backend)
+    a, b = _inputs(dtype, (2, 20, 300), (2, 300, 100), seed=7)
+    units = kernel.units()
+    results = []
+    for ranges in ([(0, units)], [(u, u + 1) for u in range(units)], [(0, 3), (3, units)]):
+        out = np.full((2, 20, 100), np.nan, dtype)
+        kernel([a, b, out], ranges)
+        results.append(out)
+    assert all(r.tobytes() == results[0].tobytes() for r in results)
+    rng = np.random.default_rng(8)
+    picks = [(0, 0, 0), (1, 19, 99), (1, 18, 96), *zip(rng.integers(0, 2, 30),
+             rng.integers(0, 20, 30), rng.integers(0, 100, 30), strict=True)]  # fmt: skip
+    for batch, i, j in picks:
+        want = _fused_fold(list(zip(a[batch, i], b[batch, :, j], strict=True)), dtype)
+        assert results[0][batch, i, j].tobytes() == want.tobytes(), (batch, i, j)
 
 
 @pytest.mark.parametrize(("dt", "dtype"), [("f64", np.float64), ("f32", np.float32)])
