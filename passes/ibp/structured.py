@@ -19,7 +19,7 @@ from tlir.bounds import count_interval
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
 from tlir.passes.ibp import scalar as D
-from tlir.passes.ibp.elementwise import any_failed, pair_map
+from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
 from tlir.passes.ibp.table import Bound, Context, NoBox, Out, ibp_rule
 
 
@@ -432,10 +432,12 @@ def _conv(ctx, op, boxes):
             skip = s.either(skip, s.nonzero(flag))
         return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
 
+    summed = [lc_dim, *k_dims]
+    sums_shape = [n for k, n in enumerate(bounds) if k not in summed]
     acc = ctx.b.fold(
         [*padded, *w_inputs, *(m for _, m in masks)],
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
-        bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
+        bounds, summed, zero_starts(ctx, sums_shape), body,
     )  # fmt: skip
     if fast:
         fast_contraction_check(ctx, acc)
