@@ -222,3 +222,77 @@ def test_max_pool_of_boxes_with_ties_and_nan(case, threads, backend):
         model = tlir.compile(module, backend=backend, threads=threads)
         for seed in range(3):
             assert_same_bounds(model, module, *_ties(shape, dtype, seed), f"{dtype} {seed}")
+
+
+def _conv_op(x: str, w: str, b: str, c_in: int, c_out: int, types: str) -> str:
+    return (
+        f"tlir.conv {x}, {w}, {b} {{kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, "
+        "padding = array<i64: 1, 1>, padding_after = array<i64: 1, 1>, "
+        "dilation = array<i64: 1, 1>, groups = 1 : i64, channel_axis = 1 : i64, "
+        f"in_channels = {c_in} : i64, out_channels = {c_out} : i64}} : {types}"
+    )
+
+
+def _const(name: str, values: np.ndarray, t: str) -> str:
+    typ = _tensor(values.shape, t)
+    return f"  %{name} = tlir.const {{value = dense<{_literal(values)}> : {typ}}} : {typ}"
+
+
+def permuted_conv_module(t: str, seed: int, specials=()) -> str:
+    """x [2, 8, 8, 3] → permute to channels first → conv (3 → 8) → relu →
+    max_pool 2×2 → conv (8 → 8): each conv reads its input through a permute
+    (the first from the graph, the second the pool's back to channels first)."""
+    w1, b1 = _parameters(t, seed, specials)
+    rng = np.random.default_rng(seed + 1)
+    w2 = rng.normal(0, 0.3, (8, 8, 3, 3)).astype(w1.dtype)
+    b2 = rng.normal(0, 0.1, 8).astype(w1.dtype)
+    x, c1, p = _tensor((2, 8, 8, 3), t), _tensor((2, 8, 8, 8), t), _tensor((2, 8, 4, 4), t)
+    first = f"({_tensor((2, 3, 8, 8), t)}, {_tensor(w1.shape, t)}, {_tensor(b1.shape, t)}) -> {c1}"
+    second = f"({p}, {_tensor(w2.shape, t)}, {_tensor(b2.shape, t)}) -> {p}"
+    return "\n".join([
+        f"func.func @main(%x: {x}) -> {p} {{",
+        _const("w1", w1, t), _const("b1", b1, t), _const("w2", w2, t), _const("b2", b2, t),
+        f"  %xp = tlir.permute %x {{perm = array<i64: 0, 3, 1, 2>}} : ({x}) -> "
+        f"{_tensor((2, 3, 8, 8), t)}",
+        f"  %c = {_conv_op('%xp', '%w1', '%b1', 3, 8, first)}",
+        f"  %r = tlir.relu %c : ({c1}) -> {c1}",
+        f"  %m = tlir.max_pool %r {_pool(2, 2)} : ({c1}) -> {p}",
+        f"  %y = {_conv_op('%m', '%w2', '%b2', 8, 8, second)}",
+        f"  func.return %y : {p}",
+        "}",
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_conv_reads_through_a_permute(threads, backend, contraction):
+    """A conv whose input boxes come from one permute pads and reads the
+    permute's operands (its index maps permuted): the reference's bits."""
+    tiny = {"f64": np.finfo(np.float64).smallest_subnormal,
+            "f32": np.finfo(np.float32).smallest_subnormal}  # fmt: skip
+    for dtype in ("f64", "f32"):
+        for specials in ([0.0, -0.0, tiny[dtype], -tiny[dtype]], [np.inf, np.nan]):
+            module = tlir.parse_module(permuted_conv_module(dtype, 5, specials))
+            model = tlir.compile(module, backend=backend, threads=threads)
+            np_type = np.float32 if dtype == "f32" else np.float64
+            x = np.random.default_rng(2).normal(size=(2, 8, 8, 3)).astype(np_type)
+            assert_same_bounds(model, module, *random_box([x], 3), f"{dtype} random")
+            boxes = _adversarial(*random_box([x], 4), seed=5)
+            assert_same_bounds(model, module, *boxes, f"{dtype} adversarial")
+            big = np.finfo(np_type).max / 4
+            assert_same_bounds(model, module, [x * 0 + big], [x * 0 + big], f"{dtype} overflow")
+
+
+def test_conv_of_a_permute_pads_the_permutes_operand():
+    """No permute of a whole box is left on the path to either conv."""
+    from tlir.passes.tlir_ibp import TlirIbp
+    from tlir.universe import context
+
+    module = tlir.parse_module(permuted_conv_module("f64", 5))
+    TlirIbp(function="main", fast=True).apply(context(), module)
+    ibp = next(f for f in module.ops if f.sym_name.data == "main_ibp")
+    from tlir.dialects import tlir_ad as A
+
+    pads = [op for op in ibp.body.block.ops if isinstance(op, A.PadOp)]
+    assert len(pads) == 4
+    assert all(not isinstance(op.input.owner, T.PermuteOp) for op in pads)
