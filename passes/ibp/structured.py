@@ -414,6 +414,8 @@ def _conv(ctx, op, boxes):
     low = [0] * (axis + 1) + list(cfg.padding)
     high = [0] * (axis + 1) + list(cfg.padding_after)
     ends, perm = _unpermuted(x.pair)
+    if perm is not None:
+        ctx.bypassed += [v.owner for v in x.pair]
     padded = [ctx.b.pad(v, _moved(low, perm), _moved(high, perm)) for v in ends]
     # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
     w = weight.lo if weight.point else weight.pair

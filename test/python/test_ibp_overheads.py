@@ -156,12 +156,18 @@ def _ops(module_text: str) -> list[type]:
 
 
 def test_pool_reads_through_relu_and_permute():
-    """One fold pools both ends; no max_pool is left, and the relu and the
-    conv's permute back to channels first are applied only to the pooled
-    result (one permute per end); a padded pool keeps the forward op."""
+    """One fold pools both ends, adding the conv's bias and applying relu to
+    each cell: no max_pool, relu or bias fold is left, and the conv's permute
+    back to channels first is applied only to the pooled result (one permute
+    per end); a padded pool keeps the forward op."""
+    from tlir.dialects import tlir_ad as A
+
     weight, bias = _parameters("f64", 5)
     ops = _ops(conv_pool_module("f64", True, _pool(2, 2), 4, weight, bias))
-    assert T.MaxPoolOp not in ops
+    assert T.MaxPoolOp not in ops and T.ReluOp not in ops
+    # the weight's permute and the pooled ends' two; folds: the conv's sums and
+    # the pool (the bias added in it)
+    assert ops.count(T.PermuteOp) == 3 and ops.count(A.FoldOp) == 2
     padded = _ops(conv_pool_module("f64", True, _pool(2, 2, 1), 5, weight, bias))
     assert padded.count(T.MaxPoolOp) == 2
 
