@@ -30,8 +30,8 @@ from xdsl.passes import ModulePass
 
 from tlir.passes.autodiff.builder import Builder, Scalar, element_of, shape_of
 from tlir.passes.autodiff.driver import add_function, find
-from tlir.passes.ibp import elementwise, normalization, structured  # noqa: F401 - fill IBP_RULES
-from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule
+from tlir.passes.ibp import elementwise, normalization, pooling, structured  # noqa: F401 - fill IBP_RULES
+from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule, drop_bypassed
 from tlir.passes.ibp.tight import TIGHT_RULES
 from tlir.passes.tlir_specialize_batch import refuse_dynamic
 from tlir.tight import check_rules, rules_mode, tight
@@ -47,6 +47,7 @@ class Ibp:
         self.block = block
         self.fast = fast
         self.diverged: list[SSAValue] = []
+        self.bypassed: list[Operation] = []
 
     def run(self, body: Block, boxes: list[Bound]) -> list[Bound]:
         bounds: dict[SSAValue, Bound] = dict(zip(body.args, boxes, strict=True))
@@ -66,7 +67,7 @@ class Ibp:
         b = Builder(self.block, op.location)
         result = op.results[0]
         shape, element = shape_of(result), element_of(result)
-        ctx = Context(b, element, self.fast, self.diverged)
+        ctx = Context(b, element, self.fast, self.diverged, self.bypassed)
         if 0 in shape:
             empty = b.array(np.zeros(shape, ctx.dtype), element)
             return Bound(empty, empty)
@@ -164,3 +165,4 @@ class TlirIbp(ModulePass):
             statuses.append(status_value(Context(builder, element_of(value)), bound.status))
         results = [*(o.lo for o in outputs), *(o.hi for o in outputs), *statuses, *ibp.diverged]
         add_function(op, source, f"{self.function}_ibp", block, results)
+        drop_bypassed(ibp.bypassed)  # once the results are returned (read)

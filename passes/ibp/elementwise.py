@@ -56,9 +56,9 @@ def _random(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
 
 @ibp_rule(
     T.DetachOp, T.ReshapeOp, T.FlattenOp, T.PermuteOp, T.TransposeOp, T.BroadcastToOp,
-    T.ConcatOp, T.MaxPoolOp, T.MaxElemOp, T.MinElemOp, T.ReluOp,
+    T.ConcatOp, T.MaxElemOp, T.MinElemOp, T.ReluOp,
 )  # fmt: skip
-def _forward(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
+def forward_on_ends(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
     """The forward op on each end: exact and monotone (index moves, max_pool,
     Lean's max/min, relu)."""
     ends = []
@@ -173,3 +173,15 @@ def _hard_masked_softmax(ctx, op, boxes):
         alone = allowed & (allowed.sum(axis=-1, keepdims=True) == 1)
         lo, hi = alone.astype(ctx.dtype), allowed.astype(ctx.dtype)
     return Out(ctx.b.array(lo, ctx.element), ctx.b.array(hi, ctx.element))
+
+
+def zero_starts(ctx: Context, shape: Sequence[int]) -> list[SSAValue]:
+    """Two tensors of +0 to start a fold's two results from: a rank-1 constant
+    row broadcast along the last axis. Its fill in the fold's kernel becomes
+    whole-vector stores; a broadcast rank-0 constant's did not (LLVM unrolled
+    the short last loop and vectorised the one around it with scatters: 131k
+    scattered stores before the first conv's sums in f32)."""
+    if not shape:
+        return [ctx.b.const(0.0, [], ctx.element) for _ in range(2)]
+    row = ctx.b.const(0.0, [shape[-1]], ctx.element)
+    return [ctx.b.tlir(T.BroadcastToOp, [row], list(shape)) for _ in range(2)]

@@ -19,7 +19,7 @@ from tlir.bounds import count_interval
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
 from tlir.passes.ibp import scalar as D
-from tlir.passes.ibp.elementwise import any_failed, pair_map
+from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
 from tlir.passes.ibp.table import Bound, Context, NoBox, Out, ibp_rule
 
 
@@ -367,6 +367,28 @@ def _permuted(ctx: Context, w, perm: Sequence[int]):
     return p(w) if isinstance(w, SSAValue) else (p(w[0]), p(w[1]))
 
 
+def _unpermuted(pair: Sequence[SSAValue]) -> tuple[list[SSAValue], list[int] | None]:
+    """The operands of the permute both ends come from, and its permutation
+    (the ends themselves and None where they do not come from one)."""
+    owners = [v.owner for v in pair]
+    if not all(isinstance(o, T.PermuteOp) for o in owners):
+        return list(pair), None
+    perms = {tuple(T._ints(o.perm)) for o in owners}
+    if len(perms) != 1:
+        return list(pair), None
+    return [o.operands[0] for o in owners], list(perms.pop())
+
+
+def _moved(per_axis: Sequence, perm: Sequence[int] | None) -> list:
+    """Per axis of `permute(v, perm)` → per axis of `v` (axis k is v's perm[k])."""
+    if perm is None:
+        return list(per_axis)
+    moved = [None] * len(perm)
+    for k, m in enumerate(perm):
+        moved[m] = per_axis[k]
+    return moved
+
+
 @ibp_rule(T.ConvOp)
 def _conv(ctx, op, boxes):
     """Per output, local input channel outermost, kernel cells row-major: a
@@ -378,7 +400,10 @@ def _conv(ctx, op, boxes):
     channel] (contiguous along the vector) and the input value and the padding
     test are the same for the whole vector; the folded result is permuted back.
     Otherwise it runs over the last output axis. Either way each output takes
-    its terms in the same order."""
+    its terms in the same order. Input boxes that come from one permute (a
+    pool's result going back to channels first) are padded and read in the
+    permute's operand's layout instead (the maps permuted): the fold reads one
+    input value per term for the whole vector, from either layout."""
     x, weight, bias = boxes
     cfg = op.config
     axis, groups = cfg.channel_axis, cfg.groups
@@ -388,7 +413,10 @@ def _conv(ctx, op, boxes):
     cin, cout = cfg.in_channels // groups, cfg.out_channels // groups
     low = [0] * (axis + 1) + list(cfg.padding)
     high = [0] * (axis + 1) + list(cfg.padding_after)
-    padded = [ctx.b.pad(v, low, high) for v in x.pair]
+    ends, perm = _unpermuted(x.pair)
+    if perm is not None:
+        ctx.bypassed += [v.owner for v in x.pair]
+    padded = [ctx.b.pad(v, _moved(low, perm), _moved(high, perm)) for v in ends]
     # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
     w = weight.lo if weight.point else weight.pair
     channels_inner = bool(out_spatial) and cout >= out_spatial[-1]
@@ -414,7 +442,7 @@ def _conv(ctx, op, boxes):
         d(o) * s + d(k) * dl
         for o, k, s, dl in zip(o_dims, k_dims, cfg.stride, cfg.dilation, strict=True)
     ]
-    x_map = [*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial]
+    x_map = _moved([*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial], perm)
     mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
     fast = _fast(ctx, bounds)
 
@@ -432,10 +460,12 @@ def _conv(ctx, op, boxes):
             skip = s.either(skip, s.nonzero(flag))
         return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
 
+    summed = [lc_dim, *k_dims]
+    sums_shape = [n for k, n in enumerate(bounds) if k not in summed]
     acc = ctx.b.fold(
         [*padded, *w_inputs, *(m for _, m in masks)],
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
-        bounds, [lc_dim, *k_dims], [0.0, 0.0], body,
+        bounds, summed, zero_starts(ctx, sums_shape), body,
     )  # fmt: skip
     if fast:
         fast_contraction_check(ctx, acc)

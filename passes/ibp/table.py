@@ -66,6 +66,9 @@ class Context:
     """Contractions take the fast path (`structured.fast_contraction_check`)."""
     diverged: list[SSAValue] = field(default_factory=list)
     """The fast path's checks: rank-0, nonzero where a fast result may differ."""
+    bypassed: list[Operation] = field(default_factory=list)
+    """Ops a rule read through (computing from their operands instead): erased
+    at the end where nothing else reads them (`drop_bypassed`)."""
 
     @property
     def dtype(self) -> np.dtype:
@@ -91,3 +94,16 @@ def ibp_rule(*op_classes: type[Operation], reads_operands: bool = True) -> Calla
         return function
 
     return decorate
+
+
+def drop_bypassed(bypassed: list[Operation]) -> None:
+    """Erase the bypassed ops nothing reads, a reader before what it reads."""
+    pending = list(dict.fromkeys(bypassed))
+    while True:
+        dead = [op for op in pending if all(not r.uses for r in op.results)]
+        if not dead:
+            return
+        for op in dead:
+            pending.remove(op)
+            op.detach()
+            op.erase()

@@ -11,42 +11,41 @@
 // CHECK-NEXT:    [[V0:%[a-zA-Z0-9_.$-]+]] = tlir_ad.pad [[X_LO]] {low = array<i64: 0, 0, 1>, high = array<i64: 0, 0, 1>, interior = array<i64: 0, 0, 0>} : (tensor<1x2x4xf64>) -> tensor<1x2x6xf64>
 // CHECK-NEXT:    [[V1:%[a-zA-Z0-9_.$-]+]] = tlir_ad.pad [[X_HI]] {low = array<i64: 0, 0, 1>, high = array<i64: 0, 0, 1>, interior = array<i64: 0, 0, 0>} : (tensor<1x2x4xf64>) -> tensor<1x2x6xf64>
 // CHECK-NEXT:    [[V2:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<{{\[\[}}1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<3x4xf64>} : tensor<3x4xf64>
-// CHECK-NEXT:    [[V3:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<f64>} : tensor<f64>
-// CHECK-NEXT:    [[V4:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V3]] : (tensor<f64>) -> tensor<1x2x1x4xf64>
-// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<f64>} : tensor<f64>
-// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V5]] : (tensor<f64>) -> tensor<1x2x1x4xf64>
-// CHECK-NEXT:    [[V7:%[a-zA-Z0-9_.$-]+]], [[V8:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[V0]], [[V1]], [[W]], [[V2]]) init([[V4]], [[V6]]) {bounds = array<i64: 1, 2, 1, 1, 3, 4>, maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, (d1 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, (d1 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> ((d1 + d2), (d1 + d3), d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>], iterators = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} : (tensor<1x2x6xf64>, tensor<1x2x6xf64>, tensor<2x2x3xf64>, tensor<3x4xf64>), (tensor<1x2x1x4xf64>, tensor<1x2x1x4xf64>) -> tensor<1x2x1x4xf64>, tensor<1x2x1x4xf64> {
-// CHECK-NEXT:    ^bb0([[V9:%[a-zA-Z0-9_.$-]+]]: f64, [[V10:%[a-zA-Z0-9_.$-]+]]: f64, [[V11:%[a-zA-Z0-9_.$-]+]]: f64, [[V12:%[a-zA-Z0-9_.$-]+]]: f64, [[V13:%[a-zA-Z0-9_.$-]+]]: f64, [[V14:%[a-zA-Z0-9_.$-]+]]: f64):
-// CHECK-NEXT:    [[V15:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V9]], [[V11]] : f64
-// CHECK-NEXT:    [[V16:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V10]], [[V11]] : f64
-// CHECK-NEXT:    [[V17:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V15]], [[V16]] : f64
-// CHECK-NEXT:    [[V18:%[a-zA-Z0-9_.$-]+]] = arith.select [[V17]], [[V16]], [[V15]] : f64
-// CHECK-NEXT:    [[V19:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V18]] : f64
-// CHECK-NEXT:    [[V20:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V15]], [[V16]] : f64
-// CHECK-NEXT:    [[V21:%[a-zA-Z0-9_.$-]+]] = arith.select [[V20]], [[V15]], [[V16]] : f64
-// CHECK-NEXT:    [[V22:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V21]] : f64
-// CHECK-NEXT:    [[V23:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V13]], [[V19]] : f64
-// CHECK-NEXT:    [[V24:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V23]] : f64
-// CHECK-NEXT:    [[V25:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V14]], [[V22]] : f64
-// CHECK-NEXT:    [[V26:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V25]] : f64
-// CHECK-NEXT:    [[V27:%[a-zA-Z0-9_.$-]+]] = arith.constant 0.000000e+00 : f64
-// CHECK-NEXT:    [[V28:%[a-zA-Z0-9_.$-]+]] = arith.cmpf une, [[V12]], [[V27]] : f64
-// CHECK-NEXT:    [[V29:%[a-zA-Z0-9_.$-]+]] = arith.select [[V28]], [[V13]], [[V24]] : f64
-// CHECK-NEXT:    [[V30:%[a-zA-Z0-9_.$-]+]] = arith.select [[V28]], [[V14]], [[V26]] : f64
-// CHECK-NEXT:    tlir_ad.yield [[V29]], [[V30]] : f64, f64
+// CHECK-NEXT:    [[V3:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0.000000e+00> : tensor<4xf64>} : tensor<4xf64>
+// CHECK-NEXT:    [[V4:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V3]] : (tensor<4xf64>) -> tensor<1x2x1x4xf64>
+// CHECK-NEXT:    [[V5:%[a-zA-Z0-9_.$-]+]] = tlir.broadcast_to [[V3]] : (tensor<4xf64>) -> tensor<1x2x1x4xf64>
+// CHECK-NEXT:    [[V6:%[a-zA-Z0-9_.$-]+]], [[V7:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[V0]], [[V1]], [[W]], [[V2]]) init([[V4]], [[V5]]) {bounds = array<i64: 1, 2, 1, 1, 3, 4>, maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, (d1 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, (d1 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> ((d1 + d2), (d1 + d3), d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>], iterators = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} : (tensor<1x2x6xf64>, tensor<1x2x6xf64>, tensor<2x2x3xf64>, tensor<3x4xf64>), (tensor<1x2x1x4xf64>, tensor<1x2x1x4xf64>) -> tensor<1x2x1x4xf64>, tensor<1x2x1x4xf64> {
+// CHECK-NEXT:    ^bb0([[V8:%[a-zA-Z0-9_.$-]+]]: f64, [[V9:%[a-zA-Z0-9_.$-]+]]: f64, [[V10:%[a-zA-Z0-9_.$-]+]]: f64, [[V11:%[a-zA-Z0-9_.$-]+]]: f64, [[V12:%[a-zA-Z0-9_.$-]+]]: f64, [[V13:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V14:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V8]], [[V10]] : f64
+// CHECK-NEXT:    [[V15:%[a-zA-Z0-9_.$-]+]] = arith.mulf [[V9]], [[V10]] : f64
+// CHECK-NEXT:    [[V16:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V14]], [[V15]] : f64
+// CHECK-NEXT:    [[V17:%[a-zA-Z0-9_.$-]+]] = arith.select [[V16]], [[V15]], [[V14]] : f64
+// CHECK-NEXT:    [[V18:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V17]] : f64
+// CHECK-NEXT:    [[V19:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V14]], [[V15]] : f64
+// CHECK-NEXT:    [[V20:%[a-zA-Z0-9_.$-]+]] = arith.select [[V19]], [[V14]], [[V15]] : f64
+// CHECK-NEXT:    [[V21:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V20]] : f64
+// CHECK-NEXT:    [[V22:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V12]], [[V18]] : f64
+// CHECK-NEXT:    [[V23:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V22]] : f64
+// CHECK-NEXT:    [[V24:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V13]], [[V21]] : f64
+// CHECK-NEXT:    [[V25:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V24]] : f64
+// CHECK-NEXT:    [[V26:%[a-zA-Z0-9_.$-]+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    [[V27:%[a-zA-Z0-9_.$-]+]] = arith.cmpf une, [[V11]], [[V26]] : f64
+// CHECK-NEXT:    [[V28:%[a-zA-Z0-9_.$-]+]] = arith.select [[V27]], [[V12]], [[V23]] : f64
+// CHECK-NEXT:    [[V29:%[a-zA-Z0-9_.$-]+]] = arith.select [[V27]], [[V13]], [[V25]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V28]], [[V29]] : f64, f64
 // CHECK-NEXT:    }
+// CHECK-NEXT:    [[V30:%[a-zA-Z0-9_.$-]+]] = tlir.reshape [[V6]] : (tensor<1x2x1x4xf64>) -> tensor<1x2x4xf64>
 // CHECK-NEXT:    [[V31:%[a-zA-Z0-9_.$-]+]] = tlir.reshape [[V7]] : (tensor<1x2x1x4xf64>) -> tensor<1x2x4xf64>
-// CHECK-NEXT:    [[V32:%[a-zA-Z0-9_.$-]+]] = tlir.reshape [[V8]] : (tensor<1x2x1x4xf64>) -> tensor<1x2x4xf64>
-// CHECK-NEXT:    [[V33:%[a-zA-Z0-9_.$-]+]], [[V34:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[B]]) init([[V31]], [[V32]]) {bounds = array<i64: 1, 2, 4>, maps = [affine_map<(d0, d1, d2) -> (d1)>], iterators = ["parallel", "parallel", "parallel"]} : (tensor<2xf64>), (tensor<1x2x4xf64>, tensor<1x2x4xf64>) -> tensor<1x2x4xf64>, tensor<1x2x4xf64> {
-// CHECK-NEXT:    ^bb0([[V35:%[a-zA-Z0-9_.$-]+]]: f64, [[V36:%[a-zA-Z0-9_.$-]+]]: f64, [[V37:%[a-zA-Z0-9_.$-]+]]: f64):
-// CHECK-NEXT:    [[V38:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V36]], [[V35]] : f64
-// CHECK-NEXT:    [[V39:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V38]] : f64
-// CHECK-NEXT:    [[V40:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V37]], [[V35]] : f64
-// CHECK-NEXT:    [[V41:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V40]] : f64
-// CHECK-NEXT:    tlir_ad.yield [[V39]], [[V41]] : f64, f64
+// CHECK-NEXT:    [[V32:%[a-zA-Z0-9_.$-]+]], [[V33:%[a-zA-Z0-9_.$-]+]] = tlir_ad.fold ins([[B]]) init([[V30]], [[V31]]) {bounds = array<i64: 1, 2, 4>, maps = [affine_map<(d0, d1, d2) -> (d1)>], iterators = ["parallel", "parallel", "parallel"]} : (tensor<2xf64>), (tensor<1x2x4xf64>, tensor<1x2x4xf64>) -> tensor<1x2x4xf64>, tensor<1x2x4xf64> {
+// CHECK-NEXT:    ^bb0([[V34:%[a-zA-Z0-9_.$-]+]]: f64, [[V35:%[a-zA-Z0-9_.$-]+]]: f64, [[V36:%[a-zA-Z0-9_.$-]+]]: f64):
+// CHECK-NEXT:    [[V37:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V35]], [[V34]] : f64
+// CHECK-NEXT:    [[V38:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_down [[V37]] : f64
+// CHECK-NEXT:    [[V39:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V36]], [[V34]] : f64
+// CHECK-NEXT:    [[V40:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V39]] : f64
+// CHECK-NEXT:    tlir_ad.yield [[V38]], [[V40]] : f64, f64
 // CHECK-NEXT:    }
-// CHECK-NEXT:    [[V42:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0x7ff0000000000000> : tensor<f64>} : tensor<f64>
-// CHECK-NEXT:    func.return [[V33]], [[V34]], [[V42]] : tensor<1x2x4xf64>, tensor<1x2x4xf64>, tensor<f64>
+// CHECK-NEXT:    [[V41:%[a-zA-Z0-9_.$-]+]] = tlir.const {value = dense<0x7ff0000000000000> : tensor<f64>} : tensor<f64>
+// CHECK-NEXT:    func.return [[V32]], [[V33]], [[V41]] : tensor<1x2x4xf64>, tensor<1x2x4xf64>, tensor<f64>
 // CHECK-NEXT:  }
 
 func.func @main(%x: tensor<1x2x4xf64>) -> tensor<1x2x4xf64> {

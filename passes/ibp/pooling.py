@@ -1,0 +1,161 @@
+"""The interval rule of `max_pool`: the forward op on each end (max_pool is
+exact and monotone), both ends computed in one fold where it can.
+
+Without padding and with at most `MAX_WINDOW` cells, one `tlir_ad.fold` over
+the pooled positions reads each cell of the window as operands of its own
+(both ends in one kernel). It reads through what produced the ends:
+* `relu` on both ends: the fold reads the relu's operands and applies relu to
+  each cell;
+* one `permute` of both ends (a conv's boxes go back to channels first through
+  one): it reads the permute's operands in their own layout (the vector runs
+  along their last axis, the channels) and permutes the pooled result, a
+  quarter of the data for a 2×2 pool;
+* a fold that reduces nothing and yields both ends (the conv's bias,
+  `structured.add_bias`): it reads that fold's operands per cell and inlines
+  its body (the same directed additions, so the same bits).
+What it read through is dropped where nothing else reads it
+(`table.drop_bypassed`). On bench/autodiff.py's CNN, one thread: the first
+layer's permute, relu, max_pool and pad of each end (a transpose vectorised
+with gathers and scatters) had cost half as much as its conv in f32, and the
+two layers' bias additions were kernels of their own.
+
+The result is the forward op's, bit for bit: relu is `x ≤ 0 ? +0 : x` (NaN
+stays, −0 becomes +0: `Emitter.clamp_at_zero`, the reference's relu), and
+without padding every cell is real, so `max_pool`'s rule (the first real
+cell, then a later one only where strictly greater: `lower_max_pool`, the
+reference's `_max_pool`) is the chain `acc = c₀; acc = c > acc ? c : acc`
+(`ogt`) over the cells in row-major order, ties of ±0 and NaN included.
+A permute only moves values.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from xdsl.ir import SSAValue
+
+from tlir.dialects import tlir as T
+from tlir.dialects import tlir_ad as A
+from tlir.passes.autodiff.builder import Scalar, d, shape_of
+from tlir.passes.ibp.elementwise import forward_on_ends, zero_starts
+from tlir.passes.ibp.table import Bound, Context, Out, ibp_rule
+
+MAX_WINDOW = 16
+"""The most cells of a window read as separate operands (a larger window, or
+a padded one, takes the forward op on each end)."""
+
+
+def _peel(value: SSAValue, op_class) -> SSAValue | None:
+    owner = value.owner
+    return owner.operands[0] if isinstance(owner, op_class) else None
+
+
+def _permutation(value: SSAValue) -> tuple[int, ...] | None:
+    owner = value.owner
+    return tuple(T._ints(owner.perm)) if isinstance(owner, T.PermuteOp) else None
+
+
+def _clamp_at_zero(s: Scalar, x: SSAValue) -> SSAValue:
+    """relu as the forward lowers it: `x ≤ 0 ? +0 : x` (NaN stays NaN)."""
+    zero = s.const(0.0)
+    return s.select(s.cmp("ole", x, zero), zero, x)
+
+
+def _window_max(s: Scalar, cells: Sequence[SSAValue]) -> SSAValue:
+    """The first cell, then each later one where strictly greater (`ogt`)."""
+    best = cells[0]
+    for cell in cells[1:]:
+        best = s.select(s.cmp("ogt", cell, best), cell, best)
+    return best
+
+
+@ibp_rule(T.MaxPoolOp)
+def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
+    kernel, stride, padding = T._ints(op.kernel), T._ints(op.stride), T._ints(op.padding)
+    box = boxes[0]
+    if any(padding) or math.prod(kernel) > MAX_WINDOW or box.point:
+        return forward_on_ends(ctx, op, boxes)
+    ends = list(box.pair)
+    relu = all(_peel(v, T.ReluOp) is not None for v in ends)
+    if relu:
+        ctx.bypassed += [v.owner for v in ends]
+        ends = [_peel(v, T.ReluOp) for v in ends]
+    rank = len(shape_of(ends[0]))
+    perm = tuple(range(rank))
+    perms = {_permutation(v) for v in ends}
+    if len(perms) == 1 and None not in perms:  # read the permute's operand in its own layout
+        perm = perms.pop()
+        ctx.bypassed += [v.owner for v in ends]
+        ends = [_peel(v, T.PermuteOp) for v in ends]
+    out_shape = ctx.shape(op)
+    r = rank - len(kernel)
+    # the fold's dimensions are the axes of `ends` (the pool's input is
+    # permute(ends, perm): its axis k is their axis perm[k])
+    axis_of = {m: k for k, m in enumerate(perm)}
+    fold_shape = [out_shape[axis_of[m]] for m in range(rank)]
+    cells = list(itertools.product(*(range(k) for k in kernel)))
+
+    def index(m: int, cell) -> object:
+        a = axis_of[m] - r
+        return d(m) if a < 0 else d(m) * stride[a] + cell[a]
+
+    maps = [[index(m, c) for m in range(rank)] for c in cells]
+    producer = _elementwise_fold(ends)
+    if producer is None:  # each end read per cell
+        sources, source_maps = ends, [[d(m) for m in range(rank)]] * 2
+    else:  # the producer's operands read per cell, its body applied to them
+        ctx.bypassed.append(producer)
+        sources = [*producer.inputs, *producer.inits]
+        source_maps = [list(m.data.results) for m in producer.maps.data]
+        source_maps += [[d(m) for m in range(rank)]] * len(producer.inits)
+    operands = [v for c in cells for v in sources]
+    operand_maps = [
+        [e.replace_dims_and_symbols(cell_map, []) for e in source_map]
+        for cell_map in maps
+        for source_map in source_maps
+    ]
+
+    def body(s: Scalar, args):
+        n = len(sources)
+        per_cell = [list(args[k * n : (k + 1) * n]) for k in range(len(cells))]
+        if producer is not None:
+            per_cell = [_inline(s, producer, values) for values in per_cell]
+        result = []
+        for end in (0, 1):
+            values = [cell[end] for cell in per_cell]
+            if relu:
+                values = [_clamp_at_zero(s, v) for v in values]
+            result.append(_window_max(s, values))
+        return result
+
+    pooled = ctx.b.fold(operands, operand_maps, fold_shape, [], zero_starts(ctx, fold_shape), body)
+    if perm == tuple(range(rank)):
+        return Out(*pooled)
+    return Out(
+        *(ctx.b.tlir(T.PermuteOp, [v], out_shape, perm=T.i64_array(list(perm))) for v in pooled)
+    )
+
+
+def _elementwise_fold(ends: Sequence[SSAValue]) -> A.FoldOp | None:
+    """The fold whose two results are the ends, where it reduces nothing (its
+    results are in its loops' layout): `structured.add_bias`'s."""
+    owner = ends[0].owner
+    if not isinstance(owner, A.FoldOp) or ends[1].owner is not owner:
+        return None
+    if list(owner.outs) != list(ends) or A.REDUCTION in owner.kinds:
+        return None
+    return owner
+
+
+def _inline(s: Scalar, fold: A.FoldOp, values: Sequence[SSAValue]) -> list[SSAValue]:
+    """The fold's body on `values` (its inputs', then its inits' elements)."""
+    block = fold.body.block
+    mapping = dict(zip(block.args, values, strict=True))
+    for op in block.ops:
+        if isinstance(op, A.YieldOp):
+            return [mapping[v] for v in op.operands]
+        clone = s.builder.insert(op.clone(value_mapper=mapping))
+        mapping.update(zip(op.results, clone.results, strict=True))
+    raise AssertionError("a fold body ends with its yield")
