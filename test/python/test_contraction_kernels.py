@@ -222,6 +222,19 @@ CASES = [
     # of 96 and units of 4 rows), 5 rows: a last unit of fewer rows
     ("conv2d_whole_rows", conv((2, 32, 5, 28), 20, (3, 3), pad=(1, 1)), "host", True),
     ("conv2d_whole_rows_f64", conv((1, 32, 6, 28), 16, (3, 3), pad=(1, 1)), "host", False),
+    # k blocks of whole channels, each channel's kernel offsets unrolled, the next
+    # channel's band filled ahead: 7 channels in blocks of 2 (the last of 1), a
+    # 1-D kernel of 3 offsets in blocks of 3 channels and of 2
+    ("conv2d_band_channel_blocks", conv((1, 7, 6, 12), 5, (3, 3), pad=(1, 1)), "tiny", True),
+    ("conv1d_band_channel_blocks", conv((2, 5, 30), 3, (3,), pad=(1,)), "tiny", False),
+    # 12 kernel offsets (more than are unrolled): k blocks inside a channel, two
+    # groups of two channels, bands filled ahead
+    (
+        "conv2d_band_blocks_inside_channels",
+        conv((2, 4, 7, 9), 4, (3, 4), pad=(1, 2), groups=2),
+        "tiny",
+        True,
+    ),
 ]
 
 
@@ -655,3 +668,29 @@ def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():
         # the partial row tile's loop, and not also one over whole row tiles
         assert loops_stepping(rows) == 1
     _run_case(text, shapes_, HOST, "f64", "xdsl", special=False)
+
+
+def test_conv_k_blocks_hold_whole_channels(monkeypatch):
+    """Where the band packer unrolls a channel's kernel offsets, a conv's k
+    blocks hold whole channels: the bench conv (32 channels of 9 offsets, rows
+    of 28) on a 48 KiB-L1 AVX-512 target takes 3 blocks of 99 in f32 (11
+    channels) where the generic choice is 96; f64's 4 blocks of 72 stay."""
+    import tlir
+    from tlir.passes.contraction_kernels import generator
+
+    target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
+                        l2_bytes=2 << 20)  # fmt: skip
+    chosen = []
+    original = generator.kernel_tiling
+
+    def spy(spec, target):
+        chosen.append(original(spec, target))
+        return chosen[-1]
+
+    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    op_text, arg_shapes, out = conv((4, 32, 28, 28), 32, (3, 3), pad=(1, 1))
+    for dtype, kc in (("f32", 99), ("f64", 72)):
+        text = _module(op_text, arg_shapes, out, dtype)
+        op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.conv")
+        contraction_kernel(op, "kernel", target)
+        assert chosen[-1].kc == kc
