@@ -402,19 +402,52 @@ def test_machine_code_is_vector_mul_and_add_without_fma():
     assert counts["fma"] == 0, counts
 
 
-def test_avx512_tile_takes_a_as_embedded_broadcasts():
+@pytest.mark.parametrize("load_broadcasts", [False, True])
+def test_avx512_tile_takes_a_as_embedded_broadcasts(load_broadcasts):
     """With 512-bit vectors the register tile is one vector wide, so each broadcast
     of A feeds one multiply and LLVM folds it into that multiply's memory operand
-    (`{1to8}`): no `vbroadcastsd zmm`, which would take a multiply-pipe slot."""
+    (`{1to8}`): no `vbroadcastsd zmm`, which would take a multiply-pipe slot on
+    AMD. Where broadcasts are the load units' alone (Intel), the tile is two
+    vectors wide: one `vbroadcastsd` feeds two multiplies."""
     if HOST.vector_bytes != 64:
         pytest.skip("the host has no AVX-512")
     text = _module(*matmul((64, 96), (96, 64))[:1], [(64, 96), (96, 64)], (64, 64), "f64")
     import tlir
 
+    target = dataclasses.replace(HOST, load_broadcasts=load_broadcasts)
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
-    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
-    assert counts["embedded broadcast"] >= 16, counts
-    assert counts["broadcast zmm"] == 0, counts
+    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", target)).assembly())
+    if load_broadcasts:
+        assert counts["broadcast zmm"] >= 16 and counts["embedded broadcast"] == 0, counts
+        assert counts["vmulpd zmm"] == 2 * counts["broadcast zmm"], counts
+    else:
+        assert counts["embedded broadcast"] >= 16, counts
+        assert counts["broadcast zmm"] == 0, counts
+
+
+@pytest.mark.parametrize("n, dtype, tile", [(10, "f32", (16, 1)), (10, "f64", (8, 2)),
+                                            (256, "f32", (8, 2))])  # fmt: skip
+def test_two_vector_tiles_where_n_fills_them(monkeypatch, n, dtype, tile):
+    """With `load_broadcasts` the tile is 8 rows of two vectors, but where N fits
+    one vector (10 columns, 16 f32 lanes) 16 rows of one: two vectors would
+    compute 32 columns for 10."""
+    import tlir
+    from tlir.passes.contraction_kernels import generator
+
+    target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
+                        l2_bytes=2 << 20, load_broadcasts=True)  # fmt: skip
+    chosen = []
+    original = generator.kernel_tiling
+
+    def spy(spec, target):
+        chosen.append(original(spec, target))
+        return chosen[-1]
+
+    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    text = _module(*linear((128, 256), n)[:1], [(128, 256), (n, 256), (n,)], (128, n), dtype)
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    contraction_kernel(op, "kernel", target)
+    assert (chosen[-1].mr, chosen[-1].nv) == tile
 
 
 HAND_WRITTEN = """\
