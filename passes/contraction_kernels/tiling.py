@@ -90,9 +90,9 @@ def register_tile(target: TargetInfo) -> tuple[int, int]:
     feeds two multiplies (a separate `vbroadcastsd`, no vector pipe), so a term
     reads memory half as often, and the tile's rows of A crowd the L1 half as
     much. Same-process A/B on a Xeon (Sapphire Rapids), exact kernels, 16x1 ->
-    8x2: the bench MLP's first layer 1.06x faster (f64 and f32), its second
-    1.00x f64, 1.05x f32; the bench conv 1.05x f64, 1.02x f32; 384x640x512
-    matmuls 1.01x.
+    8x2, f64 / f32: the bench MLP's first layer 1.06-1.08x / 1.06-1.07x
+    faster, its second 1.01x / 1.03x; the bench conv 1.03x / 1.03x; matmuls
+    384x512x640 1.08-1.10x / 0.99-1.05x, 384x640x512 1.03-1.05x / 1.00-1.04x.
     """
     if target.tile is not None:
         return target.tile
