@@ -12,7 +12,11 @@ register width, and FMAs (none in the exact kernels); and its hot loop (the
 register tile's loop over k): register width, loads per term, spills. After
 each exact time, the share of it that packing takes: the same kernel with its
 packers run only for the first unit's first block (whose results are wrong,
-and only timed) is that much faster. First the two peaks,
+and only timed) is that much faster; that kernel's share of the peak ("compute
+alone"); and the time of the packing alone: the kernel with its register tiles
+replaced by one read of each packed block (so that the packing stays).
+Packing and tiles overlap a little, so the two times do not add up to the
+kernel's. First the two peaks,
 measured in the same run: 16 independent chains of one vector multiply and one
 vector add (what an exact fold can use), and of one vector FMA; after each
 GFLOP/s figure, its share of the peak of its numerics (exact: multiply+add,
@@ -127,6 +131,27 @@ def packing_once():
             packer.pack = pack
 
 
+@contextlib.contextmanager
+def tiles_skipped():
+    """Kernels generated meanwhile pack every block of B but compute nothing:
+    each block's register tiles are replaced by one element of the packed
+    block copied into C (which keeps the packing from being optimized away).
+    Their results are wrong: they time the packing alone."""
+    saved = gemm.GemmEmitter.tiles
+
+    def read_once(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        kb, s = self.kb, self.spec
+        at = kb.add(kb.mul(kb.sub(kc, 1), self.tiling.ldp), kb.sub(kb.sub(c1, c0), 1))
+        value = kb.load(self.bp, kb.add(at, bases.panel))
+        kb.store(value, s.c, kb.add(bases.c, kb.add(kb.mul(r0, s.c_si), c0)))
+
+    gemm.GemmEmitter.tiles = read_once
+    try:
+        yield
+    finally:
+        gemm.GemmEmitter.tiles = saved
+
+
 def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> float:
     """GFLOP/s of 16 independent `acc = acc * x + x` chains (one vector mulf, one
     addf each, no FMA; `fused`: one vector FMA each) on one thread: what the
@@ -209,12 +234,13 @@ def main() -> None:
                 )
                 kernels.append(CompiledKernel(function, args.backend))
             compile_s = (time.perf_counter() - started) / 2
-            with packing_once():
-                function = contraction_kernel(ops[0], "kernel", target, ops[1 : 1 + epilogue])
-                kernels.append(CompiledKernel(function, args.backend))
-            for scratch in kernels[-1].scratch:  # finite values: no NaN or subnormal slows it
-                scratch.fill(0)
-            for tile in tiles:
+            for skipping in (packing_once, tiles_skipped):
+                with skipping():
+                    function = contraction_kernel(ops[0], "kernel", target, ops[1 : 1 + epilogue])
+                    kernels.append(CompiledKernel(function, args.backend))
+                for scratch in kernels[-1].scratch:  # finite: no NaN or subnormal slows it
+                    scratch.fill(0)
+            for tile in tiles:  # kernels[4:]
                 tiled = dataclasses.replace(target, tile=tile)
                 function = contraction_kernel(
                     ops[0], "kernel", tiled, ops[1 : 1 + epilogue], fused_multiply_add=True
@@ -235,19 +261,20 @@ def main() -> None:
                 t0 = time.thread_time()
                 reference()
                 best_torch = min(best_torch, time.thread_time() - t0)
-            exact, fused = (flops / b / 1e9 for b in best[:2])
+            exact, fused, compute = (flops / b / 1e9 for b in best[:3])
             packing = 1 - best[2] / best[0]
             theirs = flops / best_torch / 1e9
             peak, fma_peak = peaks[dtype], fma_peaks[dtype]
             print(f"{name:48s} (compile {compile_s:.1f} s)\n"
                   f"{'':4s}exact {best[0] * 1e3:7.2f} ms {exact:6.1f} GFLOP/s ({exact / peak:4.0%} "
-                  f"of mul+add, packing {packing:4.0%})  "
+                  f"of mul+add, packing {packing:4.0%}; compute alone {compute / peak:4.0%}, "
+                  f"packing alone {best[3] * 1e3:6.3f} ms)  "
                   f"fma {best[1] * 1e3:7.2f} ms {fused:6.1f} GFLOP/s "
                   f"({fused / fma_peak:4.0%} of FMA)  torch {best_torch * 1e3:7.2f} ms "
                   f"{theirs:6.1f} GFLOP/s ({theirs / peak:4.0%} / {theirs / fma_peak:4.0%})  "
                   f"torch/exact {best_torch / best[0]:4.2f} "
                   f"torch/fma {best_torch / best[1]:4.2f}")  # fmt: skip
-            for (rows, vectors), time_s in zip(tiles, best[3:], strict=True):
+            for (rows, vectors), time_s in zip(tiles, best[4:], strict=True):
                 gflops = flops / time_s / 1e9
                 print(f"{'':4s}fma tile {rows}x{vectors} {time_s * 1e3:7.2f} ms {gflops:6.1f} "
                       f"GFLOP/s ({gflops / fma_peak:4.0%} of FMA)  "

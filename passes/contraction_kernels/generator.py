@@ -67,6 +67,7 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
     sums in a scratch buffer where C's rows crowd the L1 (`_crowded`)."""
     if isinstance(spec, KernelGradSpec) and target.tile is not None and target.tile[0] == 1:
         target = dataclasses.replace(target, tile=None)  # A is packed: several rows per tile
+    target = _two_vectors_where_they_fit(spec, target)
     target = _rows_for_a_in_place(spec, target)
     tiling = choose_tiling(
         target,
@@ -87,6 +88,22 @@ def kernel_tiling(spec: GemmSpec, target: TargetInfo) -> Tiling:
         # P would be all N wide in every unit's slice: N / nc times C's size
         tiling = unmerged(tiling, spec.element.bitwidth // 8)
     return dataclasses.replace(tiling, partials=partials)
+
+
+def _two_vectors_where_they_fit(spec: GemmSpec, target: TargetInfo) -> TargetInfo:
+    """The target, without the two-vector tile of `load_broadcasts` (back to
+    one vector of 16 rows) where it does not suit: N within one vector (the
+    bench MLP's 256 -> 10 layer in f32 would compute 32 columns for 10), and
+    the gradient kernels, whose tiling (the input gradient's direct path
+    takes rows that are whole tiles wide) was tuned for one vector."""
+    from tlir.passes.contraction_kernels.conv import ConvSpec
+
+    if not target.load_broadcasts:
+        return target
+    narrow = spec.n <= target.lanes(spec.element.bitwidth // 8)
+    if narrow or type(spec) not in (GemmSpec, ConvSpec):
+        return dataclasses.replace(target, load_broadcasts=False)
+    return target
 
 
 def _crowded(spec: GemmSpec, tiling: Tiling, target: TargetInfo) -> bool:

@@ -26,6 +26,10 @@ class TargetInfo:
     """Associativity of the L1 data cache: with `l1_bytes`, its number of sets,
     and how many rows a multiple of a set's span apart it holds at once
     (`generator._rows_per_set`)."""
+    load_broadcasts: bool = False
+    """Whether a vector broadcast from memory runs on the load ports alone (Intel
+    with AVX-512) rather than also on a vector pipe (AMD Zen 4): then the exact
+    kernels' tile is two vectors wide (`tiling.register_tile`)."""
     k_block_l1: tuple[int, int] = (1, 2)
     """The share of L1 (numerator, denominator) that a k block's panel of B and
     the tile's packed rows of A fill, with several rows per tile: the bound on
@@ -91,10 +95,14 @@ def describe_target(cpu: str, features: Mapping[str, bool], cache_root: Path = C
     # compete with the arithmetic: a one-row tile whose multiplies take B from
     # memory runs fastest there (see `tiling.register_tile`).
     tile = (1, 12) if cpu == "znver1" and width == 32 else None
+    # AMD's broadcasts from memory take a vector pipe (znver4, znver5); Intel's
+    # AVX-512 CPUs do them in the load units (`TargetInfo.load_broadcasts`).
+    intel = not cpu.startswith("znver") and cpu not in ("generic", "")
     return TargetInfo(
         vector_bytes=width,
         registers=registers,
         tile=tile,
+        load_broadcasts=width == 64 and intel,
         l1_bytes=_cache_size(1, 32 * 1024, cache_root),
         l2_bytes=_cache_size(2, 512 * 1024, cache_root),
         l1_ways=_cache_ways(1, 8, cache_root),

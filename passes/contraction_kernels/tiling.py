@@ -88,11 +88,20 @@ def register_tile(target: TargetInfo) -> tuple[int, int]:
     multiply pipes on AMD Zen 4 — `llvm-mca -mcpu=znver4` puts an 8×3 tile at
     1.30 cycles per multiply against 1.00 for 16×1 or 24×1 (measured 20 % faster);
     16 rows divide the usual batch and channel counts, so no short edge tile.
+
+    Where broadcasts from memory are the load units' alone (Intel,
+    `TargetInfo.load_broadcasts`), 8 rows of two vectors: each broadcast of A
+    feeds two multiplies (a separate `vbroadcastsd`, no vector pipe), so a term
+    reads memory half as often, and the tile's rows of A crowd the L1 half as
+    much. Same-process A/B on a Xeon (Sapphire Rapids), exact kernels, 16x1 ->
+    8x2, f64 / f32: the bench MLP's first layer 1.06-1.08x / 1.06-1.07x
+    faster, its second 1.01x / 1.03x; the bench conv 1.03x / 1.03x; matmuls
+    384x512x640 1.08-1.10x / 0.99-1.05x, 384x640x512 1.03-1.05x / 1.00-1.04x.
     """
     if target.tile is not None:
         return target.tile
     if target.registers >= 32:
-        return 16, 1
+        return (8, 2) if target.load_broadcasts else (16, 1)
     return 6, 2
 
 

@@ -222,6 +222,19 @@ CASES = [
     # of 96 and units of 4 rows), 5 rows: a last unit of fewer rows
     ("conv2d_whole_rows", conv((2, 32, 5, 28), 20, (3, 3), pad=(1, 1)), "host", True),
     ("conv2d_whole_rows_f64", conv((1, 32, 6, 28), 16, (3, 3), pad=(1, 1)), "host", False),
+    # k blocks of whole channels, each channel's kernel offsets unrolled, the next
+    # channel's band filled ahead: 7 channels in blocks of 2 (the last of 1), a
+    # 1-D kernel of 3 offsets in blocks of 3 channels and of 2
+    ("conv2d_band_channel_blocks", conv((1, 7, 6, 12), 5, (3, 3), pad=(1, 1)), "tiny", True),
+    ("conv1d_band_channel_blocks", conv((2, 5, 30), 3, (3,), pad=(1,)), "tiny", False),
+    # 12 kernel offsets (more than are unrolled): k blocks inside a channel, two
+    # groups of two channels, bands filled ahead
+    (
+        "conv2d_band_blocks_inside_channels",
+        conv((2, 4, 7, 9), 4, (3, 4), pad=(1, 2), groups=2),
+        "tiny",
+        True,
+    ),
 ]
 
 
@@ -389,19 +402,52 @@ def test_machine_code_is_vector_mul_and_add_without_fma():
     assert counts["fma"] == 0, counts
 
 
-def test_avx512_tile_takes_a_as_embedded_broadcasts():
+@pytest.mark.parametrize("load_broadcasts", [False, True])
+def test_avx512_tile_takes_a_as_embedded_broadcasts(load_broadcasts):
     """With 512-bit vectors the register tile is one vector wide, so each broadcast
     of A feeds one multiply and LLVM folds it into that multiply's memory operand
-    (`{1to8}`): no `vbroadcastsd zmm`, which would take a multiply-pipe slot."""
+    (`{1to8}`): no `vbroadcastsd zmm`, which would take a multiply-pipe slot on
+    AMD. Where broadcasts are the load units' alone (Intel), the tile is two
+    vectors wide: one `vbroadcastsd` feeds two multiplies."""
     if HOST.vector_bytes != 64:
         pytest.skip("the host has no AVX-512")
     text = _module(*matmul((64, 96), (96, 64))[:1], [(64, 96), (96, 64)], (64, 64), "f64")
     import tlir
 
+    target = dataclasses.replace(HOST, load_broadcasts=load_broadcasts)
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.matmul")
-    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
-    assert counts["embedded broadcast"] >= 16, counts
-    assert counts["broadcast zmm"] == 0, counts
+    counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", target)).assembly())
+    if load_broadcasts:
+        assert counts["broadcast zmm"] >= 16 and counts["embedded broadcast"] == 0, counts
+        assert counts["vmulpd zmm"] == 2 * counts["broadcast zmm"], counts
+    else:
+        assert counts["embedded broadcast"] >= 16, counts
+        assert counts["broadcast zmm"] == 0, counts
+
+
+@pytest.mark.parametrize("n, dtype, tile", [(10, "f32", (16, 1)), (10, "f64", (8, 2)),
+                                            (256, "f32", (8, 2))])  # fmt: skip
+def test_two_vector_tiles_where_n_fills_them(monkeypatch, n, dtype, tile):
+    """With `load_broadcasts` the tile is 8 rows of two vectors, but where N fits
+    one vector (10 columns, 16 f32 lanes) 16 rows of one: two vectors would
+    compute 32 columns for 10."""
+    import tlir
+    from tlir.passes.contraction_kernels import generator
+
+    target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
+                        l2_bytes=2 << 20, load_broadcasts=True)  # fmt: skip
+    chosen = []
+    original = generator.kernel_tiling
+
+    def spy(spec, target):
+        chosen.append(original(spec, target))
+        return chosen[-1]
+
+    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    text = _module(*linear((128, 256), n)[:1], [(128, 256), (n, 256), (n,)], (128, n), dtype)
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    contraction_kernel(op, "kernel", target)
+    assert (chosen[-1].mr, chosen[-1].nv) == tile
 
 
 HAND_WRITTEN = """\
@@ -655,3 +701,29 @@ def test_no_tile_loop_is_emitted_for_tiles_the_shape_does_not_have():
         # the partial row tile's loop, and not also one over whole row tiles
         assert loops_stepping(rows) == 1
     _run_case(text, shapes_, HOST, "f64", "xdsl", special=False)
+
+
+def test_conv_k_blocks_hold_whole_channels(monkeypatch):
+    """Where the band packer unrolls a channel's kernel offsets, a conv's k
+    blocks hold whole channels: the bench conv (32 channels of 9 offsets, rows
+    of 28) on a 48 KiB-L1 AVX-512 target takes 3 blocks of 99 in f32 (11
+    channels) where the generic choice is 96; f64's 4 blocks of 72 stay."""
+    import tlir
+    from tlir.passes.contraction_kernels import generator
+
+    target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
+                        l2_bytes=2 << 20)  # fmt: skip
+    chosen = []
+    original = generator.kernel_tiling
+
+    def spy(spec, target):
+        chosen.append(original(spec, target))
+        return chosen[-1]
+
+    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    op_text, arg_shapes, out = conv((4, 32, 28, 28), 32, (3, 3), pad=(1, 1))
+    for dtype, kc in (("f32", 99), ("f64", 72)):
+        text = _module(op_text, arg_shapes, out, dtype)
+        op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.conv")
+        contraction_kernel(op, "kernel", target)
+        assert chosen[-1].kc == kc

@@ -159,6 +159,23 @@ def test_target_of_a_machine_description(tmp_path, cpu, features, caches, expect
     assert got == expected
 
 
+@pytest.mark.parametrize("cpu, features, expected", [
+    ("sapphirerapids", {"avx": True, "avx512f": True}, ((8, 2), True)),
+    ("skylake-avx512", {"avx": True, "avx512f": True}, ((8, 2), True)),
+    ("znver4", {"avx": True, "avx512f": True}, ((16, 1), False)),
+    ("generic", {"avx": True, "avx512f": True}, ((16, 1), False)),
+    ("haswell", {"avx": True, "avx2": True}, ((6, 2), False)),
+])  # fmt: skip
+def test_exact_tile_of_a_machine(tmp_path, cpu, features, expected):
+    """Intel's AVX-512 CPUs broadcast from memory in the load units: the exact
+    kernels' tile is 8 rows of two vectors; AMD's take a vector pipe for it:
+    16 rows of one vector, whose broadcasts fold into the multiplies."""
+    from tlir.passes.contraction_kernels.tiling import register_tile
+
+    target = describe_target(cpu, features, _sysfs(tmp_path / "cache", []))
+    assert (register_tile(target), target.load_broadcasts) == expected
+
+
 @pytest.mark.parametrize("cpu, features, caches, expected", MACHINES)
 @pytest.mark.parametrize("element", [8, 4])
 def test_tiling_follows_the_machine(tmp_path, cpu, features, caches, expected, element):
