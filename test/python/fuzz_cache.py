@@ -48,10 +48,10 @@ def header_of(value: bytes) -> dict:
 
 
 def kinds(directory: Path) -> dict[str, list[str]]:
-    """The keys of the entries of each kind (model, kernel, source, runtime);
+    """The keys of the entries of each kind (`COMPILED`, runtime);
     an entry whose header does not read (one an earlier tampering left, that no
     compile has read again since) is in none."""
-    found: dict[str, list[str]] = {"model": [], "kernel": [], "source": []}
+    found: dict[str, list[str]] = {kind: [] for kind in COMPILED}
     for key, value in entries(directory).items():
         try:
             kind = header_of(value)["kind"]
@@ -130,15 +130,16 @@ FORGERIES = {
 ILL_TYPED = [None, 0, -1, 2**70, "x", [], {}, [[None]], {"a": 1}]
 
 
-COMPILED = ("model", "kernel", "source")
-"""The kinds of entries each compile reads (and rewrites when they do not check out)."""
+COMPILED = ("model", "kernel", "source", "batch kernel", "batch entry")
+"""The kinds of entries a compile reads (and rewrites when they do not check out):
+a static model's, a model file's, a dynamic model's (`tlir.compiler.batch_model`)."""
 
 
 @dataclass(frozen=True)
 class Tampering:
     """One tampering: `how` on the `index`-th entry of `kind` (modulo their count)."""
 
-    kind: str  # "model", "kernel" or "source"
+    kind: str  # one of COMPILED
     index: int
     how: str  # "flip", "truncate", "swap", "forge", "ill-typed", "drop field", "object", "sql type"
     position: float = 0.0  # where in the value, as a fraction of its length
@@ -178,6 +179,7 @@ class Tampering:
     def _forge(self, header: dict, data: bytes) -> tuple[dict | None, bytes]:
         if self.how == "object":
             choices = [foreign_object(), b"", data[: len(data) // 2], b"\x7fELF" + bytes(60)]
+            choices = [c for c in choices if c != data]  # (a per-batch kernel holds b"")
             return header, choices[self.byte % len(choices)]
         field = self._field(header)
         if self.how == "drop field":

@@ -454,3 +454,65 @@ def test_the_one_compile_shares_its_kernels_with_helper_processes(monkeypatch):
     assert len(forked) == 1
     assert shared._code("forward").compile.objects == alone._code("forward").compile.objects
     assert shared.stats["kernels compiled once"] == alone.stats["kernels compiled once"]
+
+
+# --- a warm process -------------------------------------------------------------
+
+COUNTED_RUN = """
+import json, sys
+import numpy as np
+import tlir
+from tlir.compiler import backend as backends
+from tlir.compiler import jit
+
+counts = {"llvm": 0, "lowered": 0}
+
+
+def counted(module, name, original):
+    def run(*args, **kwargs):
+        counts[name] += 1
+        return original(*args, **kwargs)
+
+    setattr(module, original.__name__, run)
+
+
+counted(jit, "llvm", jit._compile_object)
+counted(backends, "lowered", backends.kernel_to_loops)
+model = tlir.compile(open(sys.argv[1]).read(), threads=2)
+outputs = []
+for batch in (3, 300):
+    x = np.random.default_rng(batch).standard_normal((batch, *map(int, sys.argv[2:]))).astype(np.float32)
+    outputs += [o.tobytes().hex() for o in model(x)]
+print(json.dumps([counts, model.stats["cache"], outputs]))
+"""
+
+
+@pytest.mark.parametrize("text, shape", [(GENERIC.replace("DT", "f32"), (2, 6, 6)),
+                                         (STACKED, (5, 8))], ids=["generic", "per-batch"])  # fmt: skip
+def test_a_warm_process_runs_no_llvm_and_gives_a_cold_ones_bits(tmp_path, text, shape):
+    """A new process meets the dynamic model in the compile cache: its kernels,
+    the kernels compiled at a batch, its entry function and the thread runtime
+    all come from there (no lowering, no LLVM at all), the results are the
+    bits of the process that compiled them."""
+    import json
+    import os
+    import subprocess
+
+    path = tmp_path / "model.mlir"
+    path.write_text(text)
+    env = {**os.environ, "TLIR_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> list:
+        command = [sys.executable, "-c", COUNTED_RUN, str(path), *map(str, shape)]
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.splitlines()[-1])
+
+    cold, warm = run(), run()
+    assert cold[0]["llvm"] > 0 and cold[1] == "miss"
+    assert warm[0] == {"llvm": 0, "lowered": 0}
+    assert warm[1] == "hit"
+    assert warm[2] == cold[2]
+    static = CompiledModel(specialize(parse_module(text), 300), cache=False)
+    x = np.random.default_rng(300).standard_normal((300, *shape)).astype(np.float32)
+    assert [o.tobytes().hex() for o in static(x)] == cold[2][len(cold[2]) // 2 :]

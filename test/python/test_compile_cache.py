@@ -90,6 +90,41 @@ def test_a_corrupt_entry_is_recompiled_not_loaded(cache_dir):
     assert tlir.compile(MODEL).stats["cache"] == "hit"  # rewritten
 
 
+DYNAMIC = MODEL.replace("tensor<8x16xf64>", "tensor<?x16xf64>")
+
+
+@pytest.mark.parametrize(
+    "tampering",
+    [
+        fuzz_cache.Tampering("batch entry", 0, "truncate", position=0.5),
+        fuzz_cache.Tampering("batch entry", 0, "flip", position=0.9),
+        fuzz_cache.Tampering("batch entry", 0, "object", byte=0),  # calls `system`
+        fuzz_cache.Tampering("batch entry", 0, "object", byte=3),  # not an object
+        fuzz_cache.Tampering("batch entry", 0, "forge", field="key"),
+        fuzz_cache.Tampering("batch entry", 0, "swap"),  # a kernel's entry under its key
+        fuzz_cache.Tampering("batch kernel", 0, "drop field", field="info"),
+    ],
+    ids=lambda t: f"{t.kind}-{t.how}",
+)
+def test_a_dynamic_models_bad_entry_is_recompiled_not_loaded(cache_dir, tampering):
+    """A dynamic model's entry function and kernels in the cache: one that does
+    not check out is discarded and compiled again (and stored: the next compile hits)."""
+    x = INPUTS[0][:5]
+
+    def first_call(**options) -> tuple[list[bytes], str]:
+        model = tlir.compile(DYNAMIC, **options)
+        bits = _bits(model(x, INPUTS[1]))  # (the one compile for every batch)
+        return bits, model.stats.get("cache")
+
+    want, _ = first_call(cache=False)
+    assert first_call() == (want, "miss")
+    assert len(fuzz_cache.kinds(cache_dir)["batch entry"]) == 1
+    assert first_call() == (want, "hit")
+    what = tampering.apply(cache_dir)
+    assert first_call() == (want, "miss"), what
+    assert first_call() == (want, "hit"), what
+
+
 def _compile_in_subprocess(env: dict, model_path: str) -> subprocess.CompletedProcess:
     code = (
         "import json, sys, tlir; m = tlir.compile(sys.argv[1]); print(json.dumps(m.stats['cache']))"

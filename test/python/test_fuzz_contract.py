@@ -197,3 +197,54 @@ def test_a_tampered_entry_of_a_model_file_is_a_miss_with_the_right_results(
             os.environ.pop("TLIR_CACHE_DIR", None)
         else:
             os.environ["TLIR_CACHE_DIR"] = previous
+
+
+DYNAMIC_MODEL = """func.func @main(%x: tensor<?x16xf64>, %w: tensor<16x16xf64>)
+    -> (tensor<?x16xf64>, tensor<?x16xf64>) {
+  %c = tlir.const {value = dense<0.5> : tensor<16xf64>} : tensor<16xf64>
+  %b = tlir.broadcast_to %c : (tensor<16xf64>) -> tensor<?x16xf64>
+  %0 = tlir.matmul %x, %w : (tensor<?x16xf64>, tensor<16x16xf64>) -> tensor<?x16xf64>
+  %1 = tlir.tanh %0 : (tensor<?x16xf64>) -> tensor<?x16xf64>
+  %2 = tlir.add %1, %b : (tensor<?x16xf64>, tensor<?x16xf64>) -> tensor<?x16xf64>
+  %3 = tlir.softmax %2 axis = 1 : (tensor<?x16xf64>) -> tensor<?x16xf64>
+  %4 = tlir.concat %3, %x axis = 0 : (tensor<?x16xf64>, tensor<?x16xf64>) -> tensor<?x16xf64>
+  func.return %3, %4 : tensor<?x16xf64>, tensor<?x16xf64>
+}"""
+"""Its concat along the batch is compiled per batch (a "kernel" entry at each)."""
+
+
+@budget(ci=60, long=6000)
+@given(tampering=fuzz_cache.tamperings(kinds=("batch entry", "batch kernel", "kernel")))
+def test_a_tampered_entry_of_a_dynamic_model_is_a_miss_with_the_right_results(
+    tmp_path_factory, tampering
+):
+    """A dynamic model's kernels, entry function and kernel compiled at a batch
+    (`tlir.compiler.batch_model`): a tampered one is a miss, with the right results."""
+    import tlir
+    from tlir.passes.tlir_specialize_batch import specialize
+    from tlir.reference import evaluate
+
+    directory = tmp_path_factory.getbasetemp() / "tampered-dynamic-cache"
+    previous = os.environ.get("TLIR_CACHE_DIR")
+    os.environ["TLIR_CACHE_DIR"] = str(directory)
+    try:
+        rng = np.random.default_rng(0)
+        inputs = [rng.normal(size=(5, 16)), rng.normal(size=(16, 16))]
+        module = specialize(tlir.parse_module(DYNAMIC_MODEL), 5)
+        want = [a.tobytes() for a in evaluate(module, inputs)]
+
+        def first_call() -> tuple[str, list[bytes]]:
+            model = tlir.compile(DYNAMIC_MODEL)
+            got = [a.tobytes() for a in model(*inputs)]  # (the one compile)
+            return model.stats["cache"], got
+
+        if first_call()[0] == "miss":  # the first example's
+            assert first_call()[0] == "hit"
+        what = tampering.apply(directory)
+        event(f"cache: {tampering.how} ({tampering.kind})")
+        assert first_call() == ("miss", want), what
+    finally:
+        if previous is None:
+            os.environ.pop("TLIR_CACHE_DIR", None)
+        else:
+            os.environ["TLIR_CACHE_DIR"] = previous

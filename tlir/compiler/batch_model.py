@@ -40,7 +40,7 @@ from tlir.compiler.batch_plan import (
     batch_entry_ir,
     build_batch_plan,
 )
-from tlir.compiler.cache_entry import read_batch_kernel
+from tlir.compiler.cache_entry import read_batch_entry, read_batch_kernel
 from tlir.compiler.calling import ArraySpecs, EntryCall, address, check_to_specs
 from tlir.compiler.plan import ALIGNMENT
 from tlir.diagnostics import TlirError
@@ -173,7 +173,7 @@ class BatchCompile:
         from tlir.compiler import jit
         from tlir.compiler.build import Finisher
         from tlir.compiler.cache import digest, environment
-        from tlir.compiler.cache_entry import batch_kernel_entry
+        from tlir.compiler.cache_entry import batch_entry, batch_kernel_entry
 
         self.module_at, self.function = module_at, function
         self.backend, self.opt_level, self.where = backend, opt_level, where
@@ -199,6 +199,8 @@ class BatchCompile:
         self.infos: dict[str, BatchKernel] = {}
         self.per_batch: list[str] = []
         self.cache_hits = 0
+        self.entry_hit = False
+        """Whether the entry function's object came from the compile cache."""
         objects: dict[str, object] = {}
         arities: dict[str, int] = {}
         fresh: dict[str, tuple[str, dict]] = {}  # name → (key, info) to store
@@ -264,9 +266,14 @@ class BatchCompile:
             self.plan: BatchPlan = plan
             main_ir = batch_entry_ir(plan, arities, jit.host().threads)
             provided = frozenset(n + ".entry" for n in objects)
-            main = finisher.entry(main_ir, provided)
+            entry_key = digest("batch entry", self.environment, main_ir)
+            main = self._cached_entry(store, entry_key, provided)
+            self.entry_hit = main is not None
+            if main is None:
+                main = finisher.entry(main_ir, provided)
             done = {n: o.result() if isinstance(o, Future) else o for n, o in objects.items()}
-            self.objects = [*done.values(), main.result()]
+            main = main.result() if isinstance(main, Future) else main
+            self.objects = [*done.values(), main]
         finally:
             finisher.shutdown()
             for helper in helpers:
@@ -276,6 +283,8 @@ class BatchCompile:
                 data = done.get(name, b"")
                 if not data or not jit.foreign_symbols(data):  # else a load would refuse it
                     store.put(key, batch_kernel_entry(key, name, info, data))
+            if not self.entry_hit and not jit.foreign_symbols(main, provided):
+                store.put(entry_key, batch_entry(entry_key, main))
         self.seconds = time.perf_counter() - start
 
     def _compile_kernel(self, name, k0, k1, finisher) -> tuple[dict, object]:
@@ -301,6 +310,15 @@ class BatchCompile:
         if store is None:
             return None
         return store.read(key, lambda entry: read_batch_kernel(entry, key, name))
+
+    @staticmethod
+    def _cached_entry(store, key: str, provided: frozenset[str]) -> bytes | None:
+        """The entry function's object from the cache (keyed by its IR and the
+        environment), or None. Without it LLVM would compile it, at -O0, in every
+        new process: about 3 % of a warm first call (`bench/dynamic_compile.py --warm`)."""
+        if store is None:
+            return None
+        return store.read(key, lambda entry: read_batch_entry(entry, key, provided))
 
     def _classify(self, name: str, k0: func.FuncOp, k1: func.FuncOp) -> tuple[dict, ModuleOp]:
         """(the kernel's info as the cache stores it, its loops at the first batch)."""
@@ -466,14 +484,12 @@ class PerBatch:
 
         store, name = compile_.store, kernel.sym_name.data
         key = digest("kernel", name, compile_.environment)
-        entry = store.get(key) if store is not None else None
-        if entry is not None:
-            try:
-                found = read_kernel(entry, key, name)
-                self.hits += 1
-                return found
-            except ValueError:
-                store.discard(key)
+        found = None
+        if store is not None:
+            found = store.read(key, lambda entry: read_kernel(entry, key, name))
+        if found is not None:
+            self.hits += 1
+            return found
         abi, data = compile_kernel(kernel, compile_.backend, compile_.opt_level, compile_.where)
         self.kernels += 1
         if store is not None and not jit.foreign_symbols(data):

@@ -7,6 +7,11 @@ another key, or for a model it does not fit, is refused rather than run:
 * a kernel: `{"kind": "kernel", "key", "name", "abi"}` and the kernel's object;
 * a piece of the thread runtime (`tlir.compiler.pool`): `{"kind": "runtime", "key",
   "name"}` and its object;
+* a dynamic model's kernel (`tlir.compiler.batch_model`): `{"kind": "batch kernel",
+  "key", "name", "info"}` and its once-compiled object (empty for a kernel
+  compiled per batch);
+* a dynamic model's entry function: `{"kind": "batch entry", "key"}` and its
+  object, which may call only the kernels it was compiled with;
 * a model: `{"kind": "model", "key", "signature", "constants", "kernels",
   "plan"}` and the entry function's object — its argument and result types,
   the shapes and dtypes of the constants it reads, the name and key of each
@@ -16,7 +21,8 @@ another key, or for a model it does not fit, is refused rather than run:
   the model's constants — what a compiled model needs besides its compiled
   code, for the exact bytes of a model file that compiled under the key.
 
-`read_kernel`, `read_model` and `read_source` raise `ValueError` for anything that does not
+The readers (`read_kernel`, `read_batch_kernel`, `read_batch_entry`,
+`read_model`, `read_source`) raise `ValueError` for anything that does not
 match or is malformed (a missing field, a plan step calling an unknown kernel,
 a buffer index out of range, an object that is not ELF or would call a
 function compiled code may not call — `tlir.compiler.jit.foreign_symbols`); the caller
@@ -118,6 +124,22 @@ def read_batch_kernel(entry: bytes, key: str, name: str) -> tuple[dict, bytes]:
     if data:
         _check_object(data, frozenset())
     return info, data
+
+
+def batch_entry(key: str, data: bytes) -> bytes:
+    """The entry function of a dynamic model (its key digests the entry's IR)."""
+    return pack({"kind": "batch entry", "key": key}, data)
+
+
+def read_batch_entry(entry: bytes, key: str, provided: frozenset[str]) -> bytes:
+    """The object of `batch_entry`, which may call the kernels in `provided`."""
+    try:
+        header, data = unpack(entry)
+        _expect(header, "batch entry", key)
+    except _MALFORMED as err:
+        raise ValueError(f"a malformed batch entry: {err!r}") from None
+    _check_object(data, provided)
+    return data
 
 
 # --- the thread runtime -----------------------------------------------------------

@@ -138,10 +138,8 @@ class DynamicBatchModel:
             compiled = BatchCompile(module_at, name, where=self.where, store=store, **options)
         except NotGeneric:
             return None
-        whole = len(compiled.infos)
-        self.stats["cache"] = (
-            "off" if store is None else "hit" if compiled.cache_hits == whole else "miss"
-        )
+        hit = compiled.cache_hits == len(compiled.infos) and compiled.entry_hit
+        self.stats["cache"] = "off" if store is None else "hit" if hit else "miss"
         slots = constant_slots(module_at(NOMINAL[0]), name)
         arrays = [
             np.ascontiguousarray(c) if slot is None else self._shared[slot]
