@@ -57,15 +57,28 @@ def assert_same_bounds(model, module, lows, highs, context=""):
     return got
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_every_op_case(case, backend):
-    for dtype in ("f64", "f32"):
-        module = tlir.parse_module(case.text(dtype))
-        lows, highs = random_box(case.inputs(dtype), seed=len(case.name))
-        model = tlir.compile(module, backend=backend)
-        assert_same_bounds(model, module, lows, highs, f"{case.name} {dtype}")
-        assert_same_bounds(model, module, *random_box(case.inputs(dtype, seed=3), 7))
+def _one_dtype_per_backend(cases):
+    """Each case on each back end in one dtype, the other dtype on the other
+    back end, alternating between cases: every pair of case, dtype and back
+    end meets without compiling every case four times."""
+    params = []
+    for index, case in enumerate(cases):
+        for backend in ("xdsl", "mlir"):
+            dtype = ("f64", "f32")[(index + (backend == "mlir")) % 2]
+            marks = BACKENDS[1].marks if backend == "mlir" else ()
+            params.append(
+                pytest.param(case, dtype, backend, marks=marks, id=f"{case.name}-{dtype}-{backend}")
+            )
+    return params
+
+
+@pytest.mark.parametrize("case, dtype, backend", _one_dtype_per_backend(CASES))
+def test_every_op_case(case, dtype, backend):
+    module = tlir.parse_module(case.text(dtype))
+    lows, highs = random_box(case.inputs(dtype), seed=len(case.name))
+    model = tlir.compile(module, backend=backend)
+    assert_same_bounds(model, module, lows, highs, f"{case.name} {dtype}")
+    assert_same_bounds(model, module, *random_box(case.inputs(dtype, seed=3), 7))
 
 
 def _mlp(batch: int, dtype: str) -> str:
@@ -471,21 +484,6 @@ def _with_constant_parameters(case, dtype: str, seed: int, specials=()) -> str:
         literal = _dense(value).replace("'", "")
         consts += f"  %{name} = tlir.const {{value = dense<{literal}> : {typ}}} : {typ}\n"
     return f"{args}) -> {head.split(') -> ')[1]}\n{consts}{rest}"
-
-
-def _one_dtype_per_backend(cases):
-    """Each case on each back end in one dtype, the other dtype on the other
-    back end, alternating between cases: every pair of case, dtype and back
-    end meets without compiling every case four times."""
-    params = []
-    for index, case in enumerate(cases):
-        for backend in ("xdsl", "mlir"):
-            dtype = ("f64", "f32")[(index + (backend == "mlir")) % 2]
-            marks = BACKENDS[1].marks if backend == "mlir" else ()
-            params.append(
-                pytest.param(case, dtype, backend, marks=marks, id=f"{case.name}-{dtype}-{backend}")
-            )
-    return params
 
 
 @pytest.mark.parametrize("case, dtype, backend", _one_dtype_per_backend(CHANNEL_MAJOR_CONVS))
