@@ -61,20 +61,19 @@ def assert_identical(got, want):
         assert g.tobytes() == w.tobytes()
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+NEEDS_MLIR = pytest.mark.skipif(mlir.find_tool("mlir-opt") is None, reason="mlir-opt not installed")
+
+
+# every pair of (dtype, back end, threads) values once
 @pytest.mark.parametrize(
-    "backend",
+    "dtype, backend, threads",
     [
-        "xdsl",
-        pytest.param(
-            "mlir",
-            marks=pytest.mark.skipif(
-                mlir.find_tool("mlir-opt") is None, reason="mlir-opt not installed"
-            ),
-        ),
+        ("f32", "xdsl", 1),
+        ("f64", "xdsl", 2),
+        pytest.param("f32", "mlir", 2, marks=NEEDS_MLIR),
+        pytest.param("f64", "mlir", 1, marks=NEEDS_MLIR),
     ],
 )
-@pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_one_model_every_batch_bit_identical_to_the_reference(dtype, backend, threads):
     model = tlir.compile(module(dtype), backend=backend, threads=threads, cache=False)
     assert isinstance(model, DynamicBatchModel)
