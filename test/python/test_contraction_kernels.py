@@ -425,6 +425,19 @@ def test_avx512_tile_takes_a_as_embedded_broadcasts(load_broadcasts):
         assert counts["broadcast zmm"] == 0, counts
 
 
+def _spied_tilings(monkeypatch, generator) -> list:
+    """The tilings `generator.kernel_tiling` chooses from now on, in order."""
+    chosen = []
+    original = generator.kernel_tiling
+
+    def spy(spec, target):
+        chosen.append(original(spec, target))
+        return chosen[-1]
+
+    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    return chosen
+
+
 @pytest.mark.parametrize("n, dtype, tile", [(10, "f32", (16, 1)), (10, "f64", (8, 2)),
                                             (256, "f32", (8, 2))])  # fmt: skip
 def test_two_vector_tiles_where_n_fills_them(monkeypatch, n, dtype, tile):
@@ -436,14 +449,7 @@ def test_two_vector_tiles_where_n_fills_them(monkeypatch, n, dtype, tile):
 
     target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
                         l2_bytes=2 << 20, load_broadcasts=True)  # fmt: skip
-    chosen = []
-    original = generator.kernel_tiling
-
-    def spy(spec, target):
-        chosen.append(original(spec, target))
-        return chosen[-1]
-
-    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    chosen = _spied_tilings(monkeypatch, generator)
     text = _module(*linear((128, 256), n)[:1], [(128, 256), (n, 256), (n,)], (128, n), dtype)
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
     contraction_kernel(op, "kernel", target)
@@ -713,14 +719,7 @@ def test_conv_k_blocks_hold_whole_channels(monkeypatch):
 
     target = TargetInfo(vector_bytes=64, registers=32, l1_bytes=48 * 1024, l1_ways=12,
                         l2_bytes=2 << 20)  # fmt: skip
-    chosen = []
-    original = generator.kernel_tiling
-
-    def spy(spec, target):
-        chosen.append(original(spec, target))
-        return chosen[-1]
-
-    monkeypatch.setattr(generator, "kernel_tiling", spy)
+    chosen = _spied_tilings(monkeypatch, generator)
     op_text, arg_shapes, out = conv((4, 32, 28, 28), 32, (3, 3), pad=(1, 1))
     for dtype, kc in (("f32", 99), ("f64", 72)):
         text = _module(op_text, arg_shapes, out, dtype)
