@@ -171,7 +171,7 @@ class BatchCompile:
         store=None,
     ):
         from tlir.compiler import jit
-        from tlir.compiler.build import Finisher
+        from tlir.compiler.build import Finisher, share_out
         from tlir.compiler.cache import digest, environment
         from tlir.compiler.cache_entry import batch_entry, batch_kernel_entry
 
@@ -225,7 +225,9 @@ class BatchCompile:
             # the helper's own finisher, made on its first job (after the fork)
             theirs_finisher = functools.cache(lambda: Finisher(backend, opt_level, where))
             job = functools.partial(self._job, kernels[1], partner, theirs_finisher)
-            mine, helpers, theirs = _start_helpers(pending, job, backend, opt_level, where)
+            mine, helpers, theirs = share_out(
+                pending, lambda share: [job(*item) for item in share], backend, where
+            )
             with quick_gil_handoff():
                 for name, k0 in mine:
                     k1 = kernels[1][partner[name]]
@@ -386,32 +388,6 @@ class BatchCompile:
 
         text = mlir.kernel_loops_text(loops)
         return lambda: with_entry(mlir.loops_text_to_llvm_ir(text, self.where), name, abi)
-
-
-def _start_helpers(pending: list[tuple[str, func.FuncOp]], job, backend, opt_level, where):
-    """(this process's share of `pending`, the helper processes lowering and
-    compiling the rest, their kernels in the order of their futures), as a
-    static compile shares its kernels (`tlir.compiler.build`)."""
-    from tlir.compiler import helper
-    from tlir.compiler.build import _shares
-
-    count = min(helper.processes(), len(pending))
-    if count < 2:
-        return pending, [], []
-    shares = _shares(pending, count)
-    from tlir.compiler.backend import preload
-
-    preload(backend)  # imported once, before the fork, for every process
-    mine, started, theirs = shares[0], [], []
-    others = shares[1:]
-    processes = helper.start_helpers([[job(*item) for item in share] for share in others], where)
-    for share, process in zip(others, processes, strict=True):
-        if process is None:  # not forked: this process takes the share
-            mine = mine + share
-        else:
-            started.append(process)
-            theirs.extend(share)
-    return mine, started, theirs
 
 
 class PerBatch:

@@ -242,15 +242,6 @@ class Build:
     def _start_helpers(self, pending: list[tuple[int, func.FuncOp]]):
         """(this process's share of `pending`, the helper processes compiling the
         rest (tlir.compiler.helper), their kernels in the order of their futures)."""
-        from tlir.compiler import helper
-
-        count = min(helper.processes(), len(pending))
-        if count < 2:
-            return pending, [], []
-        shares = _shares(pending, count)
-        from tlir.compiler.backend import preload
-
-        preload(self.backend)  # imported once, before the fork, for every process
         backend, opt_level, where = self.backend, self.opt_level, self.where
 
         # the helper's own, made on its first job (in the helper, after the fork)
@@ -265,16 +256,7 @@ class Build:
 
             return run
 
-        mine, theirs, started = shares[0], [], []
-        others = shares[1:]
-        helpers = helper.start_helpers([[job(k) for _, k in share] for share in others], where)
-        for share, process in zip(others, helpers, strict=True):
-            if process is None:  # not forked: this process takes the share
-                mine = mine + share
-            else:
-                started.append(process)
-                theirs.extend(share)
-        return mine, started, theirs
+        return share_out(pending, lambda share: [job(k) for _, k in share], backend, where)
 
 
 def load_cached(
@@ -387,6 +369,32 @@ def _computes_something(kernel: func.FuncOp) -> bool:
 def _abi(header: dict) -> KernelABI:
     """The ABI a helper process sends back (as a dict, `dataclasses.asdict`)."""
     return KernelABI(**{**header, "scratch_bytes": tuple(header["scratch_bytes"])})
+
+
+def share_out(pending: list, jobs_of: Callable[[list], list], backend: str, where: str):
+    """(this process's share of `pending`, the helper processes started for the
+    other shares — each share's jobs `jobs_of(share)` —, the items they took in
+    the order of their futures). One process, or too few items: all here. A
+    share whose process did not fork stays here too."""
+    from tlir.compiler import helper
+
+    count = min(helper.processes(), len(pending))
+    if count < 2:
+        return pending, [], []
+    shares = _shares(pending, count)
+    from tlir.compiler.backend import preload
+
+    preload(backend)  # imported once, before the fork, for every process
+    mine, started, theirs = shares[0], [], []
+    others = shares[1:]
+    processes = helper.start_helpers([jobs_of(share) for share in others], where)
+    for share, process in zip(others, processes, strict=True):
+        if process is None:  # not forked: this process takes the share
+            mine = mine + share
+        else:
+            started.append(process)
+            theirs.extend(share)
+    return mine, started, theirs
 
 
 def _shares(pending: list[tuple[int, func.FuncOp]], count: int) -> list[list]:
