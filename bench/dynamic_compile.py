@@ -48,8 +48,8 @@ def seconds(make, x) -> tuple[float, list]:
     return time.perf_counter() - start, out
 
 
-def one(name: str, dtype: str, kind: str) -> None:
-    """In this process: one cold compile; prints its seconds and its outputs."""
+def _model(name: str, dtype: str):
+    """The test model `name` from PyTorch (its `?` batch) and an input of batch 3."""
     cls, shape = torch_models.MODELS[name]
     torch.manual_seed(0)
     wide = dtype == "f64"
@@ -57,6 +57,12 @@ def one(name: str, dtype: str, kind: str) -> None:
     example = torch.randn(*shape, dtype=torch.float64 if wide else torch.float32)
     module = tlir.from_torch(net, (example,))
     x = np.random.default_rng(0).random((3, *shape[1:])).astype(example.numpy().dtype)
+    return module, x
+
+
+def one(name: str, dtype: str, kind: str) -> None:
+    """In this process: one cold compile; prints its seconds and its outputs."""
+    module, x = _model(name, dtype)
     source = specialize(module, 3) if kind == "static" else module
     t, out = seconds(lambda: tlir.compile(source, cache=False), x)
     print(json.dumps([t, [o.tobytes().hex() for o in out]]))
@@ -86,13 +92,7 @@ def one_warm(name: str, dtype: str) -> None:
             llvm[1] += time.perf_counter() - begin
 
     jit._compile_object = counted
-    cls, shape = torch_models.MODELS[name]
-    torch.manual_seed(0)
-    wide = dtype == "f64"
-    net = cls().eval().double() if wide else cls().eval()
-    example = torch.randn(*shape, dtype=torch.float64 if wide else torch.float32)
-    module = tlir.from_torch(net, (example,))
-    x = np.random.default_rng(0).random((3, *shape[1:])).astype(example.numpy().dtype)
+    module, x = _model(name, dtype)
     t, out = seconds(lambda: tlir.compile(module), x)
     print(json.dumps([t, llvm, [o.tobytes().hex() for o in out]]))
 
