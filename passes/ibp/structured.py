@@ -19,6 +19,7 @@ from tlir.bounds import count_interval
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
 from tlir.passes.ibp import scalar as D
+from tlir.passes.ibp import signed
 from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
 from tlir.passes.ibp.table import Bound, Context, NoBox, Out, ibp_rule
 
@@ -261,6 +262,13 @@ def _linear(ctx, op, boxes):
     rows = math.prod(lead)
     block = _row_block(rows)
     flat = [ctx.b.reshape(v, [rows, n]) for v in x.pair]
+    signed_tile = signed.tile(ctx, weight, rows, m)
+    if signed_tile is not None and _fast(ctx, [rows, n, m]):
+        both = signed.stacked(ctx, flat)
+        raw, acc = signed.signed_sums(ctx, both, weight.lo, signed_tile)
+        fast_contraction_check(ctx, raw)
+        signed.ordered_check(ctx, both)
+        return add_bias(ctx, tuple(ctx.b.reshape(v, [*lead, m]) for v in acc), bias, len(lead))
     lanes = 64 // ctx.dtype.itemsize
     tile = lanes * TILE_VECTORS
     if m % tile == 0:
