@@ -67,13 +67,17 @@ def stacked(ctx: Context, flat: list[SSAValue]) -> SSAValue:
     """The box's ends [rows, n] as one [2, n, rows] tensor: end, column, row."""
     rows, n = shape_of(flat[0])
     ends = [
-        ctx.b.reshape(
-            ctx.b.tlir(T.TransposeOp, [v], [n, rows], axis1=T.i64_attr(0), axis2=T.i64_attr(1)),
-            [1, n, rows],
-        )
+        ctx.b.tlir(T.TransposeOp, [v], [n, rows], axis1=T.i64_attr(0), axis2=T.i64_attr(1))
         for v in flat
     ]
-    return ctx.b.tlir(T.ConcatOp, [ends], [2, n, rows], ctx.element, axis=T.i64_attr(0))
+    return stacked_ends(ctx, *ends)
+
+
+def stacked_ends(ctx: Context, lo: SSAValue, hi: SSAValue) -> SSAValue:
+    """[n, rows] ends as one [2, n, rows] tensor."""
+    shape = [1, *shape_of(lo)]
+    ends = [ctx.b.reshape(v, shape) for v in (lo, hi)]
+    return ctx.b.tlir(T.ConcatOp, [ends], [2, *shape[1:]], ctx.element, axis=T.i64_attr(0))
 
 
 def signed_sums(
@@ -81,7 +85,7 @@ def signed_sums(
 ) -> tuple[list[SSAValue], list[SSAValue]]:
     """The fold over [output tile, row tile, column, output, row] (the last
     loop vectorised, the two before it unrolled into the register tile) from
-    (0, 0): its sums [m / J, rows / R, J, R] and the same as [rows, m]."""
+    (0, 0): its sums [m / J, rows / R, J, R] and the same as [m, rows]."""
     _, n, rows = shape_of(both)
     m = shape_of(w)[0]
     bounds = [m // t.outputs, rows // t.rows, n, t.outputs, t.rows]
@@ -94,10 +98,11 @@ def signed_sums(
 
     raw = ctx.b.fold([both, both, w], maps, bounds, [2], [0.0, 0.0], body)
     out = []
-    for v in raw:  # [m/J, rows/R, J, R] → [rows/R, R, m/J, J] → [rows, m]
-        shape = [rows // t.rows, t.rows, m // t.outputs, t.outputs]
-        moved = ctx.b.tlir(T.PermuteOp, [v], shape, perm=T.i64_array([1, 3, 0, 2]))
-        out.append(ctx.b.reshape(moved, [rows, m]))
+    for v in raw:  # [m/J, rows/R, J, R] → [m/J, J, rows/R, R] → [m, rows]
+        if rows > t.rows and t.outputs > 1:
+            shape = [m // t.outputs, t.outputs, rows // t.rows, t.rows]
+            v = ctx.b.tlir(T.PermuteOp, [v], shape, perm=T.i64_array([0, 2, 1, 3]))
+        out.append(ctx.b.reshape(v, [m, rows]))
     return list(raw), out
 
 
