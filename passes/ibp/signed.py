@@ -36,6 +36,11 @@ from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp.elementwise import any_failed
 from tlir.passes.ibp.table import Bound, Context
 
+MIN_ROW_VECTORS = 2
+"""The fewest vectors of rows the layout takes: with one, the weight's load,
+compare and the two selected addresses per term cost more than the min/max
+they save (the CNN's last `linear`, 16 rows of f32)."""
+
 ROW_VECTORS = (4, 3, 2, 1)
 """Vectors of rows per register tile: the first that divides the rows' vectors."""
 
@@ -54,9 +59,10 @@ class Tile:
 
 def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
     """The register tile of the signed layout, or None where it does not
-    apply: a weight box, rows that do not fill whole vectors, the exact rules."""
+    apply: a weight box, rows that do not fill `MIN_ROW_VECTORS` whole
+    vectors, the exact rules."""
     lanes = 64 // ctx.dtype.itemsize
-    if not ctx.fast or not weight.point or rows % lanes or rows == 0:
+    if not ctx.fast or not weight.point or rows % lanes or rows < MIN_ROW_VECTORS * lanes:
         return None
     vectors = next(v for v in ROW_VECTORS if (rows // lanes) % v == 0)
     outputs = next(j for j in range(max(TILE_SUMS // (2 * vectors), 1), 0, -1) if m % j == 0)

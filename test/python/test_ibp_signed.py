@@ -78,13 +78,15 @@ def chain_text(lead: list[int], widths: list[int], dtype: str, seed: int, specia
 
 
 def chains(dtype: str) -> dict[str, tuple[list[int], list[int]]]:
-    """(lead, widths) per chain: 4, 3 and 1 vectors of rows with outputs that
-    fill the register tile's outputs and not; rows not in whole vectors; batch 1."""
+    """(lead, widths) per chain: 4, 3 and 2 vectors of rows with outputs that
+    fill the register tile's outputs and not; one vector, rows not in whole
+    vectors and batch 1 (the other layouts)."""
     lanes = _lanes(dtype)
     return {
         "4 vectors": ([4 * lanes], [13, 10, 7, 3]),
         "3 vectors, lead 2": ([3, lanes], [9, 16, 12]),
-        "1 vector": ([lanes], [5, 16, 9]),
+        "2 vectors": ([2 * lanes], [5, 16, 9]),
+        "1 vector": ([lanes], [6, 8, 4]),
         "ragged rows": ([lanes + 3], [6, 8, 4]),
         "batch 1": ([1], [7, 32, 5]),
     }
@@ -132,8 +134,8 @@ def fast_checks(model, lows, highs) -> list[float]:
 
 
 @needs_avx512
-@pytest.mark.parametrize("name", ["4 vectors", "3 vectors, lead 2", "1 vector", "ragged rows",
-                                  "batch 1"])  # fmt: skip
+@pytest.mark.parametrize("name", ["4 vectors", "3 vectors, lead 2", "2 vectors", "1 vector",
+                                  "ragged rows", "batch 1"])  # fmt: skip
 @pytest.mark.parametrize(("dtype", "backend", "threads"), COVERING)
 def test_chains_are_the_references_bits(all_fast, name, dtype, backend, threads):
     """Random boxes (their fast results stand: every check clear), then
@@ -220,8 +222,9 @@ def test_a_chain_is_transposed_only_at_its_ends(all_fast):
 
 
 def test_rows_not_in_whole_vectors_keep_the_other_layouts(all_fast):
-    """Rows that do not fill whole vectors (and batch 1): no signed fold."""
-    for name in ("ragged rows", "batch 1"):
+    """One vector of rows, rows that do not fill whole vectors, batch 1: no
+    signed fold."""
+    for name in ("1 vector", "ragged rows", "batch 1"):
         lead, widths = chains("f32")[name]
         body = _ibp_function(chain_text(lead, widths, "f32", seed=0))
         folds = [op for op in body.walk() if isinstance(op, A.FoldOp)]
