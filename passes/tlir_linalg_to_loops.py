@@ -5,7 +5,9 @@ emits: one loop per dimension in the order the dimensions are numbered (the
 lowering numbers them so that each output folds its terms in TorchLean's
 order), `memref.load`s of the inputs at their indexing maps (affine
 expressions become `index` arithmetic directly), the generic's scalar body,
-and one `memref.store` per output.
+and one `memref.store` per output. A select between two inputs that read one
+buffer at indices differing only in constants is one load at the selected
+index (`_selected_load`).
 
 In a kernel (`tlir.kernel`, bufferized with `lo`/`hi` arguments), the
 outermost loop of every nest runs over `[lo, min(hi, N))` when that is safe,

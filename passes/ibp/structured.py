@@ -255,7 +255,9 @@ def _linear(ctx, op, boxes):
     whole vectors of rows, over [output, column, row], both ends of the input
     transposed once per call to [column, row]. Else over [row block, column,
     row in the block, output] (each weight row read from cache for the whole
-    block). Either way each output takes its columns in ascending order."""
+    block). Either way each output takes its columns in ascending order.
+    The fast path with a point weight and whole vectors of rows takes the
+    signed layout instead (`_signed_linear`, `passes/ibp/signed.py`)."""
     x, weight, bias = boxes
     lead = shape_of(x.lo)[:-1]
     m, n = shape_of(weight.lo)
