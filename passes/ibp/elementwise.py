@@ -71,14 +71,14 @@ def forward_on_ends(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
 @ibp_rule(T.ReluOp)
 def _relu(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
     """relu on each end; a box also held stacked (`table.Twin`) keeps that
-    layout too (one relu of both ends), the ends read through it where nothing
-    else needs them."""
+    layout too (one relu of both ends); whichever of the two nothing reads is
+    dropped (`drop_bypassed`)."""
     out = forward_on_ends(ctx, op, boxes)
     twin = ctx.twins.get(boxes[0].lo)
     if twin is not None:
         stacked = ctx.b.tlir(T.ReluOp, [twin.stacked], shape_of(twin.stacked))
         ctx.twins[out.lo] = Twin(stacked, twin.ordered)
-        ctx.bypassed += [out.lo.owner, out.hi.owner]  # type: ignore[list-item]
+        ctx.bypassed += [out.lo.owner, out.hi.owner, stacked.owner]  # type: ignore[list-item]
     return out
 
 

@@ -334,8 +334,17 @@ def _signed_linear(ctx: Context, x: Bound, weight: Bound, bias: Bound, t: signed
     for v in (summed.lo, summed.hi):
         ends.append(ctx.b.reshape(_transposed_value(ctx, v), [*lead, m]))
         ctx.bypassed += [ends[-1].owner, ends[-1].owner.operands[0].owner]
-    ctx.twins[ends[0]] = Twin(signed.stacked_ends(ctx, summed.lo, summed.hi), bias.point)
+    stacked = signed.stacked_ends(ctx, summed.lo, summed.hi)
+    ctx.bypassed += _producers(stacked, 2)  # dropped where no signed linear reads it
+    ctx.twins[ends[0]] = Twin(stacked, bias.point)
     return Out(*ends)
+
+
+def _producers(value: SSAValue, depth: int) -> list:
+    """The op giving `value` and those giving its operands, `depth` levels down."""
+    op = value.owner
+    below = [p for v in op.operands for p in _producers(v, depth - 1)] if depth > 1 else []
+    return [op, *below]
 
 
 def _batch_map(shape: Sequence[int], out_batch: Sequence[int]) -> list:
