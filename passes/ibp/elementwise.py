@@ -74,10 +74,10 @@ def _relu(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
     layout too (one relu of both ends); whichever of the two nothing reads is
     dropped (`drop_bypassed`)."""
     out = forward_on_ends(ctx, op, boxes)
-    twin = ctx.twins.get(boxes[0].lo)
+    twin = ctx.twin(boxes[0])
     if twin is not None:
         stacked = ctx.b.tlir(T.ReluOp, [twin.stacked], shape_of(twin.stacked))
-        ctx.twins[out.lo] = Twin(stacked, twin.ordered)
+        ctx.twins[out.lo] = Twin(stacked, twin.ordered, out.hi)
         ctx.bypassed += [out.lo.owner, out.hi.owner, stacked.owner]  # type: ignore[list-item]
     return out
 

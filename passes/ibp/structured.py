@@ -321,7 +321,7 @@ def _signed_linear(ctx: Context, x: Bound, weight: Bound, bias: Bound, t: signed
     lead = shape_of(x.lo)[:-1]
     m, n = shape_of(weight.lo)
     rows = math.prod(lead)
-    twin = ctx.twins.get(x.lo)
+    twin = ctx.twin(x)
     both = (
         twin.stacked if twin else signed.stacked(ctx, [ctx.b.reshape(v, [rows, n]) for v in x.pair])
     )
@@ -336,7 +336,7 @@ def _signed_linear(ctx: Context, x: Bound, weight: Bound, bias: Bound, t: signed
         ctx.bypassed += [ends[-1].owner, ends[-1].owner.operands[0].owner]
     stacked = signed.stacked_ends(ctx, summed.lo, summed.hi)
     ctx.bypassed += _producers(stacked, 2)  # dropped where no signed linear reads it
-    ctx.twins[ends[0]] = Twin(stacked, bias.point)
+    ctx.twins[ends[0]] = Twin(stacked, bias.point, ends[1])
     return Out(*ends)
 
 

@@ -68,6 +68,8 @@ class Twin:
     ordered: bool
     """lo ≤ hi wherever the fast path's results stand (the sums of a signed
     `linear` plus a point bias, then `relu`): no order check needed."""
+    hi: SSAValue
+    """The box's upper end (the twins are found by the lower one)."""
 
 
 @dataclass
@@ -83,6 +85,11 @@ class Context:
     bypassed: list[Operation] = field(default_factory=list)
     """Ops a rule read through (computing from their operands instead): erased
     at the end where nothing else reads them (`drop_bypassed`)."""
+
+    def twin(self, box: Bound) -> Twin | None:
+        """The box's stacked layout, if it is held in one (both ends match)."""
+        twin = self.twins.get(box.lo)
+        return twin if twin is not None and twin.hi is box.hi else None
 
     @property
     def dtype(self) -> np.dtype:
