@@ -31,7 +31,7 @@ from xdsl.passes import ModulePass
 from tlir.passes.autodiff.builder import Builder, Scalar, element_of, shape_of
 from tlir.passes.autodiff.driver import add_function, find
 from tlir.passes.ibp import elementwise, normalization, pooling, structured  # noqa: F401 - fill IBP_RULES
-from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule, drop_bypassed
+from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule, Twin, drop_bypassed
 from tlir.passes.ibp.tight import TIGHT_RULES
 from tlir.passes.tlir_specialize_batch import refuse_dynamic
 from tlir.tight import check_rules, rules_mode, tight
@@ -48,6 +48,7 @@ class Ibp:
         self.fast = fast
         self.diverged: list[SSAValue] = []
         self.bypassed: list[Operation] = []
+        self.twins: dict[SSAValue, Twin] = {}
 
     def run(self, body: Block, boxes: list[Bound]) -> list[Bound]:
         bounds: dict[SSAValue, Bound] = dict(zip(body.args, boxes, strict=True))
@@ -67,7 +68,7 @@ class Ibp:
         b = Builder(self.block, op.location)
         result = op.results[0]
         shape, element = shape_of(result), element_of(result)
-        ctx = Context(b, element, self.fast, self.diverged, self.bypassed)
+        ctx = Context(b, element, self.fast, self.diverged, self.twins, self.bypassed)
         if 0 in shape:
             empty = b.array(np.zeros(shape, ctx.dtype), element)
             return Bound(empty, empty)

@@ -5,7 +5,9 @@ emits: one loop per dimension in the order the dimensions are numbered (the
 lowering numbers them so that each output folds its terms in TorchLean's
 order), `memref.load`s of the inputs at their indexing maps (affine
 expressions become `index` arithmetic directly), the generic's scalar body,
-and one `memref.store` per output.
+and one `memref.store` per output. A select between two inputs that read one
+buffer at indices differing only in constants is one load at the selected
+index (`_selected_load`).
 
 In a kernel (`tlir.kernel`, bufferized with `lo`/`hi` arguments), the
 outermost loop of every nest runs over `[lo, min(hi, N))` when that is safe,
@@ -384,7 +386,57 @@ def _access(
     flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]],
 ) -> tuple[SSAValue, list[SSAValue]]:
     """The buffer and indices of an access: a flat buffer's at its run-time strides."""
-    indices = emitter.indices(amap, ivs)
+    return _flat_access(value, emitter.indices(amap, ivs), emitter, flat)
+
+
+def _selected_load(op: GenericOp, select: Operation, maps: list[AffineMap]) -> bool:
+    """Whether `select` chooses between two inputs of `op` that read one buffer
+    at indices differing only in constants (`select(c, x[0, i], x[1, i])`):
+    it is then one load at the selected index, no vector blend or branch
+    where `c` is the same for a whole vector (`_selected_indices`)."""
+    if not isinstance(select, arith.SelectOp):
+        return False
+    args, inputs = op.body.block.args, len(op.inputs)
+    pair = [select.lhs, select.rhs]
+    if not all(isinstance(v, BlockArgument) and v.owner is op.body.block for v in pair):
+        return False
+    k1, k2 = (args.index(v) for v in pair)
+    if k1 >= inputs or k2 >= inputs or op.inputs[k1] is not op.inputs[k2]:
+        return False
+    return all(
+        a == b or (isinstance(a, AffineConstantExpr) and isinstance(b, AffineConstantExpr))
+        for a, b in zip(maps[k1].results, maps[k2].results, strict=True)
+    )
+
+
+def _selected_indices(
+    select: arith.SelectOp,
+    mapping: dict[SSAValue, SSAValue],
+    maps: list[AffineMap],
+    ivs: list[SSAValue],
+    emitter: IndexEmitter,
+) -> list[SSAValue]:
+    """The indices of `_selected_load`'s load: each constant that differs
+    between the two inputs' maps chosen by the select's condition."""
+    args = list(select.lhs.owner.args)  # type: ignore[union-attr]
+    first, second = (maps[args.index(v)] for v in (select.lhs, select.rhs))
+    condition = mapping.get(select.cond, select.cond)
+    indices = []
+    for a, b in zip(first.results, second.results, strict=True):
+        if a == b:
+            indices.append(emitter.expr(a, ivs))
+        else:
+            chosen = arith.SelectOp(condition, emitter.expr(a, ivs), emitter.expr(b, ivs))
+            indices.append(emitter.emit(chosen))
+    return indices
+
+
+def _flat_access(
+    value: SSAValue,
+    indices: list[SSAValue],
+    emitter: IndexEmitter,
+    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]],
+) -> tuple[SSAValue, list[SSAValue]]:
     if value not in flat:
         return value, indices
     view, strides = flat[value]
@@ -409,12 +461,19 @@ def _emit_body(
         emitter.emit(fast.store(op.inputs[0], target, indices))
         return
     args = op.body.block.args
+    selects = {inner for inner in op.body.block.ops if _selected_load(op, inner, maps)}
     mapping: dict[SSAValue, SSAValue] = {}
     for arg, value, amap in zip(args, values, maps, strict=True):
-        if arg.uses.get_length():
+        if any(use.operation not in selects for use in arg.uses):
             buffer, indices = _access(value, amap, ivs, emitter, flat)
             mapping[arg] = emitter.emit(fast.load(buffer, indices))
     for inner in op.body.block.ops:
+        if inner in selects:
+            value = values[list(args).index(inner.lhs)]
+            indices = _selected_indices(inner, mapping, maps, ivs, emitter)
+            buffer, indices = _flat_access(value, indices, emitter, flat)
+            mapping[inner.results[0]] = emitter.emit(fast.load(buffer, indices))
+            continue
         if isinstance(inner, YieldOp):
             outputs = values[len(op.inputs) :]
             out_maps = maps[len(op.inputs) :]

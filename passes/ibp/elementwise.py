@@ -12,7 +12,7 @@ from xdsl.ir import Operation, SSAValue
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, shape_of
 from tlir.passes.ibp import scalar as D
-from tlir.passes.ibp.table import Bound, Context, NoRule, Out, ibp_rule
+from tlir.passes.ibp.table import Bound, Context, NoRule, Out, Twin, ibp_rule
 
 
 def any_failed(ctx: Context, flags: SSAValue) -> SSAValue:
@@ -56,7 +56,7 @@ def _random(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
 
 @ibp_rule(
     T.DetachOp, T.ReshapeOp, T.FlattenOp, T.PermuteOp, T.TransposeOp, T.BroadcastToOp,
-    T.ConcatOp, T.MaxElemOp, T.MinElemOp, T.ReluOp,
+    T.ConcatOp, T.MaxElemOp, T.MinElemOp,
 )  # fmt: skip
 def forward_on_ends(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
     """The forward op on each end: exact and monotone (index moves, max_pool,
@@ -66,6 +66,20 @@ def forward_on_ends(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
         mapping = {v: box.pair[end] for v, box in zip(op.operands, boxes, strict=True)}
         ends.append(ctx.b.add(op.clone(value_mapper=mapping)).results[0])
     return Out(*ends)
+
+
+@ibp_rule(T.ReluOp)
+def _relu(ctx: Context, op: Operation, boxes: Sequence[Bound]) -> Out:
+    """relu on each end; a box also held stacked (`table.Twin`) keeps that
+    layout too (one relu of both ends); whichever of the two nothing reads is
+    dropped (`drop_bypassed`)."""
+    out = forward_on_ends(ctx, op, boxes)
+    twin = ctx.twin(boxes[0])
+    if twin is not None:
+        stacked = ctx.b.tlir(T.ReluOp, [twin.stacked], shape_of(twin.stacked))
+        ctx.twins[out.lo] = Twin(stacked, twin.ordered, out.hi)
+        ctx.bypassed += [out.lo.owner, out.hi.owner, stacked.owner]  # type: ignore[list-item]
+    return out
 
 
 @ibp_rule(T.AddOp)

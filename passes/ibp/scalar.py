@@ -57,6 +57,17 @@ def fast_term(s: Scalar, x: Pair, w: Pair | SSAValue, acc_l: SSAValue, acc_h: SS
     return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
 
 
+def signed_term(s: Scalar, x: Pair, w: SSAValue, acc_l: SSAValue, acc_h: SSAValue) -> Pair:
+    """`fast_term` of a box times a point `w`, the two products' `min2`/`max2`
+    taken by the sign of `w`: `x_lo·w` is the lower product where `w ≥ 0`,
+    `x_hi·w` where `w < 0` (the proof: `passes/ibp/signed.py`)."""
+    positive = s.cmp("oge", w, s.const(0.0))
+    low = s.mul(s.select(positive, x[0], x[1]), w)
+    high = s.mul(s.select(positive, x[1], x[0]), w)
+    new_l = step_down(s, s.add(acc_l, step_down(s, low)))
+    return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
+
+
 def finite_sign(s: Scalar, e: SSAValue, predicate: str) -> SSAValue:
     """`e` finite and `e <predicate> 0` (`oge`: the exact value is not below
     the rounded one, `ole`: not above)."""

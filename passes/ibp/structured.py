@@ -19,8 +19,9 @@ from tlir.bounds import count_interval
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
 from tlir.passes.ibp import scalar as D
+from tlir.passes.ibp import signed
 from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
-from tlir.passes.ibp.table import Bound, Context, NoBox, Out, ibp_rule
+from tlir.passes.ibp.table import Bound, Context, NoBox, Out, Twin, ibp_rule
 
 
 def directed_sum(
@@ -254,13 +255,18 @@ def _linear(ctx, op, boxes):
     whole vectors of rows, over [output, column, row], both ends of the input
     transposed once per call to [column, row]. Else over [row block, column,
     row in the block, output] (each weight row read from cache for the whole
-    block). Either way each output takes its columns in ascending order."""
+    block). Either way each output takes its columns in ascending order.
+    The fast path with a point weight and whole vectors of rows takes the
+    signed layout instead (`_signed_linear`, `passes/ibp/signed.py`)."""
     x, weight, bias = boxes
     lead = shape_of(x.lo)[:-1]
     m, n = shape_of(weight.lo)
     rows = math.prod(lead)
     block = _row_block(rows)
     flat = [ctx.b.reshape(v, [rows, n]) for v in x.pair]
+    signed_tile = signed.tile(ctx, weight, rows, m)
+    if signed_tile is not None and _fast(ctx, [rows, n, m]):
+        return _signed_linear(ctx, x, weight, bias, signed_tile)
     lanes = 64 // ctx.dtype.itemsize
     tile = lanes * TILE_VECTORS
     if m % tile == 0:
@@ -305,6 +311,40 @@ def _linear(ctx, op, boxes):
         acc = [_transposed_value(ctx, v) for v in acc]
     acc = tuple(ctx.b.reshape(v, [*lead, m]) for v in acc)
     return add_bias(ctx, acc, bias, len(lead))
+
+
+def _signed_linear(ctx: Context, x: Bound, weight: Bound, bias: Bound, t: signed.Tile) -> Out:
+    """`signed.signed_sums` over the box stacked [2, column, row] (kept so by
+    the `linear` or `relu` before, else stacked here and checked ordered), the
+    bias added in that layout; the result kept so too (`table.Twin`), its ends
+    transposed back to [row, output] where something else reads them."""
+    lead = shape_of(x.lo)[:-1]
+    m, n = shape_of(weight.lo)
+    rows = math.prod(lead)
+    twin = ctx.twin(x)
+    both = (
+        twin.stacked if twin else signed.stacked(ctx, [ctx.b.reshape(v, [rows, n]) for v in x.pair])
+    )
+    if not (twin and twin.ordered):
+        signed.ordered_check(ctx, both)
+    raw, acc = signed.signed_sums(ctx, both, weight.lo, t)
+    fast_contraction_check(ctx, raw)
+    summed = add_bias(ctx, tuple(acc), bias, 0)
+    ends = []
+    for v in (summed.lo, summed.hi):
+        ends.append(ctx.b.reshape(_transposed_value(ctx, v), [*lead, m]))
+        ctx.bypassed += [ends[-1].owner, ends[-1].owner.operands[0].owner]
+    stacked = signed.stacked_ends(ctx, summed.lo, summed.hi)
+    ctx.bypassed += _producers(stacked, 2)  # dropped where no signed linear reads it
+    ctx.twins[ends[0]] = Twin(stacked, bias.point, ends[1])
+    return Out(*ends)
+
+
+def _producers(value: SSAValue, depth: int) -> list:
+    """The op giving `value` and those giving its operands, `depth` levels down."""
+    op = value.owner
+    below = [p for v in op.operands for p in _producers(v, depth - 1)] if depth > 1 else []
+    return [op, *below]
 
 
 def _batch_map(shape: Sequence[int], out_batch: Sequence[int]) -> list:

@@ -58,6 +58,20 @@ class Out:
     flags: list[SSAValue] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Twin:
+    """A box [rows, features] also held as one [2, features, rows] tensor (its
+    ends stacked, transposed), the layout the signed interval `linear` reads
+    (`passes/ibp/signed.py`): its fold leaves its box so, and `relu` keeps it."""
+
+    stacked: SSAValue
+    ordered: bool
+    """lo ≤ hi wherever the fast path's results stand (the sums of a signed
+    `linear` plus a point bias, then `relu`): no order check needed."""
+    hi: SSAValue
+    """The box's upper end (the twins are found by the lower one)."""
+
+
 @dataclass
 class Context:
     b: Builder
@@ -66,9 +80,16 @@ class Context:
     """Contractions take the fast path (`structured.fast_contraction_check`)."""
     diverged: list[SSAValue] = field(default_factory=list)
     """The fast path's checks: rank-0, nonzero where a fast result may differ."""
+    twins: dict[SSAValue, Twin] = field(default_factory=dict)
+    """Boxes also held in [feature, row] layout, by their lower end (`Twin`)."""
     bypassed: list[Operation] = field(default_factory=list)
     """Ops a rule read through (computing from their operands instead): erased
     at the end where nothing else reads them (`drop_bypassed`)."""
+
+    def twin(self, box: Bound) -> Twin | None:
+        """The box's stacked layout, if it is held in one (both ends match)."""
+        twin = self.twins.get(box.lo)
+        return twin if twin is not None and twin.hi is box.hi else None
 
     @property
     def dtype(self) -> np.dtype:

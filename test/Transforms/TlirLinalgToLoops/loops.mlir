@@ -119,3 +119,48 @@ func.func @window(%x: memref<4x6xf64>, %y: memref<4x3xf64>, %w: memref<2xf64>, %
   }
   func.return
 }
+
+// -----
+
+// A select between two inputs that read one buffer at indices differing only in
+// constants (x[0, i] or x[1, i], by the sign of w[i]) is one load at the selected
+// index; a select between two buffers stays a select of two loads.
+// CHECK-LABEL: func.func @selected_load
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[W:.*]] = memref.load %{{.*}}[%[[I]]] : memref<4xf64>
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:      %[[C:.*]] = arith.cmpf oge, %[[W]], %[[Z]] : f64
+// CHECK-NEXT:      %[[K0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[K1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[END:.*]] = arith.select %[[C]], %[[K0]], %[[K1]] : index
+// CHECK-NEXT:      %[[X:.*]] = memref.load %{{.*}}[%[[END]], %[[I]]] : memref<2x4xf64>
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[X]], %[[W]] : f64
+// CHECK:         func.return
+func.func @selected_load(%x: memref<2x4xf64>, %w: memref<4xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (0, d0)>, affine_map<(d0) -> (1, d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %x, %w : memref<2x4xf64>, memref<2x4xf64>, memref<4xf64>) outs(%y : memref<4xf64>) {
+  ^bb0(%lo: f64, %hi: f64, %v: f64, %out: f64):
+    %z = arith.constant 0.0 : f64
+    %c = arith.cmpf oge, %v, %z : f64
+    %s = arith.select %c, %lo, %hi : f64
+    %p = arith.mulf %s, %v : f64
+    linalg.yield %p : f64
+  }
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @two_buffers
+// CHECK:           %[[A:.*]] = memref.load %{{.*}} : memref<4xf64>
+// CHECK-NEXT:      %[[B:.*]] = memref.load %{{.*}} : memref<4xf64>
+// CHECK:           arith.select %{{.*}}, %[[A]], %[[B]] : f64
+func.func @two_buffers(%a: memref<4xf64>, %b: memref<4xf64>, %w: memref<4xf64>, %y: memref<4xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %w : memref<4xf64>, memref<4xf64>, memref<4xf64>) outs(%y : memref<4xf64>) {
+  ^bb0(%lo: f64, %hi: f64, %v: f64, %out: f64):
+    %z = arith.constant 0.0 : f64
+    %c = arith.cmpf oge, %v, %z : f64
+    %s = arith.select %c, %lo, %hi : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
