@@ -133,3 +133,31 @@ def test_numbers_are_read_in_one_view_or_one_by_one():
     assert same == [np.inf, 2.0, 0.5] and all(type(v) is float for v in same)
     mixed = _numbers([((7,), f32), ((), f32), ((), f64), ((), f32)], [np.inf, 3.0, 0.25])
     assert mixed == [np.inf, 3.0, 0.25]
+
+
+def test_ibp_ball_rounds_a_radius_once_and_returns_fresh_boxes(cnn32, monkeypatch):
+    """The second ball of a radius does not round it again; the centre is only
+    read (its ends are new arrays); a centre of the wrong shape is a one-line error."""
+    from tlir import bounds
+
+    x = np.random.default_rng(6).normal(size=cnn32._inputs.specs[0][0]).astype(np.float32)
+    kept = x.copy()
+    cnn32.ibp_ball([x], 0.0123)
+    rounded = []
+    outward = bounds.outward
+    monkeypatch.setattr(bounds, "outward", lambda *a, **k: rounded.append(a) or outward(*a, **k))
+    lows, highs = cnn32.ibp_ball([x], 0.0123)
+    assert rounded == []
+    np.testing.assert_array_equal(x, kept)
+    assert not any(np.shares_memory(x, a) for a in lows + highs)
+    eps = np.float32(0.0123)  # rounded upward into binary32 by hand
+    eps = eps if float(eps) >= 0.0123 else np.nextafter(eps, np.float32(1))
+    box = (
+        [np.nextafter(x - eps, np.float32(-np.inf))],
+        [np.nextafter(x + eps, np.float32(np.inf))],
+    )
+    want_lows, want_highs = cnn32.ibp(*box)
+    pairs = zip(lows + highs, want_lows + want_highs, strict=True)
+    assert all(got.tobytes() == want.tobytes() for got, want in pairs)
+    with pytest.raises(TlirError, match=r"input 0 has shape \[3\]"):
+        cnn32.ibp_ball([np.zeros(3, np.float32)], 0.01)
