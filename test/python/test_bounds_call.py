@@ -161,3 +161,36 @@ def test_ibp_ball_rounds_a_radius_once_and_returns_fresh_boxes(cnn32, monkeypatc
     assert all(got.tobytes() == want.tobytes() for got, want in pairs)
     with pytest.raises(TlirError, match=r"input 0 has shape \[3\]"):
         cnn32.ibp_ball([np.zeros(3, np.float32)], 0.01)
+
+
+UNRESOLVED = """
+func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) {
+  %e = tlir.exp %x : (tensor<2xf64>) -> tensor<2xf64>
+  %i = tlir.inv %x : (tensor<2xf64>) -> tensor<2xf64>
+  func.return %e, %i : tensor<2xf64>, tensor<2xf64>
+}"""
+
+
+def test_an_unresolved_outputs_reason_is_looked_up_once():
+    """exp has no rule on Float (always unresolved), inv resolves on [1, 2]
+    and not on [-1, 1]: the reasons are the reference's, and a second call
+    with the same unresolved op does not look its reason up again."""
+    module = tlir.parse_module(UNRESOLVED)
+    model = tlir.compile(module, cache=False)
+    box = ([np.array([-1.0, 1.0])], [np.array([1.0, 2.0])])
+    first = assert_same_bounds(model, module, *box)
+    assert first.lowers == [None, None] and "(tlir.inv)" in first.reasons[1]
+    looked_up: list[str] = []
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code.co_name in ("unresolved_reason", "unresolved_message"):
+            looked_up.append(frame.f_code.co_name)
+
+    sys.setprofile(hook)
+    try:
+        again = model.bounds(*box)
+    finally:
+        sys.setprofile(None)
+    assert looked_up == [] and again.reasons == first.reasons
+    mixed = assert_same_bounds(model, module, [np.array([1.0, 1.0])], [np.array([2.0, 2.0])])
+    assert mixed.lowers[0] is None and mixed.reasons[1] is None and mixed.lowers[1] is not None

@@ -11,10 +11,11 @@ What a call does, in order (each as before, each cheaper):
   order, a box of another dtype rounded outward, or a one-line error);
 * on a host with AVX-512 (`host_has_embedded_rounding`, asked at every call),
   the fast program; its statuses and checks come back as numbers read at once
-  from its output buffer (`EntryCall.run_split`), not as arrays; where a check
+  from its output buffer (`CompiledModel.run_split`), not as arrays; where a check
   is set, the exact program, as before;
 * an output whose status is not +inf becomes None with its reason
-  (`tlir.verification.interpret`); the boxes are fresh arrays of this call.
+  (`tlir.verification.unresolved_reason`, looked up once per op); the boxes
+  are fresh arrays of this call.
 """
 
 from __future__ import annotations
@@ -36,7 +37,13 @@ class BoundsCall:
         from tlir.bounds import ball
         from tlir.passes.directed_steps import host_has_embedded_rounding
         from tlir.tight import check_rules
-        from tlir.verification import IbpResult, ball_boxes, input_boxes, interpret
+        from tlir.verification import (
+            IbpResult,
+            ball_boxes,
+            input_boxes,
+            interpret,
+            unresolved_reason,
+        )
 
         self._model = model
         self._specs = model._inputs.specs  # a box's ends have their input's type
@@ -45,6 +52,8 @@ class BoundsCall:
         self._embedded_rounding = host_has_embedded_rounding
         self._input_boxes, self._interpret, self._result = input_boxes, interpret, IbpResult
         self._ball, self._ball_boxes = ball, ball_boxes
+        self._unresolved_reason = unresolved_reason
+        self._reasons: dict[tuple[int, np.dtype, str], str] = {}
 
     def __call__(self, lowers, uppers, rules: str) -> IbpResult:
         model = self._model
@@ -57,7 +66,7 @@ class BoundsCall:
             # program computes them (docs/verification.md#performance)
             fast = model._derivative("ibp", "fast")
             count = 2 * self._outputs
-            arrays, numbers = fast._call.run_split(boxes, fast._threads, count)
+            arrays, numbers = fast.run_split(boxes, count)
             if not any(numbers[self._outputs :]):
                 return self._split(arrays, numbers[: self._outputs], rules)
         results = model._derivative("ibp", rules).run_checked(boxes)
@@ -104,12 +113,29 @@ class BoundsCall:
         return self._input_boxes(model.function_op, lowers, uppers, model.where)
 
     def _split(self, arrays: list[np.ndarray], statuses: list[float], rules: str) -> IbpResult:
-        """The result of the bounds function's arrays and statuses (+inf: resolved)."""
+        """The result of the bounds function's arrays and statuses (+inf:
+        resolved, else the index of the op that gave no box), as `interpret`."""
         count = self._outputs
+        lowers, uppers = arrays[:count], arrays[count:]
         if statuses.count(math.inf) == count:
-            return self._result(arrays[:count], arrays[count:], [None] * count)
-        results = [*arrays, *(np.array(status) for status in statuses)]
-        return self._interpret(self._model.function_op, results, rules)
+            return self._result(lowers, uppers, [None] * count)
+        out = self._result([], [], [])
+        for low, high, status in zip(lowers, uppers, statuses, strict=True):
+            resolved = status == math.inf
+            out.lowers.append(low if resolved else None)
+            out.uppers.append(high if resolved else None)
+            out.reasons.append(None if resolved else self._reason(int(status), low.dtype, rules))
+        return out
+
+    def _reason(self, index: int, dtype: np.dtype, rules: str) -> str:
+        """`unresolved_reason`, once per op, dtype and rules: a model whose output
+        is always unresolved (an op without a rule) would look it up at every call."""
+        key = (index, dtype, rules)
+        reason = self._reasons.get(key)
+        if reason is None:
+            reason = self._unresolved_reason(self._model.function_op, index, dtype, rules)
+            self._reasons[key] = reason
+        return reason
 
 
 __all__ = ["BoundsCall"]

@@ -421,6 +421,11 @@ class CompiledModel:
         """Call with arrays the caller has checked (count, shapes, dtypes, C order)."""
         return self._call.run(arrays, self._threads)
 
+    def run_split(self, arrays: list[np.ndarray], count: int) -> tuple[list[np.ndarray], list]:
+        """`run_checked` with the results after the first `count` as Python
+        numbers (all 0-d: a bounds function's statuses and checks)."""
+        return self._call.run_split(arrays, self._threads, count)
+
     def run_into(self, arrays: list[np.ndarray], outputs: list[np.ndarray]) -> None:
         """`run_checked` writing the results into `outputs`, checked by the caller
         too (`EntryCall.run_into`: an output may be an input only for code that
