@@ -17,26 +17,19 @@ bit-identical to the static one.
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-import tlir
-from tlir.passes.tlir_specialize_batch import specialize
+sys.path.insert(0, str(Path(__file__).parent))
+from dynamic_models import dynamic_models, options  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _train_example():
-    spec = importlib.util.spec_from_file_location("train_example", ROOT / "examples" / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+import tlir  # noqa: E402
+from tlir.passes.tlir_specialize_batch import specialize  # noqa: E402
 
 
 def timed(call) -> tuple[object, float]:
@@ -64,12 +57,7 @@ def same_bits(got, want) -> bool:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--repeat", type=int, default=100)
-    p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 256])
-    p.add_argument("--threads", type=int, default=1)
-    args = p.parse_args()
-    train = _train_example()
+    args = options(__doc__.split("\n")[0], 100)
     rng = np.random.default_rng(0)
     print(
         f"{'model':6} {'batch':>6} {'static compile s':>17} {'dynamic first s':>16} "
@@ -77,9 +65,7 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as out:
         os.environ["TLIR_CACHE_DIR"] = out  # a cold compile cache: the one compile is timed
-        for name, build, shape in [("mlp", train.mlp, (64,)), ("cnn", train.cnn, (1, 8, 8))]:
-            dynamic = train.dynamic_model(build, 32, "f64", Path(out), name, args.threads)
-            module = dynamic.module()
+        for name, dynamic, module, shape in dynamic_models(Path(out), args.threads):
             for batch in args.batches:
                 x = rng.random((batch, *shape))
                 box = ([x - 0.01], [x + 0.01])

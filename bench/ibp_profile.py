@@ -1,10 +1,11 @@
 """Where the time of a compiled IBP goes, kernel by kernel, against the forward's.
 
   perf record -e cpu-clock -c 250000 -o /tmp/ibp.data -- \\
-      python bench/ibp_profile.py [--dtype f32] [--case cnn|mlp] [--calls 2000]
+      python bench/ibp_profile.py [--dtype f32] [--case cnn|mlp|MODEL.json] [--calls 2000]
   python bench/ibp_profile.py --report /tmp/ibp.data [--calls 2000]
 
-The first command compiles the model, writes a perf map of the kernels of its
+The first command compiles the model (`--case`: the bench's CNN or MLP, or a
+model file such as examples/cnn.json), writes a perf map of the kernels of its
 forward and of its fast IBP program (`/tmp/perf-PID.map`, named `fwd:kernel`
 and `ibp:kernel`), then calls each `--calls` times on one thread. The second
 prints, per kernel, the microseconds per call (samples of `-c 250000` ns of CPU
@@ -49,7 +50,8 @@ def write_map(models: dict[str, object]) -> None:
 
 
 def record(args) -> None:
-    _, path = {"cnn": cnn_graph, "mlp": mlp_graph}[args.case]()
+    graphs = {"cnn": cnn_graph, "mlp": mlp_graph}
+    path = graphs[args.case]()[1] if args.case in graphs else args.case
     np_type = np.float32 if args.dtype == "f32" else np.float64
     model = tlir.compile(path, args.dtype, threads=1)
     shapes = [t.get_shape() for t in model.function_op.function_type.inputs.data]
@@ -93,7 +95,7 @@ def report(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dtype", default="f64", choices=["f64", "f32"])
-    parser.add_argument("--case", default="cnn", choices=["cnn", "mlp"])
+    parser.add_argument("--case", default="cnn", help="cnn, mlp or a model file")
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--report")
     args = parser.parse_args()

@@ -192,12 +192,22 @@ def ball(
         raise TlirError(where, f"eps must be a number, got {type(eps).__name__}")
     if not math.isfinite(float(eps)) or float(eps) < 0:
         raise TlirError(where, f"eps must be finite and >= 0, got {eps}")
-    c = np.asarray(center).astype(dtype)
-    e = outward(float(eps), dtype, lower=False)[()]
+    if type(center) is np.ndarray and center.dtype == dtype:
+        c = center  # only read: the ends are new arrays
+    else:
+        c = np.asarray(center).astype(dtype)
+    e = _radius(float(eps), np.dtype(dtype).str)
     with np.errstate(all="ignore"):
         if rules == "tight":
             return add_down_tight(c, -e), add_up_tight(c, e)
         return down(c - e), up(c + e)
+
+
+@functools.lru_cache(maxsize=256)
+def _radius(eps: float, dtype_code: str) -> np.generic:
+    """`eps` rounded upward into the carrier (once per radius: a call of
+    `ibp_ball` on a small model would spend as long on it as on the bounds)."""
+    return outward(eps, np.dtype(dtype_code), lower=False)[()]
 
 
 NO_RULE = "no interval rule for {kind} on {carrier}"

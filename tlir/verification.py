@@ -100,12 +100,17 @@ def interpret(function_op, results: list[np.ndarray], rules: str = "torchlean") 
             out.uppers.append(hi)
             out.reasons.append(None)
             continue
-        index = int(value)
-        op = next(op for k, op in enumerate(function_op.body.block.ops) if k == index)
         out.lowers.append(None)
         out.uppers.append(None)
-        out.reasons.append(unresolved_message(op, index, lo.dtype, rules))
+        out.reasons.append(unresolved_reason(function_op, int(value), lo.dtype, rules))
     return out
+
+
+def unresolved_reason(function_op, index: int, dtype: np.dtype, rules: str = "torchlean") -> str:
+    """Why an output whose status is `index` has no box: the op at `index` of
+    the model's function (`tlir.bounds.unresolved_message`)."""
+    op = next(op for k, op in enumerate(function_op.body.block.ops) if k == index)
+    return unresolved_message(op, index, dtype, rules)
 
 
 # --- certificates ---------------------------------------------------------------------

@@ -114,6 +114,7 @@ class EntryCall:
         self._workspace_bytes = max(workspace_bytes, 1)
         self._constants = constant_pointers
         self._frames: list[_Frame] = []
+        self._readers: dict[int, object] = {}  # `run_split`'s, by the count of arrays
 
     def __call__(self, inputs: Sequence, threads: int) -> list[np.ndarray]:
         return self.run(self._inputs.check(inputs, "input", self.where), threads)
@@ -128,6 +129,49 @@ class EntryCall:
         ]
         self._enter(checked, lambda frame: np.add(self._offsets, base + skip, out=frame), threads)
         return outputs
+
+    def run_split(
+        self, checked: Sequence[np.ndarray], threads: int, arrays: int
+    ) -> tuple[list[np.ndarray], list[float]]:
+        """`run` with the first `arrays` results as arrays and the others, all
+        0-d (a bounds function's statuses and checks), as Python floats read
+        from the buffer in one step: no array is made for a number."""
+        buffer = self._allocate(self._output_bytes + _ALIGN, "outputs")
+        base = address(buffer)
+        skip = -base % _ALIGN
+        outputs = [
+            np.ndarray(shape, dtype, buffer, skip + offset)
+            for shape, dtype, offset in self._views[:arrays]
+        ]
+        self._enter(checked, lambda frame: np.add(self._offsets, base + skip, out=frame), threads)
+        return outputs, self._numbers(arrays)(buffer, skip)
+
+    def _numbers(self, arrays: int):
+        """A reader of the 0-d results after the first `arrays`: one strided view
+        where they share a dtype at even offsets (64 bytes apart: the usual
+        case), else one view each."""
+        reader = self._readers.get(arrays)
+        if reader is None:
+            tail = self._views[arrays:]
+            assert all(shape == () for shape, _, _ in tail)
+            dtypes = {dtype for _, dtype, _ in tail}
+            offsets = [offset for _, _, offset in tail]
+            steps = {b - a for a, b in zip(offsets, offsets[1:], strict=False)}
+            if len(dtypes) == 1 and len(steps) <= 1:
+                (dtype,) = dtypes or {np.dtype(np.float64)}
+                shape, first = (len(tail),), offsets[0] if offsets else 0
+                strides = (steps.pop() if steps else _ALIGN,)
+
+                def reader(buffer: np.ndarray, skip: int) -> list[float]:
+                    view = np.ndarray(shape, dtype, buffer, skip + first, strides)
+                    return view.tolist()
+            else:
+
+                def reader(buffer: np.ndarray, skip: int) -> list[float]:
+                    return [np.ndarray((), d, buffer, skip + o).item() for _, d, o in tail]
+
+            self._readers[arrays] = reader
+        return reader
 
     def run_into(
         self, checked: Sequence[np.ndarray], outputs: Sequence[np.ndarray], threads: int

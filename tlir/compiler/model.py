@@ -40,6 +40,7 @@ from tlir.interpreter import collector_paused
 from tlir.parameters import constants, parameter_names, parameters
 
 if TYPE_CHECKING:
+    from tlir.compiler.bounds_call import BoundsCall
     from tlir.compiler.plan import Plan
 
 SLOT_ATTRIBUTE = "tlir.slot"
@@ -158,6 +159,7 @@ class CompiledModel:
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
         self._parameter_names_cache: list[str] | None = None
+        self._bounds_call: BoundsCall | None = None  # built by the first `bounds`
         return checked
 
     def _link(
@@ -314,29 +316,21 @@ class CompiledModel:
     ) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
         """`ibp` on TorchLean's ℓ∞ box around `inputs`: [subDown(x, eps), addUp(x, eps)]
         (the tight rules' steps with `rules="tight"`)."""
-        from tlir.tight import check_rules
-        from tlir.verification import ball_boxes
-
-        rules = check_rules(rules, self.where)
-        return self.ibp(*ball_boxes(self.function_op, inputs, eps, self.where, rules), rules)
+        result = self._bounds_caller().ball(inputs, eps, rules)
+        return result.lowers, result.uppers
 
     def bounds(self, lowers, uppers, rules: str = "torchlean"):
-        """`ibp` with the reason of every unresolved output (`tlir.verification.IbpResult`)."""
-        from tlir.tight import check_rules
-        from tlir.verification import input_boxes, interpret
+        """`ibp` with the reason of every unresolved output (`tlir.verification.IbpResult`):
+        the fast program where the host has AVX-512 and its checks are all
+        zero, else the exact one (`tlir.compiler.bounds_call`)."""
+        return self._bounds_caller()(lowers, uppers, rules)
 
-        rules = check_rules(rules, self.where)
-        boxes = input_boxes(self.function_op, lowers, uppers, self.where)
-        if rules == "torchlean" and fast_interval_contractions():
-            # the fast path's bounds are the exact rule's wherever its checks
-            # (after the statuses) are all zero, the usual case; else the exact
-            # program computes them (docs/verification.md#performance)
-            results = self._derivative("ibp", "fast").run_checked(boxes)
-            count = 3 * len(self._results)
-            if not any(check.item() for check in results[count:]):
-                return interpret(self.function_op, results[:count], rules)
-        results = self._derivative("ibp", rules).run_checked(boxes)
-        return interpret(self.function_op, results, rules)
+    def _bounds_caller(self) -> BoundsCall:
+        if self._bounds_call is None:
+            from tlir.compiler.bounds_call import BoundsCall
+
+            self._bounds_call = BoundsCall(self)
+        return self._bounds_call
 
     def crown(
         self, lowers, uppers, objective=None, mode: str = "torchlean", rules: str = "torchlean"
@@ -426,6 +420,11 @@ class CompiledModel:
     def run_checked(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """Call with arrays the caller has checked (count, shapes, dtypes, C order)."""
         return self._call.run(arrays, self._threads)
+
+    def run_split(self, arrays: list[np.ndarray], count: int) -> tuple[list[np.ndarray], list]:
+        """`run_checked` with the results after the first `count` as Python
+        numbers (all 0-d: a bounds function's statuses and checks)."""
+        return self._call.run_split(arrays, self._threads, count)
 
     def run_into(self, arrays: list[np.ndarray], outputs: list[np.ndarray]) -> None:
         """`run_checked` writing the results into `outputs`, checked by the caller
