@@ -265,6 +265,9 @@ class GemmSpec:
     check and the units computed another way when it fails."""
     run_time: RunTime | None = None
     """The extents known only at run time, in a batch-generic kernel."""
+    packed_b: SSAValue | None = None
+    """B's panels packed ahead of the call (`prepacked.py`: a frozen linear
+    weight), read where they are; the packer then only points at them."""
     set_extent: Callable[[int | str, Index], None] | None = None
     """matmul, whose `bases` reads the extents it is given here: a run-time
     extent (a batch-generic kernel's) for the output's batch axis i, or for the
@@ -340,7 +343,10 @@ class GemmEmitter:
             return
         nr = t.nr
         assert (s.scratch is not None) == bool(t.unit_scratch)  # the generator's argument
-        if t.panel_in_scratch:
+        if s.packed_b is not None:  # the panels, packed ahead of the call
+            assert not t.panel_in_scratch
+            self.bp = s.packed_b
+        elif t.panel_in_scratch:
             assert s.may_widen_panel()
             self.bp = s.scratch
         else:
