@@ -36,7 +36,7 @@ import numpy as np
 
 import tlir
 from tlir.compiler.kernel_harness import CompiledKernel, hot_loop, instruction_counts
-from tlir.passes.contraction_kernels import contraction_kernel, conv, gemm, host_target
+from tlir.passes.contraction_kernels import contraction_kernel, conv, conv_fused, gemm, host_target
 
 
 def _typ(shape, dtype):
@@ -124,11 +124,33 @@ def packing_once():
 
     for packer, pack in saved.items():
         packer.pack = once(pack)
+    # A conv packing per column tile (`conv_fused`): its bands and micro-panel
+    # only for the first unit's first block's first column tile.
+    fused = conv_fused.FusedConvEmitter
+    tiles, pack_block, pack_panel = fused.tiles, fused.pack_block, fused.pack_panel
+
+    def first_tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        self.first_block = self.kb.both(self.kb.equal(c0, 0), self.kb.equal(k0, 0))
+        tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last)
+
+    def first_bands(self, bases, k0, kc, c0, c1, at_end) -> None:
+        if not self.fused:
+            pack_block(self, bases, k0, kc, c0, c1, at_end)
+            return
+        first = self.kb.both(self.kb.equal(c0, 0), self.kb.equal(k0, 0))
+        self.kb.when(first, lambda: pack_block(self, bases, k0, kc, c0, c1, at_end))
+
+    def first_panel(self, index, kc) -> None:
+        first = self.kb.both(self.first_block, self.kb.equal(index, 0))
+        self.kb.when(first, lambda: pack_panel(self, index, kc))
+
+    fused.tiles, fused.pack_block, fused.pack_panel = first_tiles, first_bands, first_panel
     try:
         yield
     finally:
         for packer, pack in saved.items():
             packer.pack = pack
+        fused.tiles, fused.pack_block, fused.pack_panel = tiles, pack_block, pack_panel
 
 
 @contextlib.contextmanager
@@ -145,11 +167,31 @@ def tiles_skipped():
         value = kb.load(self.bp, kb.add(at, bases.panel))
         kb.store(value, s.c, kb.add(bases.c, kb.add(kb.mul(r0, s.c_si), c0)))
 
+    fused = conv_fused.FusedConvEmitter
+    fused_tiles = fused.tiles
+
+    def panels_once(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        """The fused conv's micro-panel of every column tile, then one read."""
+        if not self.fused:
+            read_once(self, bases, r0, r1, c0, c1, k0, kc, first, last)
+            return
+        kb, nr = self.kb, self.tiling.nr
+
+        def column(jr, carried: list) -> list:
+            self.pack_panel(kb.div(kb.sub(jr, c0), nr), kc)
+            return []
+
+        kb.loop(c0, c1, nr, [], column)
+        value = kb.load(self.bp, kb.sub(kb.mul(kc, nr), 1))
+        kb.store(value, self.spec.c, kb.add(bases.c, kb.add(kb.mul(r0, self.spec.c_si), c0)))
+
     gemm.GemmEmitter.tiles = read_once
+    fused.tiles = panels_once
     try:
         yield
     finally:
         gemm.GemmEmitter.tiles = saved
+        fused.tiles = fused_tiles
 
 
 def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> float:

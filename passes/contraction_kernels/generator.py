@@ -249,7 +249,7 @@ def contraction_kernel(
     if scratch:
         typ = MemRefType(spec.element, [scratch])
         spec.scratch = _add_scratch(function, typ, trailing)
-    spec.emitter()(kb, spec, tiling).emit(lo, hi)
+    _emitter(spec)(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     if scaling is not None:
         unit_bytes = tiling.unit_scratch * spec.element.bitwidth // 8
@@ -261,6 +261,18 @@ def contraction_kernel(
     function.attributes["tlir.num_inputs"] = IntegerAttr(len(values), i64)
     function.attributes["tlir.num_outputs"] = IntegerAttr(1, i64)
     return function
+
+
+def _emitter(spec: GemmSpec) -> type:
+    """The emitter of `spec`: a conv's packs per column tile where it can
+    (`conv_fused`), else the spec's own."""
+    from tlir.passes.contraction_kernels.conv import ConvSpec
+
+    if type(spec) is ConvSpec:
+        from tlir.passes.contraction_kernels.conv_fused import FusedConvEmitter
+
+        return FusedConvEmitter
+    return spec.emitter()
 
 
 def packed_layout(
