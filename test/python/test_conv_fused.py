@@ -28,8 +28,12 @@ CASES = [
     ("rows_20", conv((2, 8, 20, 20), 16, (3, 3), pad=(1, 1)), "avx512", True),
     ("rows_20_avx2", conv((2, 8, 20, 20), 16, (3, 3), pad=(1, 1)), "avx2", False),
     # dilation, asymmetric padding, 3x2 kernel, groups
-    ("dilated", conv((3, 6, 21, 19), 16, (3, 2), pad=(2, 0), pad_after=(1, 2),
-                     dilation=(2, 1), groups=2), "avx512", False),  # fmt: skip
+    (
+        "dilated",
+        conv((3, 6, 21, 19), 16, (3, 2), pad=(2, 0), pad_after=(1, 2), dilation=(2, 1), groups=2),
+        "avx512",
+        False,
+    ),
     # rows of 33 (vectors span rows at every offset), 5 k blocks of 3 channels
     ("rows_33_blocks", conv((2, 10, 30, 33), 24, (3, 3), pad=(1, 1)), "avx2", True),
     # 1x1: one unit of all 9 rows of 17, its last tile partial

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from crown_models import Net, random_cnn, random_mlp
+from crown_models import Net, random_cnn
 
 import tlir
 from tlir.compiler.model import CompiledModel
