@@ -79,9 +79,15 @@ class PackedPanels:
             first, last = b * self.width, min((b + 1) * self.width, self.n)
             if first < last:
                 packed[b, :, : last - first] = weight[first:last].T
-        packed = packed.reshape(-1)[: self.size] if packed.size else np.zeros(1, weight.dtype)
-        packed.flags.writeable = False
-        return packed
+        flat = packed.reshape(-1)[: self.size] if packed.size else np.zeros(1, weight.dtype)
+        # 64-byte aligned, as the kernel's own stack panel: whole vectors, no line splits
+        spare = 64 // weight.itemsize
+        buffer = np.empty(self.size + spare, weight.dtype)
+        start = (-buffer.ctypes.data % 64) // weight.itemsize
+        aligned = buffer[start : start + self.size]
+        aligned[...] = flat
+        aligned.flags.writeable = False
+        return aligned
 
 
 @dataclass
