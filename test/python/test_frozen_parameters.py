@@ -143,6 +143,19 @@ def test_parameters_option_is_checked():
         tlir.compile(net.module(), parameters="cold", cache=False)
 
 
+def test_frozen_model_file_from_the_compile_cache_is_frozen(tmp_path):
+    net, x = _model("cnn", "f64")
+    path = tmp_path / "cnn.mlir"
+    path.write_text(net.text())
+    first = tlir.compile(str(path), parameters="frozen")
+    again = tlir.compile(str(path), parameters="frozen")  # linked from the source entry
+    assert again.stats["source"] == "hit" and again.plan.packed
+    assert not any(p.flags.writeable for p in again.parameters().values())
+    assert np.array_equal(first(x)[0], again(x)[0])
+    live = tlir.compile(str(path))
+    assert live.stats["source"] == "miss" and not live.plan.packed
+
+
 def test_frozen_model_from_the_compile_cache_reads_packed_weights():
     net, x = _model("mlp", "f32")
     first = tlir.compile(net.module(), parameters="frozen")
