@@ -595,6 +595,8 @@ class GemmEmitter:
                 for r in range(rows)
             ]
         panel = kb.add(kb.sub(jr, c0), bases.panel)
+        if b_vectors is None and s.packed_b is not None:  # B packed ahead, tile by tile
+            b_vectors = s.packer.vectors(kb, jr, k0, vt)
 
         def k_step(k: Index, u: int, acc: list[SSAValue]) -> list[SSAValue]:
             """Summed index k + u (k: the start of an unrolled group)."""

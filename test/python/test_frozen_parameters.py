@@ -190,3 +190,55 @@ def test_tlir_run_compiles_frozen_but_for_derivatives(tmp_path, monkeypatch):
     frozen.clear()
     run([*common, "--vjp", str(tmp_path / "dy.npy"), "--output", str(tmp_path / "g.npz")])
     assert frozen and not any(frozen)
+
+
+# (linear shape (rows, fan_in, fan_out), target of test_contraction_kernels):
+# several k blocks, partial sums in scratch or in C, wide panels in the
+# scratch buffer, tails of rows and columns, one- and two-vector tiles
+PACKED_KERNELS = [
+    ((29, 37, 70), "tiny"),
+    ((19, 300, 45), "crowded"),
+    ((33, 64, 130), "panel"),
+    ((21, 90, 77), "panel_partials"),
+    ((13, 20, 19), "outer"),
+    ((128, 256, 10), "host"),
+]
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("shape, target", PACKED_KERNELS)
+def test_kernel_reading_the_packed_weight_has_the_live_kernels_bits(shape, target, fused):
+    """Special values included: NaN, ±inf, ±0 in x, w and b."""
+    from test_contraction_kernels import (
+        TARGETS,
+        _assert_bit_identical,
+        _inputs,
+        _module,
+        _ranges,
+        linear,
+    )
+
+    from tlir.compiler.kernel_harness import CompiledKernel
+    from tlir.passes.contraction_kernels import contraction_kernel
+    from tlir.passes.contraction_kernels.generator import packed_layout
+
+    rows, fan_in, fan_out = shape
+    dtype = "f32" if fused else "f64"
+    op_text, arg_shapes, out = linear((rows, fan_in), fan_out)
+    module = tlir.parse_module(_module(op_text, arg_shapes, out, dtype))
+    op = next(op for op in module.walk() if op.name == "tlir.linear")
+    x, w, b = _inputs(arg_shapes, dtype, special=True)
+    results = []
+    for packed in (False, True):
+        kernel = CompiledKernel(
+            contraction_kernel(op, "k", TARGETS[target], (), fused, packed_weight=packed)
+        )
+        weight = packed_layout(op, TARGETS[target], fused).of(w) if packed else w
+        for ranges in ([(0, kernel.extent)], _ranges(kernel.extent)):
+            result = np.full(out, 7.0, x.dtype)
+            kernel([x, weight, b, result], ranges)
+            results.append(result)
+    for result in results[1:]:  # every bit but NaN's sign and payload (docs/numerics.md)
+        _assert_bit_identical(result, results[0])
+    if not fused:
+        _assert_bit_identical(results[0], evaluate(module, [x, w, b])[0])
