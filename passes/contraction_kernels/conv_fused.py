@@ -1,27 +1,35 @@
-"""A 2-D conv of stride 1 whose im2col is packed by its first row tile, one
-column tile at a time.
+"""A 2-D conv of stride 1 whose im2col is packed one column tile at a time,
+into a micro-panel that stays in L1.
 
 `conv.BandPacker` packs a whole kc × nc block of X before its tiles run: 56-60
 KiB on AVX-512 (the stack budget), more than L1 holds, so the packing's stores
 go to L2 and every row tile streams the block back from there; on the bench
 conv that packing took 8-16 % of the kernel's time. Here each k block first
 copies its channels' input rows into zero-margined bands (one per channel of
-the block, `BandPacker`'s band layout), and then, per column tile of the
-unit (nr output positions), the first row tile builds each vector of X from
-the bands as it multiplies it (one load, or two and a shuffle where the
-vector spans two output rows; the kernel offset's shift known when the
-kernel is generated) and stores it into a kc × nr micro-panel, which the
-other row tiles of that column tile read from L1. The packing's loads and
-stores go to the load and store ports while the multiply and add pipes run
-the first row tile's terms.
+the block, `BandPacker`'s band layout, in one stack buffer); then, for each
+column tile of the unit (nr output positions), the kc × nr micro-panel of X is
+packed out of the bands — per channel, its kernel offsets unrolled, each
+vector one load, or two and a shuffle where it spans two output rows, at a
+shift known when the kernel is generated — and every row tile of that column
+tile reads it from L1.
+
+The code that packs a micro-panel depends on the tile's place in the unit
+(where its vectors cross rows), so there is one per column tile of a full
+unit, chosen by the tile's index (`pack_panel`); the row tiles' code is
+shared. Units are whole output rows (`BandPacker.columns_multiple`) of whole
+column tiles, or one unit of all; the last unit may have fewer tiles, its last
+one partial: that tile's lanes past N read band cells of output rows past the
+unit, inside the band (`band_size` counts them), whose results are never
+stored.
 
 Each output still folds its terms in ascending k, from the same partial sums,
 with the same values of X (+0 in the padding), so the bits are `BandPacker`'s.
-The units are whole output rows (`BandPacker.columns_multiple`) of whole
-column tiles; a unit's column tiles are generated one by one (their vectors'
-row crossings known now), the last unit's possibly fewer, its last tile
-partial (its lanes past N read band cells of output rows past the unit, inside
-the band, whose results are never stored).
+Same-process A/B on the Xeon (the bench conv, one thread, calls interleaved
+with PyTorch's): exact f64 1.05-1.14x, f32 1.05-1.13x; fma 1.06-1.12x.
+(Packing each vector in the first row tile's k loop instead, as it is
+multiplied, made seven copies of that tile's code per unit: 1.03x, and LLVM
+took 6x as long. Filling the next block's bands during this block's column
+tiles, in two sets: within noise.)
 """
 
 from __future__ import annotations
@@ -78,8 +86,8 @@ def band_elements(packer: BandPacker, tiling: Tiling) -> int:
 
 
 class FusedConvEmitter(GemmEmitter):
-    """`GemmEmitter` with the conv's packing in its first row tile (see the
-    module's docstring) where `applies`; else the plain emitter."""
+    """`GemmEmitter` packing per column tile from bands (see the module's
+    docstring) where `applies`; else the plain emitter."""
 
     def __init__(self, kb, spec, tiling) -> None:
         super().__init__(kb, spec, tiling)
