@@ -81,6 +81,7 @@ def contractions() -> tuple[type, ...]:
 
 _GENERATOR_MODULES = (
     "tlir.passes.contraction_kernels.generator",
+    "tlir.passes.contraction_kernels.conv_fused",
     "tlir.passes.contraction_kernels.epilogue",
     "tlir.passes.contraction_kernels.conv_grad",
     "tlir.passes.contraction_kernels.linalg_ops",
