@@ -22,7 +22,9 @@ vector add (what an exact fold can use), and of one vector FMA; after each
 GFLOP/s figure, its share of the peak of its numerics (exact: multiply+add,
 fma: FMA), and PyTorch's share of both. `--fma-tiles` times the fma kernel
 again with each register tile given (rows x vectors), in the same rounds: an
-A/B of tiles against the default and PyTorch.
+A/B of tiles against the default and PyTorch. Each MLP layer is also timed with
+its weight packed once (`parameters="frozen"`: the kernel reads the packed
+copy and packs nothing), in both numerics, and the MLP's totals both ways.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ import numpy as np
 
 import tlir
 from tlir.compiler.kernel_harness import CompiledKernel, hot_loop, instruction_counts
-from tlir.passes.contraction_kernels import contraction_kernel, conv, gemm, host_target
+from tlir.passes.contraction_kernels import contraction_kernel, conv, conv_fused, gemm, host_target
+from tlir.passes.contraction_kernels.generator import packed_layout
 
 
 def _typ(shape, dtype):
@@ -124,11 +127,33 @@ def packing_once():
 
     for packer, pack in saved.items():
         packer.pack = once(pack)
+    # A conv packing per column tile (`conv_fused`): its bands and micro-panel
+    # only for the first unit's first block's first column tile.
+    fused = conv_fused.FusedConvEmitter
+    tiles, pack_block, pack_panel = fused.tiles, fused.pack_block, fused.pack_panel
+
+    def first_tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        self.first_block = self.kb.both(self.kb.equal(c0, 0), self.kb.equal(k0, 0))
+        tiles(self, bases, r0, r1, c0, c1, k0, kc, first, last)
+
+    def first_bands(self, bases, k0, kc, c0, c1, at_end) -> None:
+        if not self.fused:
+            pack_block(self, bases, k0, kc, c0, c1, at_end)
+            return
+        first = self.kb.both(self.kb.equal(c0, 0), self.kb.equal(k0, 0))
+        self.kb.when(first, lambda: pack_block(self, bases, k0, kc, c0, c1, at_end))
+
+    def first_panel(self, index, kc) -> None:
+        first = self.kb.both(self.first_block, self.kb.equal(index, 0))
+        self.kb.when(first, lambda: pack_panel(self, index, kc))
+
+    fused.tiles, fused.pack_block, fused.pack_panel = first_tiles, first_bands, first_panel
     try:
         yield
     finally:
         for packer, pack in saved.items():
             packer.pack = pack
+        fused.tiles, fused.pack_block, fused.pack_panel = tiles, pack_block, pack_panel
 
 
 @contextlib.contextmanager
@@ -145,11 +170,31 @@ def tiles_skipped():
         value = kb.load(self.bp, kb.add(at, bases.panel))
         kb.store(value, s.c, kb.add(bases.c, kb.add(kb.mul(r0, s.c_si), c0)))
 
+    fused = conv_fused.FusedConvEmitter
+    fused_tiles = fused.tiles
+
+    def panels_once(self, bases, r0, r1, c0, c1, k0, kc, first, last) -> None:
+        """The fused conv's micro-panel of every column tile, then one read."""
+        if not self.fused:
+            read_once(self, bases, r0, r1, c0, c1, k0, kc, first, last)
+            return
+        kb, nr = self.kb, self.tiling.nr
+
+        def column(jr, carried: list) -> list:
+            self.pack_panel(kb.div(kb.sub(jr, c0), nr), kc)
+            return []
+
+        kb.loop(c0, c1, nr, [], column)
+        value = kb.load(self.bp, kb.sub(kb.mul(kc, nr), 1))
+        kb.store(value, self.spec.c, kb.add(bases.c, kb.add(kb.mul(r0, self.spec.c_si), c0)))
+
     gemm.GemmEmitter.tiles = read_once
+    fused.tiles = panels_once
     try:
         yield
     finally:
         gemm.GemmEmitter.tiles = saved
+        fused.tiles = fused_tiles
 
 
 def peak_gflops(vector_bytes: int, dtype: str = "f64", fused: bool = False) -> float:
@@ -246,18 +291,33 @@ def main() -> None:
                     ops[0], "kernel", tiled, ops[1 : 1 + epilogue], fused_multiply_add=True
                 )
                 kernels.append(CompiledKernel(function, args.backend))
+            frozen = []  # a linear's kernels taking the weight packed once (parameters="frozen")
+            if ops[0].name == "tlir.linear":
+                for fused in (False, True):
+                    chain = ops[1 : 1 + epilogue]
+                    function = contraction_kernel(
+                        ops[0], "kernel", target, chain, fused, packed_weight=True
+                    )
+                    layout = packed_layout(ops[0], target, fused)
+                    frozen.append((CompiledKernel(function, args.backend), layout))
             rng = np.random.default_rng(0)
             inputs = [rng.standard_normal(s).astype(np_dtype) for s in shapes]
+            frozen_inputs = [[inputs[0], layout.of(inputs[1]), *inputs[2:]] for _, layout in frozen]
             out_shape = tuple(ops[-1 if epilogue else 0].results[0].type.get_shape())
             out = np.empty(out_shape, np_dtype)
             reference = torch_fn(*[torch.from_numpy(x) for x in inputs])
             best = [float("inf")] * len(kernels)
             best_torch = float("inf")
+            best_frozen = [float("inf")] * len(frozen)
             for _ in range(args.rounds):
                 for index, kernel in enumerate(kernels):
                     t0 = time.thread_time()
                     kernel([*inputs, out])
                     best[index] = min(best[index], time.thread_time() - t0)
+                for index, ((kernel, _), ins) in enumerate(zip(frozen, frozen_inputs, strict=True)):
+                    t0 = time.thread_time()
+                    kernel([*ins, out])
+                    best_frozen[index] = min(best_frozen[index], time.thread_time() - t0)
                 t0 = time.thread_time()
                 reference()
                 best_torch = min(best_torch, time.thread_time() - t0)
@@ -274,16 +334,26 @@ def main() -> None:
                   f"{theirs:6.1f} GFLOP/s ({theirs / peak:4.0%} / {theirs / fma_peak:4.0%})  "
                   f"torch/exact {best_torch / best[0]:4.2f} "
                   f"torch/fma {best_torch / best[1]:4.2f}")  # fmt: skip
+            if frozen:
+                exact_f, fused_f = (flops / b / 1e9 for b in best_frozen)
+                print(f"{'':4s}frozen: exact {best_frozen[0] * 1e3:7.2f} ms {exact_f:6.1f} GFLOP/s "
+                      f"({exact_f / peak:4.0%} of mul+add, {best[0] / best_frozen[0]:4.2f}x live)  "
+                      f"fma {best_frozen[1] * 1e3:7.2f} ms {fused_f:6.1f} GFLOP/s "
+                      f"({fused_f / fma_peak:4.0%} of FMA, {best[1] / best_frozen[1]:4.2f}x live)  "
+                      f"torch/exact {best_torch / best_frozen[0]:4.2f} "
+                      f"torch/fma {best_torch / best_frozen[1]:4.2f}")  # fmt: skip
             for (rows, vectors), time_s in zip(tiles, best[4:], strict=True):
                 gflops = flops / time_s / 1e9
                 print(f"{'':4s}fma tile {rows}x{vectors} {time_s * 1e3:7.2f} ms {gflops:6.1f} "
                       f"GFLOP/s ({gflops / fma_peak:4.0%} of FMA)  "
                       f"torch/fma {best_torch / time_s:4.2f}")  # fmt: skip
             if name.startswith("MLP"):
-                totals.setdefault(dtype, [0.0, 0.0, 0.0])
+                totals.setdefault(dtype, [0.0] * 5)
                 totals[dtype][0] += best[0]
                 totals[dtype][1] += best[1]
                 totals[dtype][2] += best_torch
+                totals[dtype][3] += best_frozen[0]
+                totals[dtype][4] += best_frozen[1]
             if args.asm:
                 for label, kernel in zip(("exact", "fma"), kernels[:2], strict=True):
                     asm = kernel.assembly()
@@ -292,10 +362,14 @@ def main() -> None:
                     print(f"{'':4s}{label} asm: {listed or 'no vector arithmetic'}")
                     loop = hot_loop(asm)
                     print(f"{'':8s}hot loop: {loop.describe() if loop else 'none'}")
-    for dtype, (exact, fused, theirs) in totals.items():
-        print(f"MLP 1024-256-256-10 total {dtype}: exact {exact * 1e3:7.2f} ms  "
-              f"fma {fused * 1e3:7.2f} ms  torch {theirs * 1e3:7.2f} ms  "
-              f"torch/exact {theirs / exact:4.2f} torch/fma {theirs / fused:4.2f}")  # fmt: skip
+    for dtype, (exact, fused, theirs, exact_f, fused_f) in totals.items():
+        flops = 2 * 128 * (1024 * 256 + 256 * 256 + 256 * 10)
+        print(f"MLP 1024-256-256-10 total {dtype}: exact {exact * 1e3:7.2f} ms "
+              f"({flops / exact / 1e9 / peaks[dtype]:4.0%})  fma {fused * 1e3:7.2f} ms  "
+              f"torch {theirs * 1e3:7.2f} ms  torch/exact {theirs / exact:4.2f} "
+              f"torch/fma {theirs / fused:4.2f}; frozen: exact {exact_f * 1e3:7.2f} ms "
+              f"({flops / exact_f / 1e9 / peaks[dtype]:4.0%})  fma {fused_f * 1e3:7.2f} ms  "
+              f"torch/exact {theirs / exact_f:4.2f} torch/fma {theirs / fused_f:4.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

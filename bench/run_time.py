@@ -4,7 +4,7 @@ tlir result is checked bit-identical to the reference evaluator as it goes.
 
   python bench/run_time.py [--repeat 10] [--backends xdsl mlir] [--threads 1 2]
                            [--dtypes f64 f32] [--cases matmul mlp conv chain bundled rows pool]
-                           [--numerics exact fma]
+                           [--numerics exact fma] [--parameters live frozen]
 
 Ratios are tlir time / other time (below 1: tlir is faster). PyTorch runs with
 the same number of threads (`torch.set_num_threads`). After each case a line
@@ -12,7 +12,8 @@ gives each contender's speed-up with more threads over the fewest. tlir's defaul
 are exact: every sum in TorchLean's order, no reassociation, no FMA; `tlir[xdsl+fma]` is the
 opt-in `numerics="fma"` (each multiply-add of a contraction fused, same order), whose results
 are compared with the reference within a tolerance instead (largest difference, relative to
-the largest output).
+the largest output). `--parameters live frozen` adds `tlir[…+frozen]`, compiled with
+`parameters="frozen"` (constant linear weights packed once).
 """
 
 from __future__ import annotations
@@ -240,7 +241,12 @@ def bundled_case(name: str) -> Case:
 
 
 def run_case(
-    case: Case, backends: list[str], thread_counts: list[int], repeat: int, numerics: list[str]
+    case: Case,
+    backends: list[str],
+    thread_counts: list[int],
+    repeat: int,
+    numerics: list[str],
+    parameters: tuple[str, ...] = ("live",),
 ) -> None:
     """tlir and PyTorch take turns, one call each, and each keeps its best (a
     disturbance of the machine hits both alike); the reference check comes after
@@ -248,11 +254,12 @@ def run_case(
     by_threads: dict[int, dict[str, float]] = {}
     for threads in thread_counts:
         models = {
-            (b if n == "exact" else f"{b}+{n}"): tlir.compile(
-                case.module(), backend=b, threads=threads, progress=False, numerics=n
+            "+".join([b] + [n] * (n != "exact") + [p] * (p != "live")): tlir.compile(
+                case.module(), backend=b, threads=threads, progress=False, numerics=n, parameters=p
             )
             for b in backends
             for n in numerics
+            for p in parameters
         }
         contenders: dict[str, Callable[[], object]] = {
             b: (lambda m=m: m(*case.inputs)) for b, m in models.items()
@@ -310,6 +317,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 1])
     parser.add_argument("--dtypes", nargs="+", default=["f64", "f32"])
     parser.add_argument("--numerics", nargs="+", default=["exact", "fma"])
+    parser.add_argument("--parameters", nargs="+", default=["live"], choices=["live", "frozen"])
     parser.add_argument(
         "--cases",
         nargs="+",
@@ -330,7 +338,9 @@ def main() -> None:
         if name in args.cases:
             cases += [case for dtype in args.dtypes for case in maker(dtype)]
     for case in cases:
-        run_case(case, backends, sorted(set(args.threads)), args.repeat, args.numerics)
+        run_case(
+            case, backends, sorted(set(args.threads)), args.repeat, args.numerics, args.parameters
+        )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from tlir.diagnostics import TlirError
+
 
 def _scalar(value: float, like: np.ndarray) -> np.generic:
     return like.dtype.type(value)
@@ -44,6 +46,13 @@ class _Optimizer:
     kind = ""
 
     def __init__(self, params: Mapping[str, np.ndarray], compiled: bool):
+        for name, p in params.items():
+            if isinstance(p, np.ndarray) and not p.flags.writeable:
+                raise TlirError(
+                    type(self).__name__,
+                    f"parameter '{name}' is read-only (a model compiled with "
+                    'parameters="frozen" cannot be trained)',
+                )
         self.params = params
         self.compiled = compiled
         self._update = None

@@ -265,6 +265,9 @@ class GemmSpec:
     check and the units computed another way when it fails."""
     run_time: RunTime | None = None
     """The extents known only at run time, in a batch-generic kernel."""
+    packed_b: SSAValue | None = None
+    """B's panels packed ahead of the call (`prepacked.py`: a frozen linear
+    weight), read where they are; the packer then only points at them."""
     set_extent: Callable[[int | str, Index], None] | None = None
     """matmul, whose `bases` reads the extents it is given here: a run-time
     extent (a batch-generic kernel's) for the output's batch axis i, or for the
@@ -340,11 +343,14 @@ class GemmEmitter:
             return
         nr = t.nr
         assert (s.scratch is not None) == bool(t.unit_scratch)  # the generator's argument
-        if t.panel_in_scratch:
+        if s.packed_b is not None:  # the panels, packed ahead of the call
+            assert not t.panel_in_scratch
+            self.bp = s.packed_b
+        elif t.panel_in_scratch:
             assert s.may_widen_panel()
             self.bp = s.scratch
         else:
-            self.bp = kb.alloca(max(t.kc * t.ldp, 1), s.element)
+            self.bp = self.panel_buffer()
         self.ap = kb.alloca(t.mr * t.kcp, s.element) if t.kcp else None
         self.tile = kb.alloca(t.mr * nr, s.element) if s.n % nr else None
         self.bias_tile = kb.alloca(nr, s.element) if s.n % nr and s.col_bias else None
@@ -373,7 +379,7 @@ class GemmEmitter:
             """Rows [r0, r1) and columns [c0, c1), block by block along k."""
 
             def block(k0: Index, kc: Index, first, last: bool) -> None:
-                s.packer.pack(kb, bases, self.bp, t, k0, kc, c0, c1, at_end)
+                self.pack_block(bases, k0, kc, c0, c1, at_end)
                 self.tiles(bases, r0, r1, c0, c1, k0, kc, first, last)
 
             self.blocks(block)
@@ -414,6 +420,15 @@ class GemmEmitter:
         fails = kb.emit(arith.CmpfOp(check, zero, "une"))
         kb.when(holds, lambda: kb.loop(lo, hi, 1, [], unit))
         kb.when(fails, lambda: kb.loop(lo, hi, 1, [], other_unit))
+
+    def panel_buffer(self) -> SSAValue:
+        """The stack buffer of the packed kc × ldp block of B."""
+        t = self.tiling
+        return self.kb.alloca(max(t.kc * t.ldp, 1), self.spec.element)
+
+    def pack_block(self, bases, k0, kc, c0, c1, at_end) -> None:
+        """B's block at k0 for the columns [c0, c1), before its tiles."""
+        self.spec.packer.pack(self.kb, bases, self.bp, self.tiling, k0, kc, c0, c1, at_end)
 
     def blocks(self, block: Callable) -> None:
         """`block(k0, kc, first, last)` for each block along k, in ascending
@@ -531,9 +546,12 @@ class GemmEmitter:
 
                 kb.loop(0, kc, 1, [], copy)
 
-    def micro(self, bases, ir, rows, jr, c0, width, k0, kc, first, last) -> None:
+    def micro(self, bases, ir, rows, jr, c0, width, k0, kc, first, last, b_vectors=None,
+              unroll: int | None = None) -> None:  # fmt: skip
         """One register tile: `rows` rows at ir, columns jr … jr + nr; `width` is
-        the number of valid columns of a partial tile (None: all nr)."""
+        the number of valid columns of a partial tile (None: all nr).
+        `b_vectors(k, u, nv)`: the tile's vectors of B at summed index k + u, if
+        not read from the panel; `unroll`: the k loop's (else the tiling's)."""
         kb, s, t, vt = self.kb, self.spec, self.tiling, self.vt
         lanes, nr = t.lanes, t.nr
         nv = t.nv if width is None else -(-width // lanes)
@@ -577,22 +595,25 @@ class GemmEmitter:
                 for r in range(rows)
             ]
         panel = kb.add(kb.sub(jr, c0), bases.panel)
+        if b_vectors is None and s.packed_b is not None:  # B packed ahead, tile by tile
+            b_vectors = s.packer.vectors(kb, jr, k0, vt)
 
         def k_step(k: Index, u: int, acc: list[SSAValue]) -> list[SSAValue]:
             """Summed index k + u (k: the start of an unrolled group)."""
-            b_at = kb.add(kb.mul(k, t.ldp), panel)
-            b_vectors = [
-                kb.vload(self.bp, kb.add(b_at, u * t.ldp + v * lanes), vt) for v in range(nv)
-            ]
+            if b_vectors is not None:
+                b = b_vectors(k, u, nv)
+            else:
+                b_at = kb.add(kb.mul(k, t.ldp), panel)
+                b = [kb.vload(self.bp, kb.add(b_at, u * t.ldp + v * lanes), vt) for v in range(nv)]
             acc = list(acc)
             k_offset = kb.mul(kb.add(k, u), a_sk)
             for r in range(rows):
                 a = kb.broadcast(kb.load(a_buffer, kb.add(a_row[r], k_offset)), vt)
                 for v in range(nv):
-                    acc[r * nv + v] = kb.multiply_add(acc[r * nv + v], a, b_vectors[v])
+                    acc[r * nv + v] = kb.multiply_add(acc[r * nv + v], a, b[v])
             return acc
 
-        unroll = t.unroll
+        unroll = unroll or t.unroll
         main = kb.round_down(kc, unroll)
 
         def unrolled(k: Index, acc: list[SSAValue]) -> list[SSAValue]:

@@ -29,6 +29,7 @@ from tlir.passes.contraction_kernels.kernel_grad import (
     KernelGradSpec,
     conv_kernel_grad_spec,
 )
+from tlir.passes.contraction_kernels.prepacked import PackedPanels, PrepackedPacker
 from tlir.passes.contraction_kernels.target import TargetInfo, host_target
 from tlir.passes.contraction_kernels.tiling import (
     Tiling,
@@ -38,7 +39,7 @@ from tlir.passes.contraction_kernels.tiling import (
     unmerged,
 )
 
-__all__ = ["contraction_kernel", "kernel_tiling"]
+__all__ = ["contraction_kernel", "kernel_tiling", "packed_layout"]
 
 
 def _spec(op: Operation, kb: KernelBuilder, buffers) -> GemmSpec:
@@ -179,6 +180,7 @@ def contraction_kernel(
     epilogue: Sequence[Operation] = (),
     fused_multiply_add: bool = False,
     batch_axes: Sequence[Sequence[int]] | None = None,
+    packed_weight: bool = False,
 ) -> func.FuncOp:
     """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
     ConvInputGradOp), with the elementwise ops
@@ -191,17 +193,29 @@ def contraction_kernel(
     `batch_axes` (per operand of `op`, then its result: `run_time.py`) makes
     the kernel batch-generic: it takes `batch` after `hi` and carries
     `tlir.parallel_rule` and `tlir.scratch_rule`; `NotBatchGeneric` where the
-    generator cannot take the marked extents at run time."""
+    generator cannot take the marked extents at run time.
+
+    `packed_weight` (a static `tlir.linear`): the kernel takes its weight
+    packed ahead (`prepacked.PackedPanels`, `packed_layout`: a flat buffer in
+    the weight's place) and packs nothing; the kernel carries the layout in
+    `tlir.packed_weight`."""
     from tlir.passes.contraction_kernels import run_time
+    from tlir.passes.contraction_kernels.prepacked import PACKED_WEIGHT
 
     scaling = None if batch_axes is None else run_time.scaling(op, batch_axes)
     target = target or host_target()
+    layout = None
+    if packed_weight:
+        assert isinstance(op, T.LinearOp) and scaling is None
+        layout = packed_layout(op, target, fused_multiply_add)
     if fused_multiply_add:
         target = fused_target(target, op.results[0].type.element_type.bitwidth // 8)
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None
     values: list[SSAValue] = [*op.operands, *(plan.extras if plan else ())]
     result = plan.result if plan else op.results[0]
     memrefs = [MemRefType(v.type.element_type, v.type.get_shape()) for v in (*values, result)]
+    if layout is not None:
+        memrefs[1] = MemRefType(memrefs[1].element_type, [layout.size])
     trailing = 2 if scaling is None else 3  # lo, hi[, batch]
     inputs = [*memrefs, *[IndexType()] * trailing]
     noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
@@ -219,6 +233,12 @@ def contraction_kernel(
         scaling.nominal(spec)
         spec.run_time = scaling.bind(kb, block.args[-1], spec)
     tiling = kernel_tiling(spec, target)
+    if layout is not None:  # B read where it was packed: no panel of its own
+        assert PackedPanels.for_tiling(tiling, spec.k, spec.n) == layout
+        spec.packer = PrepackedPacker(flat[1], layout)
+        spec.packed_b = flat[1]
+        tiling = dataclasses.replace(tiling, panel_in_scratch=False)
+        function.attributes[PACKED_WEIGHT] = DenseArrayBase.from_list(i64, layout.as_list())
     empty = spec.batch == 0 or spec.m == 0 or spec.n == 0
     rule = None if scaling is None or empty else scaling.rule(spec, tiling)
     if rule is None:
@@ -229,7 +249,7 @@ def contraction_kernel(
     if scratch:
         typ = MemRefType(spec.element, [scratch])
         spec.scratch = _add_scratch(function, typ, trailing)
-    spec.emitter()(kb, spec, tiling).emit(lo, hi)
+    _emitter(spec)(kb, spec, tiling).emit(lo, hi)
     kb.emit(func.ReturnOp())
     if scaling is not None:
         unit_bytes = tiling.unit_scratch * spec.element.bitwidth // 8
@@ -241,6 +261,37 @@ def contraction_kernel(
     function.attributes["tlir.num_inputs"] = IntegerAttr(len(values), i64)
     function.attributes["tlir.num_outputs"] = IntegerAttr(1, i64)
     return function
+
+
+def _emitter(spec: GemmSpec) -> type:
+    """The emitter of `spec`: a conv's packs per column tile where it can
+    (`conv_fused`), else the spec's own."""
+    from tlir.passes.contraction_kernels.conv import ConvSpec
+
+    if type(spec) is ConvSpec:
+        from tlir.passes.contraction_kernels.conv_fused import FusedConvEmitter
+
+        return FusedConvEmitter
+    return spec.emitter()
+
+
+def packed_layout(
+    op: T.LinearOp, target: TargetInfo | None = None, fused_multiply_add: bool = False
+) -> PackedPanels:
+    """Where `contraction_kernel(op, target, …, packed_weight=True)` reads the
+    packed weight: the panels of the tiling its kernel takes."""
+    target = target or host_target()
+    if fused_multiply_add:
+        target = fused_target(target, op.results[0].type.element_type.bitwidth // 8)
+    function = func.FuncOp("layout", ([], []))
+    kb = KernelBuilder(function.body.block)
+    values = [*op.operands, op.results[0]]
+    buffers = []
+    for value in values:
+        typ = MemRefType(value.type.element_type, value.type.get_shape())
+        buffers.append(kb.flat(function.body.block.insert_arg(typ, len(buffers))))
+    spec = _spec(op, kb, buffers)
+    return PackedPanels.for_tiling(kernel_tiling(spec, target), spec.k, spec.n)
 
 
 def _add_scratch(function: func.FuncOp, typ: MemRefType, trailing: int = 2) -> SSAValue:

@@ -62,7 +62,7 @@ def test_compile_and_compiled_model_take_the_same_options():
 
     want = [(f.name, f.default) for f in dataclasses.fields(CompileOptions)]
     assert [f[0] for f in want] == [
-        "backend", "opt_level", "threads", "cache", "progress", "fuse", "numerics"
+        "backend", "opt_level", "threads", "cache", "progress", "fuse", "numerics", "parameters"
     ]  # fmt: skip
     for callee in (tlir.compile, CompiledModel):
         parameters = inspect.signature(callee).parameters.values()

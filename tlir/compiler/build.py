@@ -36,9 +36,11 @@ if TYPE_CHECKING:
 
 
 def _entry_module(
-    module: ModuleOp, function: str, fuse: bool, numerics: str = "exact"
+    module: ModuleOp, function: str, fuse: bool, numerics: str = "exact", frozen: bool = False
 ) -> tuple[ModuleOp, func.FuncOp]:
-    """The functions of `module` in a module of their own, kernels formed."""
+    """The functions of `module` in a module of their own, kernels formed;
+    `frozen`: each linear whose weight is a constant marked for a kernel that
+    takes it packed (`prepacked.PACKED_WEIGHT`)."""
     from tlir.passes.tlir_dedup_kernels import TlirDedupKernels
     from tlir.passes.tlir_form_kernels import TlirFormKernels
     from tlir.passes.tlir_inline_custom import TlirInlineCustom
@@ -47,9 +49,24 @@ def _entry_module(
     work = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
     ctx = context()
     forming = TlirFormKernels(fuse=fuse, numerics=numerics)
-    for stage in (TlirInlineCustom(), forming, TlirDedupKernels()):
+    TlirInlineCustom().apply(ctx, work)
+    if frozen:
+        mark_constant_weights(find_function(work, function))
+    for stage in (forming, TlirDedupKernels()):
         stage.apply(ctx, work)
     return work, find_function(work, function)
+
+
+def mark_constant_weights(function: func.FuncOp) -> None:
+    """Mark the linears of `function` whose weight is a constant: a frozen
+    model's constants never change, so their kernels take them packed once."""
+    from xdsl.dialects.builtin import UnitAttr
+
+    from tlir.passes.contraction_kernels.prepacked import PACKED_WEIGHT
+
+    for op in function.body.block.ops:
+        if isinstance(op, T.LinearOp) and isinstance(op.weight.owner, T.ConstOp):
+            op.attributes[PACKED_WEIGHT] = UnitAttr()
 
 
 class Build:
@@ -65,19 +82,23 @@ class Build:
         fuse: bool,
         progress: bool,
         numerics: str = "exact",
+        parameters: str = "live",
     ):
         from tlir.compiler.cache import digest, environment
 
         self.module, self.function = module, function
         self.backend, self.opt_level, self.where = backend, opt_level, where
         self.fuse, self.progress, self.numerics = fuse, progress, numerics
+        self.frozen = parameters == "frozen"
         self.seconds: dict[str, float] = {}
         self.helper_kernels = 0
         """Distinct kernels compiled by helper processes (`tlir.compiler.helper`)."""
         self.environment = environment(backend, opt_level)
         start = time.perf_counter()
         structure = model_structure(module)
-        options = f"fuse {fuse}; numerics {numerics}"
+        from tlir.compiler.options import model_options
+
+        options = model_options(fuse, numerics, parameters)
         self.model_key = digest("model", structure, function, options, self.environment)
         self.seconds["key"] = time.perf_counter() - start
 
@@ -120,12 +141,15 @@ class Build:
 
     def compile(self, store) -> tuple[Plan, list[bytes]]:
         from tlir.compiler import jit
+        from tlir.compiler.backend import packed_weight
         from tlir.compiler.plan import KernelInfo, build_plan, entry_ir
         from tlir.compiler.work import kernel_work
         from tlir.passes.tlir_form_kernels import is_kernel
 
         start = time.perf_counter()
-        work, entry = _entry_module(self.module, self.function, self.fuse, self.numerics)
+        work, entry = _entry_module(
+            self.module, self.function, self.fuse, self.numerics, self.frozen
+        )
         self.seconds["tlir"] = time.perf_counter() - start
         used = {op.callee.root_reference.data for op in entry.walk() if isinstance(op, func.CallOp)}
         kernels = [
@@ -182,6 +206,7 @@ class Build:
                         abi.scratch_bytes,
                         abi.parallel_extent,
                         kernel_work(kernel),
+                        packed_weight(kernel),
                     )
                 arities = {k.sym_name.data: abis[k.sym_name.data].arity for k in called}
                 # The plan and the entry function's IR are built while LLVM is

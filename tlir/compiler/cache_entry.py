@@ -357,7 +357,7 @@ def _check_plan(plan: Plan, kernels: set[str]) -> None:
     bounds = {
         "input": len(plan.inputs),
         "output": len(plan.outputs),
-        "const": len(plan.constants),
+        "const": len(plan.constants) + len(plan.packed),
     }
     _count(plan.workspace_bytes)
     storages = [s for step in plan.steps for s in step.args]

@@ -33,7 +33,15 @@ from tlir.compiler.batch_model import (
     NotGeneric,
     check_arrays,
 )
-from tlir.compiler.model import CompiledModel, constant_slots, derivative_module, tag_constants
+from tlir.compiler.model import (
+    CompiledModel,
+    constant_slots,
+    derivative_module,
+    frozen_arrays,
+    refuse_frozen,
+    tag_constants,
+)
+from tlir.compiler.options import PARAMETERS
 from tlir.compiler.plan import entry_constants
 from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
@@ -73,9 +81,18 @@ class DynamicBatchModel:
         self._threads = default_threads() if threads is None else check_threads(threads, where)
         self._options = options
         self.numerics = options.get("numerics", "exact")
+        parameters_mode = options.get("parameters", "live")
+        if parameters_mode not in PARAMETERS:
+            raise TlirError(
+                where,
+                f"parameters must be one of {', '.join(PARAMETERS)}, got {parameters_mode!r}",
+            )
+        self.frozen = parameters_mode == "frozen"
         signature = self.function_op.function_type
         self._inputs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.inputs.data]
         self._shared = [dense_to_numpy(c.value) for c in constants(self.function_op)]
+        if self.frozen:  # every batch's model reads these same read-only arrays
+            self._shared = frozen_arrays(self._shared)
         self._models: dict[int, CompiledModel] = {}
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
@@ -255,6 +272,7 @@ class DynamicBatchModel:
         tangents: Sequence[np.ndarray],
         param_tangents: Mapping[str, np.ndarray] | Sequence[np.ndarray] | None = None,
     ):
+        refuse_frozen(self, "jvp")
         batch = self.batch_of(inputs)
         seeded = param_tangents is not None
         code = self._code("jvp", seeded)
@@ -284,6 +302,7 @@ class DynamicBatchModel:
     def vjp(self, inputs: Sequence[np.ndarray], cotangents: Sequence[np.ndarray], wrt="all"):
         from tlir.interface import VJP_WRT
 
+        refuse_frozen(self, "vjp")
         batch = self.batch_of(inputs)
         if wrt not in VJP_WRT:
             raise TlirError(self.where, f"wrt must be one of {', '.join(VJP_WRT)}, got {wrt!r}")

@@ -102,6 +102,7 @@ class CompiledModel:
             checked.fuse,
             checked.progress,
             checked.numerics,
+            checked.parameters,
         )
         store = open_cache(checked.cache)
         loaded = build.load(store) if store is not None else None
@@ -155,6 +156,7 @@ class CompiledModel:
         self.stats: dict[str, object] = {}
         self._options = checked.as_dict()  # threads checked: derivatives do not warn again
         self.numerics = checked.numerics
+        self.frozen = checked.parameters == "frozen"
         self.function = function
         self._derivatives: dict[object, CompiledModel] = {}
         self._parameter_slots: list[tuple[str, int]] | None = None
@@ -177,6 +179,8 @@ class CompiledModel:
         from tlir.limits import check_total_bytes
 
         cache = self._options["cache"]
+        if self.frozen:
+            shared = frozen_arrays(shared)
         self.plan = plan
         check_total_bytes(plan.workspace_bytes, "the workspace of the compiled model", self.where)
         self.object_digests = [hashlib.sha256(data).hexdigest() for data in objects]
@@ -198,6 +202,10 @@ class CompiledModel:
         ]
         for c, slot in zip(plan.constants, slots, strict=True):
             assert slot is None or (c.shape == shared[slot].shape and c.dtype == shared[slot].dtype)
+        if self.frozen:
+            self._constants = frozen_arrays(self._constants)
+        # Constant weights packed once (`parameters="frozen"`), after the constants.
+        self._packed = [packed.of(self._constants[source]) for source, packed in plan.packed]
         self.function_type = signature  # known without the module (a model from the cache)
         self._inputs = ArraySpecs(signature.inputs.data)
         self._results = ArraySpecs(signature.outputs.data)
@@ -206,7 +214,7 @@ class CompiledModel:
             self._inputs,
             plan.outputs,
             plan.workspace_bytes,
-            pointer_array(self._constants),
+            pointer_array([*self._constants, *self._packed]),
             self.where,
             cache,
         )
@@ -231,7 +239,8 @@ class CompiledModel:
     def parameters(self) -> dict[str, np.ndarray]:
         """The model's parameters (`tlir.parameters`), name → the array the compiled
         forward, JVP and VJP all read, in parameter order. Writing into an array in
-        place (`p[...] = v`, `p -= u`) changes the model; rebinding a name does not."""
+        place (`p[...] = v`, `p -= u`) changes the model; rebinding a name does not.
+        With `parameters="frozen"` the arrays are read-only, for good."""
         if self._parameter_slots is None:
             source = self.function_op
             position = {op: k for k, op in enumerate(constants(source))}
@@ -269,6 +278,7 @@ class CompiledModel:
         """Forward mode (dual-valued execution): `(outputs, output_tangents)` for
         `tangents` (one per input) and, optionally, parameter tangents (name →
         array, missing ones +0; or a list in parameter order)."""
+        refuse_frozen(self, "jvp")
         inputs = self._check(inputs, "input", "inputs")
         tangents = self._check(tangents, "tangent", "tangents (one per input)")
         seeded = param_tangents is not None
@@ -284,6 +294,7 @@ class CompiledModel:
         (one per output); `param_grads` maps each parameter's name to its gradient.
         `wrt="params"` (`"inputs"`) compiles and runs a VJP without the input
         (parameter) gradients, returned empty."""
+        refuse_frozen(self, "vjp")
         if wrt not in VJP_WRT:
             raise TlirError(self.where, f"wrt must be one of {', '.join(VJP_WRT)}, got {wrt!r}")
         inputs = self._check(inputs, "input", "inputs")
@@ -441,6 +452,34 @@ def _check_arrays(
     if len(arrays) != len(specs):
         raise TlirError(where, f"expected {len(specs)} {plural}, got {len(arrays)}")
     return specs.check(arrays, what, where)
+
+
+def frozen_arrays(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """Read-only copies of `arrays` that no one can make writeable again: their
+    memory is an immutable `bytes` object, which NumPy never writes (arrays
+    frozen already are kept)."""
+    return [a if _frozen(a) else _freeze(a) for a in arrays]
+
+
+def _frozen(array: np.ndarray) -> bool:
+    base = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base, bytes)
+
+
+def _freeze(array: np.ndarray) -> np.ndarray:
+    data = np.ascontiguousarray(array).tobytes()
+    return np.frombuffer(data, array.dtype).reshape(array.shape)
+
+
+def refuse_frozen(model, what: str) -> None:
+    """A one-line error for `what` (derivatives, updates) on a frozen model."""
+    if model.frozen:
+        raise TlirError(
+            model.where,
+            f'{what} needs live parameters: the model was compiled with parameters="frozen"',
+        )
 
 
 def tag_constants(module: ModuleOp, function: str) -> ModuleOp:

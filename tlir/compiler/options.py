@@ -14,6 +14,7 @@ from tlir.diagnostics import TlirError
 from tlir.interface import NUMERICS
 
 OPT_LEVELS = (0, 1, 2, 3)
+PARAMETERS = ("live", "frozen")
 
 F = TypeVar("F", bound=Callable)
 
@@ -29,7 +30,11 @@ class CompileOptions:
     kernel per op). `numerics`: "exact" (TorchLean's rounding, bit for bit) or
     "fma" (opt-in: each multiply-add of a matmul, linear or conv fold rounds
     once, in the same order; deterministic and independent of threads, but not
-    TorchLean's rounding)."""
+    TorchLean's rounding). `parameters`: "live" (`parameters()` returns the
+    arrays the compiled code reads, writeable: an update in place changes the
+    model) or "frozen" (read-only arrays no one can make writeable; the
+    contraction kernels take their constant weights packed once, at link
+    time, and derivatives and optimizers refuse the model)."""
 
     backend: str = "xdsl"
     opt_level: int = 2
@@ -38,6 +43,7 @@ class CompileOptions:
     progress: bool = False
     fuse: bool = True
     numerics: str = "exact"
+    parameters: str = "live"
 
     @classmethod
     def of(cls, options: dict, caller: str) -> CompileOptions:
@@ -52,6 +58,11 @@ class CompileOptions:
         """These options once checked (a one-line error otherwise), with the
         thread count resolved (its default, or the one given, checked)."""
         check_options(self.backend, self.opt_level, self.numerics, where)
+        if self.parameters not in PARAMETERS:
+            raise TlirError(
+                where,
+                f"parameters must be one of {', '.join(PARAMETERS)}, got {self.parameters!r}",
+            )
         threads = default_threads() if self.threads is None else check_threads(self.threads, where)
         return dataclasses.replace(self, threads=threads)
 
@@ -72,6 +83,12 @@ def check_options(backend: object, opt_level: object, numerics: object, where: s
         raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
 
 
+def model_options(fuse: bool, numerics: str, parameters: str) -> str:
+    """The options that change a model's code, as its cache keys spell them."""
+    frozen = "; parameters frozen" if parameters == "frozen" else ""
+    return f"fuse {fuse}; numerics {numerics}{frozen}"
+
+
 def takes_options(function: F) -> F:
     """`function(…, **options)` shown (`help`, `inspect.signature`) with the
     options as keyword parameters, their defaults `CompileOptions`'."""
@@ -86,4 +103,12 @@ def takes_options(function: F) -> F:
     return function
 
 
-__all__ = ["NAMES", "OPT_LEVELS", "CompileOptions", "check_options", "takes_options"]
+__all__ = [
+    "NAMES",
+    "OPT_LEVELS",
+    "PARAMETERS",
+    "CompileOptions",
+    "check_options",
+    "model_options",
+    "takes_options",
+]

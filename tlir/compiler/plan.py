@@ -65,6 +65,9 @@ class KernelInfo:
     scratch_bytes: tuple[int, ...]
     parallel_extent: int
     work: int
+    packed: tuple | None = None
+    """(argument position, `prepacked.PackedPanels`): the kernel takes that
+    constant argument packed (a frozen model's linear weight)."""
 
 
 @dataclass
@@ -97,6 +100,10 @@ class Plan:
     steps: list[Step] = field(default_factory=list)
     copies: list[Copy] = field(default_factory=list)
     workspace_bytes: int = 0
+    packed: list[tuple] = field(default_factory=list)
+    """(constant index, `prepacked.PackedPanels`): the packed copies the model
+    makes of these constants when it links, the constants after
+    `constants` (a step's const storage len(constants) + i is packed[i])."""
 
 
 def _nbytes(value: SSAValue) -> int:
@@ -227,6 +234,9 @@ def _call_step(
     plan: Plan,
 ) -> None:
     inputs = [storage[v] for v in op.arguments]
+    if info.packed is not None:
+        position, layout = info.packed
+        inputs[position] = _packed_storage(inputs[position], layout, plan)
     outputs = []
     for result in op.results:
         if result not in storage:
@@ -240,6 +250,17 @@ def _call_step(
         plan.steps.append(Step(info.name, args, info.parallel_extent, threaded))
     for buffer in scratch:
         workspace.release(buffer.index, buffer.nbytes)
+
+
+def _packed_storage(source: Storage, layout, plan: Plan) -> Storage:
+    """The storage of constant `source` packed as `layout` (one copy per pair)."""
+    assert source.kind == "const" and source.index < len(plan.constants)
+    entry = (source.index, layout)
+    if entry not in plan.packed:
+        plan.packed.append(entry)
+    itemsize = plan.constants[source.index].itemsize
+    index = len(plan.constants) + plan.packed.index(entry)
+    return Storage("const", index, layout.size * itemsize)
 
 
 def _copy_outputs(ret: func.ReturnOp, storage: dict[SSAValue, Storage], plan: Plan) -> None:
@@ -386,12 +407,21 @@ def plan_to_json(plan: Plan) -> dict:
         "steps": [[s.kernel, _storage_list(s.args), s.extent, s.threaded] for s in plan.steps],
         "copies": [[*_storage_list([c.target, c.source]), c.nbytes] for c in plan.copies],
         "workspace_bytes": plan.workspace_bytes,
+        "packed": [[source, layout.as_list()] for source, layout in plan.packed],
     }
 
 
 def plan_from_json(data: dict, constants: list[np.ndarray]) -> Plan:
+    from tlir.passes.contraction_kernels.prepacked import PackedPanels
+
     if len(constants) != data["constants"]:
         raise ValueError("the cached plan reads a different number of constants")
+    packed = [(source, PackedPanels.from_list(layout)) for source, layout in data.get("packed", [])]
+    for source, layout in packed:
+        if not (type(source) is int and 0 <= source < len(constants)):
+            raise ValueError("a packed constant that is not one of the plan's")
+        if constants[source].shape != (layout.n, layout.k):
+            raise ValueError("a packed constant whose shape is not its layout's")
     return Plan(
         inputs=[(tuple(shape), np.dtype(dtype)) for shape, dtype in data["inputs"]],
         outputs=[(tuple(shape), np.dtype(dtype)) for shape, dtype in data["outputs"]],
@@ -402,4 +432,5 @@ def plan_from_json(data: dict, constants: list[np.ndarray]) -> Plan:
         ],
         copies=[Copy(Storage(*t), Storage(*s), n) for t, s, n in data["copies"]],
         workspace_bytes=data["workspace_bytes"],
+        packed=packed,
     )

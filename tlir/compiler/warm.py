@@ -51,7 +51,7 @@ def source_key(path: str, data: bytes, dtype: str | None, options: dict) -> str 
     is not a number (the loading stage and the compiler report those, in their
     order)."""
     from tlir.compiler.cache import digest, environment, open_cache
-    from tlir.compiler.options import check_options
+    from tlir.compiler.options import check_options, model_options
     from tlir.limits import max_tensor_bytes
 
     if open_cache(options["cache"]) is None:
@@ -67,7 +67,7 @@ def source_key(path: str, data: bytes, dtype: str | None, options: dict) -> str 
         "source",
         hashlib.sha256(data).hexdigest(),
         f"reader {reader}; dtype {dtype}; function main",
-        f"fuse {options['fuse']}; numerics {numerics}",
+        model_options(options["fuse"], numerics, options.get("parameters", "live")),
         environment(backend, opt_level),
         f"max tensor bytes {limit}; xdsl {xdsl_version()}; numpy {np.__version__}",
     )
@@ -184,6 +184,7 @@ def _checked_loader(
             options["fuse"],
             False,
             options["numerics"],
+            options.get("parameters", "live"),
         )
         if build.model_key != model_key:
             raise TlirError(

@@ -121,8 +121,12 @@ def compare_named(
 
 
 def compile_options(args) -> dict:
-    """The compile options (`tlir.compile`'s) the command line asks for."""
+    """The compile options (`tlir.compile`'s) the command line asks for. The
+    tool never writes a parameter: frozen parameters (packed once), but for
+    derivatives (`--jvp`, `--vjp`), which take them live."""
     from tlir.compiler.options import CompileOptions
+
+    derivatives = bool(getattr(args, "jvp", None) or getattr(args, "vjp", None))
 
     return CompileOptions(
         backend=args.backend,
@@ -132,6 +136,7 @@ def compile_options(args) -> dict:
         progress=not args.quiet,
         fuse=not args.no_fuse,
         numerics=args.numerics,
+        parameters="live" if derivatives else "frozen",
     ).as_dict()
 
 

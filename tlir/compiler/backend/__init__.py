@@ -81,6 +81,7 @@ def contractions() -> tuple[type, ...]:
 
 _GENERATOR_MODULES = (
     "tlir.passes.contraction_kernels.generator",
+    "tlir.passes.contraction_kernels.conv_fused",
     "tlir.passes.contraction_kernels.epilogue",
     "tlir.passes.contraction_kernels.conv_grad",
     "tlir.passes.contraction_kernels.linalg_ops",
@@ -175,6 +176,29 @@ def _generated_parts(kernel: func.FuncOp):
     return parts
 
 
+def packed_weight(kernel: func.FuncOp):
+    """(argument position, `prepacked.PackedPanels`) where the generated kernel
+    takes a constant weight packed ahead: a static linear marked by kernel
+    formation (a frozen model's), its weight read by it alone; else None."""
+    from tlir.passes.contraction_kernels.prepacked import PACKED_WEIGHT
+
+    parts = _generated_parts(kernel)
+    if parts is None:
+        return None
+    op = parts[0]
+    if PACKED_WEIGHT not in op.attributes or _operand_batch_axes(kernel, op) is not None:
+        return None
+    if len(list(op.weight.uses)) != 1:
+        return None
+    from tlir.passes.contraction_kernels import host_target
+    from tlir.passes.contraction_kernels.generator import packed_layout
+    from tlir.passes.tlir_form_kernels import NUMERICS_ATTR
+
+    fused = kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma")
+    position = list(kernel.body.block.args).index(op.weight)
+    return position, packed_layout(op, host_target(), fused)
+
+
 def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     """The kernel as the generator's vectorised contraction, behind a wrapper
     with the kernel ABI `(inputs…, output, scratch…, lo, hi)` in the kernel's own
@@ -193,10 +217,16 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     fused = kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma")
     block_args = list(kernel.body.block.args)
     marks = _operand_batch_axes(kernel, op)
-    inner = contraction_kernel(op, f"{name}.gemm", host_target(), chain, fused, marks)
+    packed = packed_weight(kernel)
+    inner = contraction_kernel(
+        op, f"{name}.gemm", host_target(), chain, fused, marks, packed is not None
+    )
     inner.sym_visibility = StringAttr("private")
     order = [block_args.index(v) for v in (*op.operands, *(plan.extras if plan else ()))]
     memref = [MemRefType(t.element_type, t.get_shape()) for t in kernel.function_type.inputs.data]
+    if packed is not None:  # the weight's argument takes it packed
+        position, layout = packed
+        memref[position] = MemRefType(memref[position].element_type, [layout.size])
     result = kernel.function_type.outputs.data[0]
     out = MemRefType(result.element_type, result.get_shape())
     trailing = 2 if marks is None else 3  # lo, hi[, batch]
