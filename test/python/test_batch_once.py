@@ -360,7 +360,10 @@ def test_torch_models_at_any_batch_match_a_static_compile(
 ):
     """Every kernel of the four models is compiled once: a new batch compiles
     nothing. Forward, JVP and VJP (gradients included) bit-identical to the
-    reference at 1, 2, 7 and 300, and to a static compile at `static_batch`."""
+    reference at 1, 2, 7 and 300, and to a static compile at `static_batch`:
+    its forward, and for the MLP (one case per back end) its JVP and VJP too
+    (a static compile of the larger models' derivatives costs more than all
+    the rest of the case; the reference checks them at every batch)."""
     torch = pytest.importorskip("torch")
     import torch_models
 
@@ -387,8 +390,11 @@ def test_torch_models_at_any_batch_match_a_static_compile(
     for batch, results in got.items():
         assert_matches_reference(results, module, *calls[batch])
     static = tlir.compile(specialize(module, static_batch), **options)
-    for g, w in zip(got[static_batch], run_all(static, *calls[static_batch])):
-        assert_identical(g, w)
+    if name == "mlp":
+        for g, w in zip(got[static_batch], run_all(static, *calls[static_batch])):
+            assert_identical(g, w)
+    else:
+        assert_identical(got[static_batch][0], static(calls[static_batch][0]))
 
 
 def test_a_marked_lowering_that_fails_leaves_the_kernel_to_the_static_route(monkeypatch):

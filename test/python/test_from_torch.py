@@ -5,6 +5,7 @@ line naming the ATen op and the model's source line."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
@@ -36,6 +37,16 @@ def make(name: str, dtype):
     return model, torch.randn(*shape, dtype=dtype)
 
 
+@functools.cache
+def imported(name: str, dtype) -> tuple:
+    """`make(name, dtype)` and its import (one torch.export per model and dtype
+    for the file's tests, each of which compiles its own model: a compile
+    leaves the module as it is). Callers seed torch's generator again for
+    their own random values."""
+    model, x = make(name, dtype)
+    return model, x, tlir.from_torch(model, (x,))
+
+
 def as_tuple(value):
     return value if isinstance(value, tuple) else (value,)
 
@@ -43,8 +54,9 @@ def as_tuple(value):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("name", list(MODELS))
 def test_model_matches_pytorch(name, dtype):
-    model, x = make(name, dtype)
-    compiled = tlir.compile(tlir.from_torch(model, (x,)))
+    model, x, module = imported(name, dtype)
+    torch.manual_seed(8)
+    compiled = tlir.compile(module)
 
     params = dict(model.named_parameters())
     assert list(compiled.parameters()) == list(params)
@@ -79,8 +91,8 @@ def check_against_pytorch(model, compiled, x, tol):
 def test_dynamic_batch_model_matches_pytorch_at_other_batches(name, dtype):
     """One import (its batch `?`), one compiled model, called at batches 1, 2
     and 7 besides the example's."""
-    model, x = make(name, dtype)
-    module = tlir.from_torch(model, (x,))
+    model, x, module = imported(name, dtype)
+    torch.manual_seed(9)
     assert "?" in str(module.ops.first.function_type.inputs.data[0])
     compiled = tlir.compile(module)
     for batch in (1, 2, 7):
@@ -120,8 +132,7 @@ def test_a_graph_that_fixes_the_batch_is_refused_with_dynamic_batch():
 def test_compiled_equals_reference_evaluator():
     """The imported module is an ordinary tlir module: compiled bit-identical
     to the reference evaluator."""
-    model, x = make("transformer", torch.float64)
-    module = tlir.from_torch(model, (x,))
+    model, x, module = imported("transformer", torch.float64)
     expected = evaluate(module, [x.numpy()])
     got = tlir.compile(module)(x.numpy())
     for g, e in zip(got, expected, strict=True):
@@ -447,8 +458,8 @@ def test_saved_model_computes_the_same_bits(tmp_path, name, dtype):
     convs' dense weights, computed from the parameters inside the function, are
     written as their values; attention's sliced projections are matmuls on the
     activations, written as nodes."""
-    model, x = make(name, dtype)
-    compiled = tlir.compile(tlir.from_torch(model, (x,)))
+    model, x, module = imported(name, dtype)
+    compiled = tlir.compile(module)
     batch = x.shape[0] + 3
     rng = np.random.default_rng(5)
     inputs = rng.standard_normal((batch, *x.shape[1:])).astype(x.numpy().dtype)
