@@ -280,3 +280,25 @@ def test_conv_of_whole_row_units_keeps_the_bits_for_one_and_two_threads(dtype, b
     for threads in (1, 2):
         model = tlir.compile(text, threads=threads, backend=backend, cache=False)
         assert [o.tobytes() for o in model(*inputs)] == expected, threads
+
+
+def test_derivatives_and_bounds_follow_the_models_thread_count():
+    """Setting `model.threads` after a derivative or the bounds program was
+    compiled reaches them: each runs with the model's count at the call."""
+    text = """func.func @main(%x: tensor<4x8xf64>) -> tensor<4x3xf64> {
+  %w = tlir.const {value = dense<0.25> : tensor<3x8xf64>} : tensor<3x8xf64>
+  %b = tlir.const {value = dense<-0.5> : tensor<3xf64>} : tensor<3xf64>
+  %y = tlir.linear %x, %w, %b : (tensor<4x8xf64>, tensor<3x8xf64>, tensor<3xf64>) -> tensor<4x3xf64>
+  func.return %y : tensor<4x3xf64>
+}"""
+    model = tlir.compile(text, threads=1, cache=False)
+    x = np.linspace(-1.0, 1.0, 32).reshape(4, 8)
+    model.vjp([x], [np.ones((4, 3))])
+    model.ibp([x - 0.5], [x + 0.5])
+    model.threads = 2
+    model.vjp([x], [np.ones((4, 3))])
+    model.ibp([x - 0.5], [x + 0.5])
+    assert model._derivatives, "no derivative was compiled"
+    assert {key: d.threads for key, d in model._derivatives.items()} == {
+        key: 2 for key in model._derivatives
+    }

@@ -409,7 +409,11 @@ class CompiledModel:
                 shared=self._shared,
                 **self._options,
             )
-        return self._derivatives[key]
+        derived = self._derivatives[key]
+        # A derivative runs with the model's thread count as it is now, not as it was
+        # when the derivative was compiled.
+        derived._threads = self._threads
+        return derived
 
     @property
     def threads(self) -> int:
