@@ -299,3 +299,43 @@ def test_a_bad_box_at_a_batch_met_before_is_a_one_line_error(mlp32):
         with pytest.raises(TlirError) as err:
             call()
         assert str(err.value).endswith(message)
+
+
+def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
+    """A chain of linears whose rows, at the nominal batches, are not whole
+    vectors: the fast program's signed folds run their rows in strips (the
+    register tile's, a vector's, then one by one) with run-time bounds, so
+    batches 1, 7, 64 (whole strips, no rest) and 300 compile nothing and give
+    a static compile's bits (the reference's at 7); an infinite box's check
+    sends it to the exact program, compiled once as well."""
+    from test_ibp_signed import chain_text
+
+    from tlir.dialects.tlir_ad import ROW_STRIPS
+    from tlir.reference.ibp import ibp as reference_ibp
+
+    module = parse_module(chain_text(["?"], [48, 64, 24, 10], "f64", seed=3))
+    model = tlir.compile(module, cache=False)
+    model.bounds(*infinite_box(WARM, (48,), "f64"))  # the one compile of each program
+    if fast_interval_contractions():  # the first two linears (61·24·10 terms: too few)
+        formed = model._codes[("ibp", "fast")].compile.first.work
+        assert len([op for op in formed.walk() if ROW_STRIPS in op.attributes]) == 2
+    counter = Counter(monkeypatch)
+    got = {}
+    for batch in (1, 7, 64, 300):
+        _, lows, highs = boxes(batch, (48,), "f64")
+        got[batch] = (lows, highs, model.bounds(lows, highs))
+    infinite = model.bounds(*infinite_box(7, (48,), "f64"))
+    assert (counter.lowered, counter.llvm) == (0, 0)
+    assert model.stats["compiled batches"] == [] and model._models == {}
+    monkeypatch.undo()
+    for batch, (lows, highs, result) in got.items():
+        static = tlir.compile(specialize(module, batch), cache=False)
+        assert_same_result(result, static.bounds(lows, highs))
+        if batch != 7:
+            continue
+        want = reference_ibp(specialize(module, batch), lows, highs)  # slow at 300
+        assert same(result.lowers[0], want[0][0]) and same(result.uppers[0], want[1][0])
+        want = static.bounds(*infinite_box(batch, (48,), "f64"))
+        assert infinite.reasons == want.reasons  # NaN bounds: their bytes compared
+        ends = [*infinite.lowers, *infinite.uppers, *want.lowers, *want.uppers]
+        assert ends[0].tobytes() == ends[2].tobytes() and ends[1].tobytes() == ends[3].tobytes()
