@@ -310,6 +310,7 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     sends it to the exact program, compiled once as well."""
     from test_ibp_signed import chain_text
 
+    from tlir.compiler.backend import kernel_to_loops
     from tlir.dialects.tlir_ad import ROW_STRIPS
     from tlir.reference.ibp import ibp as reference_ibp
 
@@ -318,7 +319,11 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     model.bounds(*infinite_box(WARM, (48,), "f64"))  # the one compile of each program
     if fast_interval_contractions():  # the first two linears (61·24·10 terms: too few)
         formed = model._codes[("ibp", "fast")].compile.first.work
-        assert len([op for op in formed.walk() if ROW_STRIPS in op.attributes]) == 2
+        folds = [op for op in formed.walk() if ROW_STRIPS in op.attributes]
+        assert len(folds) == 2
+        for fold in folds:  # its loops: strips of 4 vectors, then of one (a split each)
+            loops = str(kernel_to_loops(fold.parent_op()))
+            assert loops.count("arith.divui") == 2 and "arith.constant 32 : index" in loops
     counter = Counter(monkeypatch)
     got = {}
     for batch in (1, 7, 64, 300):
