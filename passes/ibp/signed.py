@@ -62,7 +62,8 @@ class Tile:
     """Outputs per tile, each with its own weight entry per column."""
     strips: tuple[int, ...] = ()
     """Where the rows are not whole vectors: the tile's rows run in strips of
-    `rows`, then of one vector, then one by one (`tlir_ad.ROW_STRIPS`)."""
+    `rows`, then of one vector, a half and a quarter (a 256- and a 128-bit
+    vector), then one by one (`tlir_ad.ROW_STRIPS`)."""
 
 
 def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
@@ -76,7 +77,8 @@ def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
     whole = rows % lanes == 0
     vectors = next(v for v in ROW_VECTORS if (rows // lanes) % v == 0) if whole else STRIP_VECTORS
     outputs = next(j for j in range(max(TILE_SUMS // (2 * vectors), 1), 0, -1) if m % j == 0)
-    return Tile(vectors * lanes, outputs, () if whole else (vectors * lanes, lanes))
+    strips = () if whole else (vectors * lanes, lanes, lanes // 2, lanes // 4)
+    return Tile(vectors * lanes, outputs, strips)
 
 
 def stacked(ctx: Context, flat: list[SSAValue]) -> SSAValue:
@@ -120,7 +122,7 @@ def signed_sums(
     (0, 0): its sums [m / J, rows / R, J, R] and the same as [m, rows]. With
     `t.strips` the fold is over [output tile, column, output, row], its rows
     in strips around the column loop (the same register tile; the last
-    strips of a vector, then rows one by one): sums [m / J, J, rows]."""
+    strips of a vector or less, then rows one by one): sums [m / J, J, rows]."""
     _, n, rows = shape_of(both)
     m = shape_of(w)[0]
 

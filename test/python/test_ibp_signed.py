@@ -227,7 +227,8 @@ def test_a_chain_is_transposed_only_at_its_ends(all_fast):
 def test_rows_not_in_whole_vectors_run_in_strips(all_fast, dtype):
     """Rows not in whole vectors but at least two vectors of them (a dynamic
     batch's nominal rows): the signed folds over [output tile, column, output,
-    row] with the rows in strips of 4 vectors, then of one, then one by one."""
+    row] with the rows in strips of 4 vectors, then of one, a half and a
+    quarter, then one by one."""
     lanes = _lanes(dtype)
     lead, widths = chains(dtype)["strips"]
     body = _ibp_function(chain_text(lead, widths, dtype, seed=0))
@@ -238,7 +239,7 @@ def test_rows_not_in_whole_vectors_run_in_strips(all_fast, dtype):
     ]
     assert len(signed) == 3
     for fold in signed:
-        assert list(fold.attributes[A.ROW_STRIPS].get_values()) == [3, 1, 4 * lanes, lanes]
+        assert list(fold.attributes[A.ROW_STRIPS].get_values()) == [3, 1, 4 * lanes, lanes, lanes // 2, lanes // 4]
         bounds = A.ints(fold.bounds)  # [m / J, n, J, rows]
         assert (bounds[1], bounds[3]) == (fold.inputs[0].type.get_shape()[1], lead[0])
 
