@@ -239,7 +239,14 @@ def test_rows_not_in_whole_vectors_run_in_strips(all_fast, dtype):
     ]
     assert len(signed) == 3
     for fold in signed:
-        assert list(fold.attributes[A.ROW_STRIPS].get_values()) == [3, 1, 4 * lanes, lanes, lanes // 2, lanes // 4]
+        assert list(fold.attributes[A.ROW_STRIPS].get_values()) == [
+            3,
+            1,
+            4 * lanes,
+            lanes,
+            lanes // 2,
+            lanes // 4,
+        ]
         bounds = A.ints(fold.bounds)  # [m / J, n, J, rows]
         assert (bounds[1], bounds[3]) == (fold.inputs[0].type.get_shape()[1], lead[0])
 
