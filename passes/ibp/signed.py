@@ -54,6 +54,11 @@ TILE_SUMS = 16
 `TILE_SUMS // (2 · row vectors)` (or the most below that divide the outputs)."""
 
 
+def fewest_rows(itemsize: int) -> int:
+    """The fewest rows the layout takes, for elements of `itemsize` bytes."""
+    return MIN_ROW_VECTORS * (64 // itemsize)
+
+
 @dataclass(frozen=True)
 class Tile:
     rows: int
@@ -72,7 +77,7 @@ def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
     rules. Rows not in whole vectors (a dynamic batch's nominal ones, whose
     code runs at every batch) take the largest tile in strips."""
     lanes = 64 // ctx.dtype.itemsize
-    if not ctx.fast or not weight.point or rows < MIN_ROW_VECTORS * lanes:
+    if not ctx.fast or not weight.point or rows < fewest_rows(ctx.dtype.itemsize):
         return None
     whole = rows % lanes == 0
     vectors = next(v for v in ROW_VECTORS if (rows // lanes) % v == 0) if whole else STRIP_VECTORS

@@ -19,12 +19,14 @@ from test_batch_once import BACKENDS, STACKED, Counter, array  # noqa: E402
 
 import tlir  # noqa: E402
 from tlir.api import parse_module  # noqa: E402
+from tlir.compiler.batch_model import SMALL_NOMINAL  # noqa: E402
 from tlir.compiler.model import fast_interval_contractions  # noqa: E402
 from tlir.diagnostics import TlirError  # noqa: E402
 from tlir.passes.tlir_specialize_batch import specialize  # noqa: E402
 
 BATCHES = (1, 7, 300)  # 300: more rows than any strip or vector of rows
-WARM = 2  # the batch of the one compile
+WARM = 2  # the batch of the one compile (of the programs for small batches)
+LARGE = 40  # the batch of the programs for two vectors of rows or more
 MLIR = BACKENDS[1].marks
 
 # every pair of (model, dtype, back end, threads) values at least once (five
@@ -127,16 +129,21 @@ def test_bounds_at_a_new_batch_compile_nothing(
 ):
     module, item = torch_module(name, dtype)
     model = tlir.compile(module, backend=backend, threads=threads, cache=False)
-    all_bounds(model, WARM, item, dtype)  # the one compile of each program
+    all_bounds(model, WARM, item, dtype)  # the one compile of each program for small batches
+    _, lows, highs = boxes(LARGE, item, dtype)  # and for large ones
+    model.bounds(*infinite_box(LARGE, item, dtype))
+    model.bounds(lows, highs, rules="tight")
     labels = ["main_ibp tight"]
     if fast_interval_contractions():
         labels.append("main_ibp fast")
         # the CNN's convs take the fast path at the nominal batches (the MLP's
-        # layers are too small): its infinite box sets a check and the exact
-        # program runs, compiled once too
+        # layers are too small, and so are both at the small ones): its infinite
+        # box sets a check and the exact program runs, compiled once too
         rerun = name == "cnn"
         assert (("ibp", "torchlean") in model._codes) == rerun
-        labels += ["main_ibp torchlean"] if rerun else []
+        assert ("ibp", "torchlean", SMALL_NOMINAL) not in model._codes
+    labels += [f"{label} small" for label in labels]
+    labels += ["main_ibp torchlean"] if fast_interval_contractions() and rerun else []
     per_batch = model.stats["kernels compiled per batch"]
     assert sorted(per_batch) == sorted(labels)
     assert all(per_batch[label] == 0 for label in labels)

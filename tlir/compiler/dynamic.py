@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 
 from tlir.compiler.batch_model import (
     NOMINAL,
+    SMALL_NOMINAL,
     BatchCompile,
     BatchModelCode,
     NotGeneric,
@@ -41,6 +42,7 @@ from tlir.diagnostics import TlirError
 from tlir.interface import find_function, numpy_dtype
 from tlir.limits import check_tensor_sizes
 from tlir.parameters import constants, parameter_names, parameters
+from tlir.passes.ibp.signed import fewest_rows
 from tlir.passes.tlir_specialize_batch import check_batch, specialize
 
 SPECIALIZED = 4
@@ -75,6 +77,9 @@ class DynamicBatchModel:
         self.numerics = options.get("numerics", "exact")
         signature = self.function_op.function_type
         self._inputs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.inputs.data]
+        itemsize = max((d.itemsize for _, d in self._inputs if d.kind == "f"), default=8)
+        self._small_below = fewest_rows(itemsize)
+        """Batches below this run the IBP program formed at `SMALL_NOMINAL`."""
         self._shared = [dense_to_numpy(c.value) for c in constants(self.function_op)]
         self._models: dict[int, CompiledModel] = {}
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
@@ -112,18 +117,22 @@ class DynamicBatchModel:
             specialize(self._module, batch, where), function, mode, option
         )
 
-    def _code(self, mode: str, option: object = None) -> BatchModelCode | None:
-        """The code compiled once for every batch, or None if the graph needs a
-        static compile per batch."""
-        key = (mode, option)
+    def _code(
+        self, mode: str, option: object = None, nominal: tuple[int, int] = NOMINAL
+    ) -> BatchModelCode | None:
+        """The code compiled once for every batch (its kernels formed at the
+        `nominal` batches), or None if the graph needs a static compile per batch."""
+        key = (mode, option) if nominal == NOMINAL else (mode, option, nominal)
         if key in self._codes:
             return self._codes[key]
         with self._compiling:
             if key not in self._codes:
-                self._codes[key] = self._compile_code(mode, option)
+                self._codes[key] = self._compile_code(mode, option, nominal)
         return self._codes[key]
 
-    def _compile_code(self, mode: str, option: object) -> BatchModelCode | None:
+    def _compile_code(
+        self, mode: str, option: object, nominal: tuple[int, int]
+    ) -> BatchModelCode | None:
         name = self.function if mode == "forward" else f"{self.function}_{mode}"
         module_at = self._module_at(mode, option)
         options = {
@@ -135,17 +144,20 @@ class DynamicBatchModel:
 
         store = open_cache(bool(self._options.get("cache", True)))
         try:
-            compiled = BatchCompile(module_at, name, where=self.where, store=store, **options)
+            compiled = BatchCompile(
+                module_at, name, where=self.where, store=store, nominal=nominal, **options
+            )
         except NotGeneric:
             return None
         hit = compiled.cache_hits == len(compiled.infos) and compiled.entry_hit
         self.stats["cache"] = "off" if store is None else "hit" if hit else "miss"
-        slots = constant_slots(module_at(NOMINAL[0]), name)
+        slots = constant_slots(module_at(nominal[0]), name)
         arrays = [
             np.ascontiguousarray(c) if slot is None else self._shared[slot]
             for c, slot in zip(entry_constants(compiled.first.entry), slots, strict=True)
         ]
         label = name if option is None else f"{name} {option}"
+        label = label if nominal == NOMINAL else f"{label} small"
         self.stats["kernels compiled once"][label] = len(compiled.infos) - len(compiled.per_batch)
         self.stats["kernels compiled per batch"][label] = len(compiled.per_batch)
         return BatchModelCode(compiled, arrays, bool(self._options.get("cache", True)))
@@ -358,9 +370,23 @@ class DynamicBatchModel:
                 return interpret(self.function_op, results[:count], rules)
         return interpret(self.function_op, self._ibp(batch, boxes, rules), rules)
 
+    def _ibp_code(self, batch: int, option: str) -> BatchModelCode | None:
+        """The IBP program that runs at `batch`: below two vectors of rows, the
+        one formed at `SMALL_NOMINAL` (compiled on the first such call), whose
+        signed interval linears vectorise over the outputs as a static compile
+        at such a batch does; else (or if that one compiles anything per batch
+        the first does not) the one formed at `NOMINAL`."""
+        code = self._code("ibp", option)
+        if code is None or batch >= self._small_below:
+            return code
+        small = self._code("ibp", option, SMALL_NOMINAL)
+        if small is None or len(small.compile.per_batch) > len(code.compile.per_batch):
+            return code
+        return small
+
     def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
         """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
-        code = self._code("ibp", option)
+        code = self._ibp_code(batch, option)
 
         def static():
             return self.at(batch)._derivative("ibp", option).run_checked(boxes)
