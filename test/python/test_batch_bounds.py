@@ -314,7 +314,9 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     register tile's, a vector's, then one by one) with run-time bounds, so
     batches 1, 7, 64 (whole strips, no rest) and 300 compile nothing and give
     a static compile's bits (the reference's at 7); an infinite box's check
-    sends it to the exact program, compiled once as well."""
+    sends it to the exact program, compiled once as well. Below two vectors
+    of rows (1 and 7) the program formed at small nominal batches runs: its
+    linears vectorise over the outputs (no strips), as a static compile's at 7."""
     from test_ibp_signed import chain_text
 
     from tlir.compiler.backend import kernel_to_loops
@@ -323,7 +325,8 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
 
     module = parse_module(chain_text(["?"], [48, 64, 24, 10], "f64", seed=3))
     model = tlir.compile(module, cache=False)
-    model.bounds(*infinite_box(WARM, (48,), "f64"))  # the one compile of each program
+    for batch in (WARM, LARGE):  # the one compile of each program
+        model.bounds(*infinite_box(batch, (48,), "f64"))
     if fast_interval_contractions():  # the first two linears (61·24·10 terms: too few)
         formed = model._codes[("ibp", "fast")].compile.first.work
         folds = [op for op in formed.walk() if ROW_STRIPS in op.attributes]
@@ -339,6 +342,11 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     infinite = model.bounds(*infinite_box(7, (48,), "f64"))
     assert (counter.lowered, counter.llvm) == (0, 0)
     assert model.stats["compiled batches"] == [] and model._models == {}
+    if fast_interval_contractions():  # which program ran at which batch
+        small = model._codes[("ibp", "fast", SMALL_NOMINAL)]
+        assert sorted(small.batches) == [1, WARM, 7]
+        assert sorted(model._codes[("ibp", "fast")].batches) == [LARGE, 64, 300]
+        assert not any(ROW_STRIPS in op.attributes for op in small.compile.first.work.walk())
     monkeypatch.undo()
     for batch, (lows, highs, result) in got.items():
         static = tlir.compile(specialize(module, batch), cache=False)
