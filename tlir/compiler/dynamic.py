@@ -85,6 +85,8 @@ class DynamicBatchModel:
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
         self._signatures: dict[int, _Signature] = {}  # per batch met by a bound
+        self._ibp_calls: dict[tuple[int, str], object] = {}  # (batch, rules) → its caller
+        self._outputs = len(signature.outputs.data)
         self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
             "compiled batches": [],
@@ -365,7 +367,7 @@ class DynamicBatchModel:
         if rules == "torchlean" and fast_interval_contractions():
             # as `CompiledModel.bounds`: the exact program only where a check is set
             results = self._ibp(batch, boxes, "fast")
-            count = 3 * len(self.function_op.function_type.outputs.data)
+            count = 3 * self._outputs
             if not any(check.item() for check in results[count:]):
                 return interpret(self.function_op, results[:count], rules)
         return interpret(self.function_op, self._ibp(batch, boxes, rules), rules)
@@ -386,6 +388,9 @@ class DynamicBatchModel:
 
     def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
         """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
+        call = self._ibp_calls.get((batch, option))
+        if call is not None:  # the boxes are checked at this batch (`input_boxes`)
+            return call.run(boxes, self._threads)
         code = self._ibp_code(batch, option)
 
         def static():
@@ -393,10 +398,11 @@ class DynamicBatchModel:
 
         if code is None:
             return static()
+        results = self._run(code, batch, [(boxes, "bound", "bounds")], static)
         state = code.batches.get(batch)
-        if state is not None:  # the boxes are checked at this batch (`input_boxes`)
-            return state.call.run(boxes, self._threads)
-        return self._run(code, batch, [(boxes, "bound", "bounds")], static)
+        if state is not None:  # this batch's caller, for its next calls
+            self._ibp_calls[(batch, option)] = state.call
+        return results
 
     def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
         """`CompiledModel.crown` at the box's batch. CROWN's sweeps run on the
