@@ -376,15 +376,13 @@ class DynamicBatchModel:
         """The IBP program that runs at `batch`: below two vectors of rows, the
         one formed at `SMALL_NOMINAL` (compiled on the first such call), whose
         signed interval linears vectorise over the outputs as a static compile
-        at such a batch does; else (or if that one compiles anything per batch
-        the first does not) the one formed at `NOMINAL`."""
-        code = self._code("ibp", option)
-        if code is None or batch >= self._small_below:
-            return code
-        small = self._code("ibp", option, SMALL_NOMINAL)
-        if small is None or len(small.compile.per_batch) > len(code.compile.per_batch):
-            return code
-        return small
+        at such a batch does; else (or if that one compiles kernels per batch)
+        the one formed at `NOMINAL`."""
+        if batch < self._small_below:
+            small = self._code("ibp", option, SMALL_NOMINAL)
+            if small is not None and not small.compile.per_batch:
+                return small
+        return self._code("ibp", option)
 
     def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
         """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
