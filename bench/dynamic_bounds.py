@@ -8,9 +8,10 @@ bounds, and a new batch compiles nothing) and a call at a batch met before.
 Models: examples/train.py's MLP and CNN in f64 (built at two batches and
 generalized, as the example does), the box [x - 0.01, x + 0.01]. `static
 compile s`: a static model at the batch, compiled and its first `bounds`;
-`dynamic first s`: the dynamic model's first `bounds` at the batch (the model's
-one compile of its fast `@main_ibp` at the first batch listed, in a cold
-compile cache; nothing after); call times are the
+`dynamic first s`: the dynamic model's first `bounds` at the batch (the one
+compile of its fast `@main_ibp` for batches under two vectors of rows at the
+first such batch listed, of the other at the first batch of two vectors or
+more, in a cold compile cache; nothing after); call times are the
 minimum over `--repeat` calls, interleaved. Every dynamic result is checked
 bit-identical to the static one.
 """
