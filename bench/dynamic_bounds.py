@@ -3,9 +3,9 @@ same run: what a batch not met before costs (a static model compiles its
 `@main_ibp` at every batch; the dynamic model compiled it once, on its first
 bounds, and a new batch compiles nothing) and a call at a batch met before.
 
-  python bench/dynamic_bounds.py [--repeat 100] [--batches 1 32 256] [--threads 1]
+  python bench/dynamic_bounds.py [--repeat 100] [--batches 1 32 256] [--threads 1] [--dtype f64]
 
-Models: examples/train.py's MLP and CNN in f64 (built at two batches and
+Models: examples/train.py's MLP and CNN in `--dtype` (built at two batches and
 generalized, as the example does), the box [x - 0.01, x + 0.01]. `static
 compile s`: a static model at the batch, compiled and its first `bounds`;
 `dynamic first s`: the dynamic model's first `bounds` at the batch (the one
@@ -69,6 +69,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=100)
     p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 256])
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--dtype", choices=["f32", "f64"], default="f64")
     args = p.parse_args()
     train = _train_example()
     rng = np.random.default_rng(0)
@@ -79,11 +80,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as out:
         os.environ["TLIR_CACHE_DIR"] = out  # a cold compile cache: the one compile is timed
         for name, build, shape in [("mlp", train.mlp, (64,)), ("cnn", train.cnn, (1, 8, 8))]:
-            dynamic = train.dynamic_model(build, 32, "f64", Path(out), name, args.threads)
+            dynamic = train.dynamic_model(build, 32, args.dtype, Path(out), name, args.threads)
             module = dynamic.module()
             for batch in args.batches:
-                x = rng.random((batch, *shape))
-                box = ([x - 0.01], [x + 0.01])
+                x = rng.random((batch, *shape)).astype(np.float32 if args.dtype == "f32" else None)
+                box = ([x - x.dtype.type(0.01)], [x + x.dtype.type(0.01)])
                 got, first = timed(lambda d=dynamic, b=box: d.bounds(*b))
                 static, compiled = timed(
                     lambda b=batch, m=module: tlir.compile(
