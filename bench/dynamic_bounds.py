@@ -3,14 +3,15 @@ same run: what a batch not met before costs (a static model compiles its
 `@main_ibp` at every batch; the dynamic model compiled it once, on its first
 bounds, and a new batch compiles nothing) and a call at a batch met before.
 
-  python bench/dynamic_bounds.py [--repeat 100] [--batches 1 32 256] [--threads 1]
+  python bench/dynamic_bounds.py [--repeat 100] [--batches 1 32 256] [--threads 1] [--dtype f64]
 
-Models: examples/train.py's MLP and CNN in f64 (built at two batches and
+Models: examples/train.py's MLP and CNN in `--dtype` (built at two batches and
 generalized, as the example does), the box [x - 0.01, x + 0.01]. `static
 compile s`: a static model at the batch, compiled and its first `bounds`;
-`dynamic first s`: the dynamic model's first `bounds` at the batch (the model's
-one compile of its fast `@main_ibp` at the first batch listed, in a cold
-compile cache; nothing after); call times are the
+`dynamic first s`: the dynamic model's first `bounds` at the batch (the one
+compile of its fast `@main_ibp` for batches under two vectors of rows at the
+first such batch listed, of the other at the first batch of two vectors or
+more, in a cold compile cache; nothing after); call times are the
 minimum over `--repeat` calls, interleaved. Every dynamic result is checked
 bit-identical to the static one.
 """
@@ -57,7 +58,7 @@ def same_bits(got, want) -> bool:
 
 
 def main() -> None:
-    args = options(__doc__.split("\n")[0], 100)
+    args = options(__doc__.split("\n")[0], 100, dtype=True)
     rng = np.random.default_rng(0)
     print(
         f"{'model':6} {'batch':>6} {'static compile s':>17} {'dynamic first s':>16} "
@@ -65,10 +66,10 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as out:
         os.environ["TLIR_CACHE_DIR"] = out  # a cold compile cache: the one compile is timed
-        for name, dynamic, module, shape in dynamic_models(Path(out), args.threads):
+        for name, dynamic, module, shape in dynamic_models(Path(out), args.threads, args.dtype):
             for batch in args.batches:
-                x = rng.random((batch, *shape))
-                box = ([x - 0.01], [x + 0.01])
+                x = rng.random((batch, *shape)).astype(np.float32 if args.dtype == "f32" else None)
+                box = ([x - x.dtype.type(0.01)], [x + x.dtype.type(0.01)])
                 got, first = timed(lambda d=dynamic, b=box: d.bounds(*b))
                 static, compiled = timed(
                     lambda b=batch, m=module: tlir.compile(

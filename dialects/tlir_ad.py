@@ -629,6 +629,18 @@ class ConvKernelGradGeometry:
         )  # fmt: skip
 
 
+ROW_STRIPS = "tlir.row_strips"
+"""A fold's (and the `linalg.generic` it becomes) loop order hint: `[dim,
+inner, w1, w2, ...]`, its parallel dimension `dim` run in strips of rows
+(`tlir-linalg-to-loops`, `RowStrips`). The fold's results do not depend on it."""
+
+
+def keep_row_strips(old: Operation, new: Operation) -> None:
+    """`ROW_STRIPS` of `old` onto `new`, which computes what `old` did."""
+    if ROW_STRIPS in old.attributes:
+        new.attributes[ROW_STRIPS] = old.attributes[ROW_STRIPS]
+
+
 AD_OPS = (MapOp, FoldOp, PadOp, ConvInputGradOp, ConvKernelGradOp)
 """The auxiliary ops with a lowering and a reference evaluator (`yield` is
 part of their bodies)."""

@@ -51,6 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tlir.diagnostics import TlirError, describe_location
+from tlir.dialects.tlir_ad import keep_row_strips
 from tlir.passes.linalg_copy import copy_generic
 from tlir.passes.tlir_form_kernels import is_kernel
 
@@ -226,6 +227,7 @@ class FunctionBufferizer:
                 op.iterator_types,
                 [],
             )
+            keep_row_strips(op, new)
         new.location = op.location
         self.emit(new)
         for result, buffer in zip(op.results, outs, strict=True):

@@ -37,6 +37,8 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
+from tlir.dialects.tlir_ad import keep_row_strips
+
 
 def _output_map(op: GenericOp) -> AffineMap:
     return op.indexing_maps.data[-1].data
@@ -290,6 +292,7 @@ class _Fuser:
             [r.type for r in consumer.results],
         )
         fused.location = consumer.location
+        keep_row_strips(consumer, fused)
         self.bodies[fused] = producer_body.merge(consumer_body)
         parent = consumer.parent_block()
         assert parent is not None

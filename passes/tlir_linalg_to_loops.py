@@ -49,6 +49,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.passes import ModulePass
 
+from tlir.dialects.tlir_ad import ROW_STRIPS
 from tlir.passes import fast_ops as fast
 from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
@@ -282,6 +283,34 @@ class BatchBounds:
         return found
 
 
+@dataclass(frozen=True)
+class RowStrips:
+    """A parallel dimension `dim` run in whole strips of `widths[0]` rows, then
+    of `widths[1]` from where those end, ..., then one by one: the loop over
+    the strips stands before dimension `outer` (< `dim`, > 0: the outermost
+    loop is the one threads split) and the loop over a strip's rows, of the
+    constant width, at `dim`'s place. The nest of a row blocked by hand
+    ([block, ..., row in the block, ...]) with the row count a run-time value,
+    not a multiple of the block: the loops between keep a register tile of
+    the strip's rows (the rows loop vectorised or unrolled) whatever the
+    batch. Each output, its own row, still takes its terms in the generic's
+    order: only the outputs' order changes (`dim` is parallel)."""
+
+    dim: int
+    outer: int
+    widths: tuple[int, ...]
+
+
+def row_strips(op: Linalg) -> RowStrips | None:
+    attr = op.attributes.get(ROW_STRIPS)
+    if not isinstance(op, GenericOp) or not isinstance(attr, DenseArrayBase):
+        return None
+    dim, outer, *widths = (int(v) for v in attr.get_values())
+    if not 0 < outer < dim or str(op.iterator_types.data[dim].data) != "parallel":
+        return None
+    return RowStrips(dim, outer, tuple(widths))
+
+
 def lower_linalg(
     op: Linalg,
     bounds: tuple[SSAValue, SSAValue] | None,
@@ -308,7 +337,8 @@ def lower_linalg(
             return emitter.emit(arith.MuliOp(batch.batch, factor))
         return emitter.const(extents[position])
 
-    strips = _interleaved_dim(op, maps, extents)
+    rows = row_strips(op)
+    strips = _interleaved_dim(op, maps, extents) if rows is None else None
     fold = None
     flat = batch.flat if batch is not None else {}
     if any(v in flat for v in values):
@@ -318,8 +348,23 @@ def lower_linalg(
     interleaved = strips if strips is not None and extents[strips] >= INTERLEAVE else None
     bodies: list[Block] = []
 
-    def nest(block: Block, position: int, ivs: list[SSAValue]) -> None:
+    def nest(
+        block: Block, position: int, ivs: list[SSAValue], rows_at: tuple | None = None
+    ) -> None:
         emitter = IndexEmitter(block)
+        if rows is not None and rows_at is None and position == rows.outer:
+            row_strip_loops(block, position, ivs)
+            return
+        if rows is not None and rows_at is not None and position == rows.dim:
+            first, size = rows_at  # the strip's rows: one, or a loop of `size`
+            if size == 1:
+                nest(block, position + 1, [*ivs, first], rows_at)
+                return
+            body = _for(block, emitter.const(0), emitter.const(size), one)
+            bodies.append(body)
+            row = IndexEmitter(body).emit(fast.binary(arith.AddiOp, first, body.args[0]))
+            nest(body, position + 1, [*ivs, row], rows_at)
+            return
         if position == len(extents):
             _emit_body(op, values, maps, ivs, emitter, flat)
             return
@@ -335,7 +380,7 @@ def lower_linalg(
         if position != interleaved:
             body = _for(block, lb, ub, one)
             bodies.append(body)
-            nest(body, position + 1, [*ivs, body.args[0]])
+            nest(body, position + 1, [*ivs, body.args[0]], rows_at)
             return
         # Strips of INTERLEAVE outputs over [lb, lb + whole strips), then the rest.
         width = emitter.const(INTERLEAVE)
@@ -365,6 +410,25 @@ def lower_linalg(
             output_ivs = [*ivs]
             output_ivs.insert(interleaved, index)
             _emit_body(op, values, maps, output_ivs, emitter, flat)
+
+    def row_strip_loops(block: Block, position: int, ivs: list[SSAValue]) -> None:
+        """Whole strips of each width from where the last end, then the rest
+        one by one, each running the nest from `position` on."""
+        assert rows is not None
+        emitter = IndexEmitter(block)
+        lb, ub = emitter.const(0), bound(emitter, rows.dim)
+        for size in rows.widths:
+            step = emitter.const(size)
+            span = emitter.emit(arith.SubiOp(ub, lb))
+            whole = emitter.emit(arith.MuliOp(emitter.emit(arith.DivUIOp(span, step)), step))
+            split = emitter.emit(arith.AddiOp(lb, whole))
+            loop = _for(block, lb, split, step)
+            bodies.append(loop)
+            nest(loop, position, ivs, (loop.args[0], size))
+            lb = split
+        loop = _for(block, lb, ub, one)
+        bodies.append(loop)
+        nest(loop, position, ivs, (loop.args[0], 1))
 
     def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
         _emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
@@ -619,4 +683,4 @@ class TlirLinalgToLoops(ModulePass):
                 lower_function(function, width)
 
 
-__all__ = ["PARALLEL_ATTR", "TlirLinalgToLoops", "lower_linalg", "parallel_extent"]
+__all__ = ["PARALLEL_ATTR", "ROW_STRIPS", "TlirLinalgToLoops", "lower_linalg", "parallel_extent"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tlir.dense import numpy_to_dense
@@ -230,10 +230,12 @@ class Builder:
         reductions: Sequence[int],
         inits: Sequence[SSAValue | float],
         body: BodyFunction,
+        strips: Sequence[int] = (),
     ) -> list[SSAValue]:
         """A `tlir_ad.fold` over `bounds`; `maps` give each input's index
         expressions (ints or `dim(k)`), `reductions` the reduction dimensions,
-        `inits` each result's start (a value, or a number to fill it with).
+        `inits` each result's start (a value, or a number to fill it with),
+        `strips` its loops' row strips (`tlir_ad.ROW_STRIPS`; none if empty).
 
         An input given as a number reaches the body as a constant (nothing to
         read), and a number as init is a broadcast of a rank-0 constant, which
@@ -255,6 +257,8 @@ class Builder:
         read = [m for v, m in zip(inputs, maps, strict=True) if isinstance(v, SSAValue)]
         affine = [amap(len(bounds), exprs) for exprs in read]
         op = A.FoldOp(tensors, init_values, bounds, affine, iterators, Region(block))
+        if strips:
+            op.attributes[A.ROW_STRIPS] = DenseArrayBase.from_list(i64, list(strips))
         return list(self.add(op).results)
 
     def filled(self, value: float, shape: Sequence[int], element: Attribute) -> SSAValue:

@@ -137,6 +137,7 @@ def _fuse(op: A.MapOp, index: int, reshape: T.ReshapeOp | None, gather: A.FoldOp
         Region(body),
     )
     fused.location = op.location
+    A.keep_row_strips(gather, fused)
     block = op.parent_block()
     block.insert_op_before(fused, op)
     value = fused.outs[0]

@@ -146,7 +146,7 @@ def lower_fold(op: A.FoldOp, e: Emitter) -> list[SSAValue]:
         return copy(b, [*args[:count], *args[len(inputs) :]])
 
     return e.generic(
-        inputs, list(op.inits), [*maps, *(out_map for _ in op.outs)], list(op.kinds), body
+        inputs, list(op.inits), [*maps, *(out_map for _ in op.outs)], list(op.kinds), body, op
     )
 
 

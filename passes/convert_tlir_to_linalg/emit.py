@@ -27,6 +27,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from tlir.dense import float_attr
+from tlir.dialects.tlir_ad import keep_row_strips
 from tlir.passes.linalg_copy import copy_generic
 
 Expr = AffineExpr | int
@@ -168,6 +169,7 @@ class Emitter:
         maps: Sequence[AffineMapAttr],
         iterators: Sequence[str],
         body: BodyBuilder,
+        like: Operation | None = None,
     ) -> list[SSAValue]:
         """A `linalg.generic` on tensors; `body` gets the block arguments and
         returns the values to yield (one per output)."""
@@ -183,6 +185,8 @@ class Emitter:
             iterator_types=[IteratorTypeAttr(IteratorType(i)) for i in iterators],
             result_types=[v.type for v in outputs],
         )
+        if like is not None:
+            keep_row_strips(like, op)
         self.ops.append(op)
         return list(op.results)
 

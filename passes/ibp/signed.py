@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir as T
@@ -44,9 +45,18 @@ they save (the CNN's last `linear`, 16 rows of f32)."""
 ROW_VECTORS = (4, 3, 2, 1)
 """Vectors of rows per register tile: the first that divides the rows' vectors."""
 
+STRIP_VECTORS = 4
+"""Vectors of rows per register tile where the rows are not whole vectors
+(in strips, `Tile.strips`)."""
+
 TILE_SUMS = 16
 """Vector sums (lower and upper) per register tile: its outputs are
 `TILE_SUMS // (2 · row vectors)` (or the most below that divide the outputs)."""
+
+
+def fewest_rows(itemsize: int) -> int:
+    """The fewest rows the layout takes, for elements of `itemsize` bytes."""
+    return MIN_ROW_VECTORS * (64 // itemsize)
 
 
 @dataclass(frozen=True)
@@ -55,35 +65,58 @@ class Tile:
     """Rows per tile (whole vectors)."""
     outputs: int
     """Outputs per tile, each with its own weight entry per column."""
+    strips: tuple[int, ...] = ()
+    """Where the rows are not whole vectors: the tile's rows run in strips of
+    `rows`, then of one vector, a half and a quarter (a 256- and a 128-bit
+    vector), then one by one (`tlir_ad.ROW_STRIPS`)."""
 
 
 def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
     """The register tile of the signed layout, or None where it does not
-    apply: a weight box, rows that do not fill `MIN_ROW_VECTORS` whole
-    vectors, the exact rules."""
+    apply: a weight box, fewer rows than `MIN_ROW_VECTORS` vectors, the exact
+    rules. Rows not in whole vectors (a dynamic batch's nominal ones, whose
+    code runs at every batch) take the largest tile in strips."""
     lanes = 64 // ctx.dtype.itemsize
-    if not ctx.fast or not weight.point or rows % lanes or rows < MIN_ROW_VECTORS * lanes:
+    if not ctx.fast or not weight.point or rows < fewest_rows(ctx.dtype.itemsize):
         return None
-    vectors = next(v for v in ROW_VECTORS if (rows // lanes) % v == 0)
+    whole = rows % lanes == 0
+    vectors = next(v for v in ROW_VECTORS if (rows // lanes) % v == 0) if whole else STRIP_VECTORS
     outputs = next(j for j in range(max(TILE_SUMS // (2 * vectors), 1), 0, -1) if m % j == 0)
-    return Tile(vectors * lanes, outputs)
+    strips = () if whole else (vectors * lanes, lanes, lanes // 2, lanes // 4)
+    return Tile(vectors * lanes, outputs, strips)
 
 
 def stacked(ctx: Context, flat: list[SSAValue]) -> SSAValue:
     """The box's ends [rows, n] as one [2, n, rows] tensor: end, column, row."""
     rows, n = shape_of(flat[0])
-    ends = [
-        ctx.b.tlir(T.TransposeOp, [v], [n, rows], axis1=T.i64_attr(0), axis2=T.i64_attr(1))
-        for v in flat
-    ]
-    return stacked_ends(ctx, *ends)
+    return _stack(ctx, flat, [2, n, rows], [d(2), d(1)])
 
 
 def stacked_ends(ctx: Context, lo: SSAValue, hi: SSAValue) -> SSAValue:
-    """[n, rows] ends as one [2, n, rows] tensor."""
-    shape = [1, *shape_of(lo)]
-    ends = [ctx.b.reshape(v, shape) for v in (lo, hi)]
-    return ctx.b.tlir(T.ConcatOp, [ends], [2, *shape[1:]], ctx.element, axis=T.i64_attr(0))
+    """[n, rows] ends as one [2, n, rows] tensor: a map (which kernel
+    formation fuses with what reads it, a `relu`), each end broadcast."""
+    shape = [2, *shape_of(lo)]
+    which = ctx.b.array(np.array([0, 1], ctx.dtype).reshape(2, 1, 1), ctx.element)
+    wide = [
+        ctx.b.tlir(T.BroadcastToOp, [v], shape)
+        for v in (ctx.b.reshape(lo, [1, *shape[1:]]), ctx.b.reshape(hi, [1, *shape[1:]]), which)
+    ]
+    (both,) = ctx.b.map(wide, _choose)
+    return both
+
+
+def _choose(s: Scalar, args):
+    low, high, end = args[:3]
+    return [s.select(s.nonzero(end), high, low)]
+
+
+def _stack(ctx: Context, ends: list[SSAValue], shape: list[int], end_map: list) -> SSAValue:
+    """One pass writing both ends into [2, n, rows], each read at `end_map`.
+    Not a concat: its second half would start at an offset that depends on the
+    row count, and a dynamic batch's kernel must be one code for every batch."""
+    which = ctx.b.array(np.array([0, 1], ctx.dtype), ctx.element)
+    (both,) = ctx.b.fold([*ends, which], [end_map, end_map, [d(0)]], shape, [], [0.0], _choose)
+    return both
 
 
 def signed_sums(
@@ -91,17 +124,25 @@ def signed_sums(
 ) -> tuple[list[SSAValue], list[SSAValue]]:
     """The fold over [output tile, row tile, column, output, row] (the last
     loop vectorised, the two before it unrolled into the register tile) from
-    (0, 0): its sums [m / J, rows / R, J, R] and the same as [m, rows]."""
+    (0, 0): its sums [m / J, rows / R, J, R] and the same as [m, rows]. With
+    `t.strips` the fold is over [output tile, column, output, row], its rows
+    in strips around the column loop (the same register tile; the last
+    strips of a vector or less, then rows one by one): sums [m / J, J, rows]."""
     _, n, rows = shape_of(both)
     m = shape_of(w)[0]
-    bounds = [m // t.outputs, rows // t.rows, n, t.outputs, t.rows]
-    row = d(1) * t.rows + d(4)
-    maps = [[0, d(2), row], [1, d(2), row], [d(0) * t.outputs + d(3), d(2)]]
 
     def body(s: Scalar, args):
         xl, xh, wv, acc_l, acc_h = args
         return list(D.signed_term(s, (xl, xh), wv, acc_l, acc_h))
 
+    if t.strips:  # [output tile, column, output, row]: strips of rows around the column
+        bounds = [m // t.outputs, n, t.outputs, rows]
+        maps = [[0, d(1), d(3)], [1, d(1), d(3)], [d(0) * t.outputs + d(2), d(1)]]
+        raw = ctx.b.fold([both, both, w], maps, bounds, [1], [0.0, 0.0], body, [3, 1, *t.strips])
+        return list(raw), [ctx.b.reshape(v, [m, rows]) for v in raw]
+    bounds = [m // t.outputs, rows // t.rows, n, t.outputs, t.rows]
+    row = d(1) * t.rows + d(4)
+    maps = [[0, d(2), row], [1, d(2), row], [d(0) * t.outputs + d(3), d(2)]]
     raw = ctx.b.fold([both, both, w], maps, bounds, [2], [0.0, 0.0], body)
     out = []
     for v in raw:  # [m/J, rows/R, J, R] → [m/J, J, rows/R, R] → [m, rows]

@@ -19,12 +19,14 @@ from test_batch_once import BACKENDS, STACKED, Counter, array  # noqa: E402
 
 import tlir  # noqa: E402
 from tlir.api import parse_module  # noqa: E402
+from tlir.compiler.batch_model import SMALL_NOMINAL  # noqa: E402
 from tlir.compiler.model import fast_interval_contractions  # noqa: E402
 from tlir.diagnostics import TlirError  # noqa: E402
 from tlir.passes.tlir_specialize_batch import specialize  # noqa: E402
 
 BATCHES = (1, 7, 300)  # 300: more rows than any strip or vector of rows
-WARM = 2  # the batch of the one compile
+WARM = 2  # the batch of the one compile (of the programs for small batches)
+LARGE = 40  # the batch of the programs for two vectors of rows or more
 MLIR = BACKENDS[1].marks
 
 # every pair of (model, dtype, back end, threads) values at least once (five
@@ -127,16 +129,21 @@ def test_bounds_at_a_new_batch_compile_nothing(
 ):
     module, item = torch_module(name, dtype)
     model = tlir.compile(module, backend=backend, threads=threads, cache=False)
-    all_bounds(model, WARM, item, dtype)  # the one compile of each program
+    all_bounds(model, WARM, item, dtype)  # the one compile of each program for small batches
+    _, lows, highs = boxes(LARGE, item, dtype)  # and for large ones
+    model.bounds(*infinite_box(LARGE, item, dtype))
+    model.bounds(lows, highs, rules="tight")
     labels = ["main_ibp tight"]
     if fast_interval_contractions():
         labels.append("main_ibp fast")
         # the CNN's convs take the fast path at the nominal batches (the MLP's
-        # layers are too small): its infinite box sets a check and the exact
-        # program runs, compiled once too
+        # layers are too small, and so are both at the small ones): its infinite
+        # box sets a check and the exact program runs, compiled once too
         rerun = name == "cnn"
         assert (("ibp", "torchlean") in model._codes) == rerun
-        labels += ["main_ibp torchlean"] if rerun else []
+        assert ("ibp", "torchlean", SMALL_NOMINAL) not in model._codes
+    labels += [f"{label} small" for label in labels]
+    labels += ["main_ibp torchlean"] if fast_interval_contractions() and rerun else []
     per_batch = model.stats["kernels compiled per batch"]
     assert sorted(per_batch) == sorted(labels)
     assert all(per_batch[label] == 0 for label in labels)
@@ -277,11 +284,14 @@ def test_bounds_that_cannot_take_the_one_compile_are_a_static_compiles(
     _, lows, highs = boxes(5, item, "f64")
     got = model.bounds(lows, highs, rules="tight")
     assert list(model._models) == [5] and model.stats["compiled batches"] == [5]
-    assert (model._codes[("ibp", "tight")] is None) == (where == "compile")
+    # batch 5 runs the small batches' program (the other formed only if that one is refused)
+    assert (model._codes[("ibp", "tight", SMALL_NOMINAL)] is None) == (where == "compile")
+    assert (("ibp", "tight") in model._codes) == (where == "compile")
     static = tlir.compile(specialize(module, 5), cache=False)
     assert_same_result(got, static.bounds(lows, highs, rules="tight"))
     assert_same_result(model.bounds(lows, highs, rules="tight"), got)
-    assert len(refusals) == 1
+    # both programs refused once (the small batches' and the other), or the batch once
+    assert len(refusals) == (2 if where == "compile" else 1)
 
 
 def test_a_bad_box_at_a_batch_met_before_is_a_one_line_error(mlp32):
@@ -299,3 +309,58 @@ def test_a_bad_box_at_a_batch_met_before_is_a_one_line_error(mlp32):
         with pytest.raises(TlirError) as err:
             call()
         assert str(err.value).endswith(message)
+
+
+def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
+    """A chain of linears whose rows, at the nominal batches, are not whole
+    vectors: the fast program's signed folds run their rows in strips (the
+    register tile's, a vector's, then one by one) with run-time bounds, so
+    batches 1, 7, 64 (whole strips, no rest) and 300 compile nothing and give
+    a static compile's bits (the reference's at 7); an infinite box's check
+    sends it to the exact program, compiled once as well. Below two vectors
+    of rows (1 and 7) the program formed at small nominal batches runs: its
+    linears vectorise over the outputs (no strips), as a static compile's at 7."""
+    from test_ibp_signed import chain_text
+
+    from tlir.compiler.backend import kernel_to_loops
+    from tlir.dialects.tlir_ad import ROW_STRIPS
+    from tlir.reference.ibp import ibp as reference_ibp
+
+    module = parse_module(chain_text(["?"], [48, 64, 24, 10], "f64", seed=3))
+    model = tlir.compile(module, cache=False)
+    model.bounds(*infinite_box(WARM, (48,), "f64"))  # the one compile of each program
+    if fast_interval_contractions():  # a small batch forms the small batches' program alone
+        assert list(model._codes) == [("ibp", "fast", SMALL_NOMINAL)]
+    model.bounds(*infinite_box(LARGE, (48,), "f64"))
+    if fast_interval_contractions():  # the first two linears (61·24·10 terms: too few)
+        formed = model._codes[("ibp", "fast")].compile.first.work
+        folds = [op for op in formed.walk() if ROW_STRIPS in op.attributes]
+        assert len(folds) == 2
+        for fold in folds:  # its loops: strips of 4 vectors, 1, 1/2, 1/4 (a split each)
+            loops = str(kernel_to_loops(fold.parent_op()))
+            assert loops.count("arith.divui") == 4 and "arith.constant 32 : index" in loops
+    counter = Counter(monkeypatch)
+    got = {}
+    for batch in (1, 7, 64, 300):
+        _, lows, highs = boxes(batch, (48,), "f64")
+        got[batch] = (lows, highs, model.bounds(lows, highs))
+    infinite = model.bounds(*infinite_box(7, (48,), "f64"))
+    assert (counter.lowered, counter.llvm) == (0, 0)
+    assert model.stats["compiled batches"] == [] and model._models == {}
+    if fast_interval_contractions():  # which program ran at which batch
+        small = model._codes[("ibp", "fast", SMALL_NOMINAL)]
+        assert sorted(small.batches) == [1, WARM, 7]
+        assert sorted(model._codes[("ibp", "fast")].batches) == [LARGE, 64, 300]
+        assert not any(ROW_STRIPS in op.attributes for op in small.compile.first.work.walk())
+    monkeypatch.undo()
+    for batch, (lows, highs, result) in got.items():
+        static = tlir.compile(specialize(module, batch), cache=False)
+        assert_same_result(result, static.bounds(lows, highs))
+        if batch != 7:
+            continue
+        want = reference_ibp(specialize(module, batch), lows, highs)  # slow at 300
+        assert same(result.lowers[0], want[0][0]) and same(result.uppers[0], want[1][0])
+        want = static.bounds(*infinite_box(batch, (48,), "f64"))
+        assert infinite.reasons == want.reasons  # NaN bounds: their bytes compared
+        ends = [*infinite.lowers, *infinite.uppers, *want.lowers, *want.uppers]
+        assert ends[0].tobytes() == ends[2].tobytes() and ends[1].tobytes() == ends[3].tobytes()

@@ -79,13 +79,15 @@ def chain_text(lead: list[int], widths: list[int], dtype: str, seed: int, specia
 
 def chains(dtype: str) -> dict[str, tuple[list[int], list[int]]]:
     """(lead, widths) per chain: 4, 3 and 2 vectors of rows with outputs that
-    fill the register tile's outputs and not; one vector, rows not in whole
-    vectors and batch 1 (the other layouts)."""
+    fill the register tile's outputs and not; rows not in whole vectors in
+    strips (one of 4 vectors, one of a vector, 5 rows alone); one vector, rows
+    not in whole vectors under two vectors and batch 1 (the other layouts)."""
     lanes = _lanes(dtype)
     return {
         "4 vectors": ([4 * lanes], [13, 10, 7, 3]),
         "3 vectors, lead 2": ([3, lanes], [9, 16, 12]),
         "2 vectors": ([2 * lanes], [5, 16, 9]),
+        "strips": ([5 * lanes + 5], [13, 10, 7, 3]),
         "1 vector": ([lanes], [6, 8, 4]),
         "ragged rows": ([lanes + 3], [6, 8, 4]),
         "batch 1": ([1], [7, 32, 5]),
@@ -134,8 +136,8 @@ def fast_checks(model, lows, highs) -> list[float]:
 
 
 @needs_avx512
-@pytest.mark.parametrize("name", ["4 vectors", "3 vectors, lead 2", "2 vectors", "1 vector",
-                                  "ragged rows", "batch 1"])  # fmt: skip
+@pytest.mark.parametrize("name", ["4 vectors", "3 vectors, lead 2", "2 vectors", "strips",
+                                  "1 vector", "ragged rows", "batch 1"])  # fmt: skip
 @pytest.mark.parametrize(("dtype", "backend", "threads"), COVERING)
 def test_chains_are_the_references_bits(all_fast, name, dtype, backend, threads):
     """Random boxes (their fast results stand: every check clear), then
@@ -209,8 +211,8 @@ def _ibp_function(text: str):
 
 def test_a_chain_is_transposed_only_at_its_ends(all_fast):
     """Three signed folds (one stacked box read twice), the chain's input
-    transposed and checked ordered once, its output transposed once: the boxes
-    in between stay stacked through relu."""
+    stacked (read transposed) and checked ordered once, its output transposed
+    once: the boxes in between stay stacked through relu."""
     lead, widths = chains("f64")["4 vectors"]
     body = _ibp_function(chain_text(lead, widths, "f64", seed=0))
     folds = [op for op in body.walk() if isinstance(op, A.FoldOp)]
@@ -218,7 +220,35 @@ def test_a_chain_is_transposed_only_at_its_ends(all_fast):
     assert len(signed) == 3
     order_checks = [f for f in folds if len(f.inputs) == 2 and f.inputs[0] is f.inputs[1]]
     assert len(order_checks) == 1
-    assert sum(isinstance(op, T.TransposeOp) for op in body.walk()) == 4  # 2 in, 2 out
+    assert sum(isinstance(op, T.TransposeOp) for op in body.walk()) == 2  # the output's ends
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_rows_not_in_whole_vectors_run_in_strips(all_fast, dtype):
+    """Rows not in whole vectors but at least two vectors of them (a dynamic
+    batch's nominal rows): the signed folds over [output tile, column, output,
+    row] with the rows in strips of 4 vectors, then of one, a half and a
+    quarter, then one by one."""
+    lanes = _lanes(dtype)
+    lead, widths = chains(dtype)["strips"]
+    body = _ibp_function(chain_text(lead, widths, dtype, seed=0))
+    signed = [
+        f
+        for f in body.walk()
+        if isinstance(f, A.FoldOp) and len(f.inputs) == 3 and f.inputs[0] is f.inputs[1]
+    ]
+    assert len(signed) == 3
+    for fold in signed:
+        assert list(fold.attributes[A.ROW_STRIPS].get_values()) == [
+            3,
+            1,
+            4 * lanes,
+            lanes,
+            lanes // 2,
+            lanes // 4,
+        ]
+        bounds = A.ints(fold.bounds)  # [m / J, n, J, rows]
+        assert (bounds[1], bounds[3]) == (fold.inputs[0].type.get_shape()[1], lead[0])
 
 
 def test_rows_not_in_whole_vectors_keep_the_other_layouts(all_fast):

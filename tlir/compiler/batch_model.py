@@ -54,6 +54,13 @@ extent (interleaved folds from 8 outputs, vector strips from a vector's
 lanes) are those a static compile makes at a large batch: they hold at any
 batch, whose bounds are run-time values."""
 
+SMALL_NOMINAL = (5, 7)
+"""The batches a dynamic model's second IBP program is formed at, for calls
+at batches below two vectors of rows: there a static compile's signed
+interval linear vectorises over the outputs (`tlir.passes.ibp.signed`), as
+the program formed at these batches does, while the one formed at `NOMINAL`
+runs such rows one by one in its strips."""
+
 BATCH_AXES = "tlir.batch_axes"
 
 
@@ -169,6 +176,7 @@ class BatchCompile:
         fuse: bool = True,
         numerics: str = "exact",
         store=None,
+        nominal: tuple[int, int] = NOMINAL,
     ):
         from tlir.compiler import jit
         from tlir.compiler.build import Finisher, share_out
@@ -180,16 +188,22 @@ class BatchCompile:
         self.fuse, self.numerics = fuse, numerics
         self.environment = environment(backend, opt_level)
         self.store = store
+        self.nominal = nominal
+        """The batches the kernels are formed at (`NOMINAL` unless a program is
+        formed for small batches: the lowering's choices made on an extent are
+        those a static compile makes at such a batch)."""
         start = time.perf_counter()
-        formed = [form(module_at(b), function, fuse, numerics) for b in NOMINAL]
+        formed = [form(module_at(b), function, fuse, numerics) for b in nominal]
         self.first = formed[0]
         calls = [_calls(f.entry) for f in formed]
         if len(calls[0]) != len(calls[1]):
             raise NotGeneric("the kernels differ in number")
         from tlir.compiler.plan import entry_constants
 
-        self.batch_constants = _batch_constants(*(entry_constants(f.entry) for f in formed))
-        self.inputs = _affine_specs(formed[0].entry, formed[1].entry)
+        self.batch_constants = _batch_constants(
+            nominal, *(entry_constants(f.entry) for f in formed)
+        )
+        self.inputs = _affine_specs(nominal, formed[0].entry, formed[1].entry)
         kernels = [_kernels_of(f) for f in formed]
         partner: dict[str, str] = {}
         for c0, c1 in zip(*calls, strict=True):
@@ -261,7 +275,7 @@ class BatchCompile:
                     objects[name] = data
             try:
                 plan = build_batch_plan(
-                    (formed[0].entry, formed[1].entry), NOMINAL, self.infos, where
+                    (formed[0].entry, formed[1].entry), nominal, self.infos, where
                 )
             except ValueError as err:
                 raise NotGeneric(str(err)) from None
@@ -327,9 +341,10 @@ class BatchCompile:
         from tlir.compiler.backend import kernel_abi, kernel_to_loops
         from tlir.compiler.work import kernel_work
 
-        work = Affine.through(NOMINAL[0], kernel_work(k0), NOMINAL[1], kernel_work(k1))
+        b0, b1 = self.nominal
+        work = Affine.through(b0, kernel_work(k0), b1, kernel_work(k1))
         work = work or Affine(max(kernel_work(k0), kernel_work(k1)))
-        generic = self._generic(name, k0, k1, batch_axes(k0, k1, *NOMINAL), work)
+        generic = self._generic(name, k0, k1, batch_axes(k0, k1, b0, b1), work)
         if generic is not None:
             kernel, loops = generic
             scratch = [[a.s0, a.s1] for a in kernel.scratch]
@@ -369,7 +384,7 @@ class BatchCompile:
         if not same_code(loops0, loops1, generated):
             return None
         try:
-            scratch = _scratch((loops0, loops1), name, NOMINAL, rule)
+            scratch = _scratch((loops0, loops1), name, self.nominal, rule)
         except NotGeneric:
             return None
         abi = kernel_abi(loops0, name)
@@ -541,7 +556,7 @@ class BatchModelCode:
 
 
 def _batch_constants(
-    c0: list[np.ndarray], c1: list[np.ndarray]
+    nominal: tuple[int, int], c0: list[np.ndarray], c1: list[np.ndarray]
 ) -> dict[int, tuple[tuple[int, ...], tuple[int, ...], np.ndarray]]:
     """The constants whose shape depends on the batch (a derivative's seed of
     ones, say): position → (shape at 0 and per unit of the batch, one element),
@@ -562,7 +577,7 @@ def _batch_constants(
         ):
             raise NotGeneric("a batch-sized constant that is not one value repeated")
         extents = [
-            Affine.through(NOMINAL[0], e0, NOMINAL[1], e1)
+            Affine.through(nominal[0], e0, nominal[1], e1)
             for e0, e1 in zip(a.shape, b.shape, strict=True)
         ]
         if any(e is None for e in extents):
@@ -571,7 +586,9 @@ def _batch_constants(
     return found
 
 
-def _affine_specs(f0: func.FuncOp, f1: func.FuncOp) -> list[tuple[tuple[Affine, ...], np.dtype]]:
+def _affine_specs(
+    nominal: tuple[int, int], f0: func.FuncOp, f1: func.FuncOp
+) -> list[tuple[tuple[Affine, ...], np.dtype]]:
     """The shapes (affine in the batch) and dtypes of a function's arguments."""
     from tlir.interface import numpy_dtype
 
@@ -579,7 +596,7 @@ def _affine_specs(f0: func.FuncOp, f1: func.FuncOp) -> list[tuple[tuple[Affine, 
     for a, b in zip(f0.body.block.args, f1.body.block.args, strict=True):
         shape = []
         for e0, e1 in zip(a.type.get_shape(), b.type.get_shape(), strict=True):
-            extent = Affine.through(NOMINAL[0], e0, NOMINAL[1], e1)
+            extent = Affine.through(nominal[0], e0, nominal[1], e1)
             if extent is None:
                 raise NotGeneric("an input extent is not affine in the batch")
             shape.append(extent)
@@ -595,4 +612,4 @@ def check_arrays(specs, arrays, batch: int, what: str, where: str) -> list[np.nd
     return check_to_specs(arrays, at_batch, what, where)
 
 
-__all__ = ["NOMINAL", "BatchCompile", "BatchModelCode", "NotGeneric"]
+__all__ = ["NOMINAL", "SMALL_NOMINAL", "BatchCompile", "BatchModelCode", "NotGeneric"]

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 
 from tlir.compiler.batch_model import (
     NOMINAL,
+    SMALL_NOMINAL,
     BatchCompile,
     BatchModelCode,
     NotGeneric,
@@ -49,6 +50,7 @@ from tlir.diagnostics import TlirError
 from tlir.interface import find_function, numpy_dtype
 from tlir.limits import check_tensor_sizes
 from tlir.parameters import constants, parameter_names, parameters
+from tlir.passes.ibp.signed import fewest_rows
 from tlir.passes.tlir_specialize_batch import check_batch, specialize
 
 SPECIALIZED = 4
@@ -90,6 +92,9 @@ class DynamicBatchModel:
         self.frozen = parameters_mode == "frozen"
         signature = self.function_op.function_type
         self._inputs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.inputs.data]
+        itemsize = max((d.itemsize for _, d in self._inputs if d.kind == "f"), default=8)
+        self._small_below = fewest_rows(itemsize)
+        """Batches below this run the IBP program formed at `SMALL_NOMINAL`."""
         self._shared = [dense_to_numpy(c.value) for c in constants(self.function_op)]
         if self.frozen:  # every batch's model reads these same read-only arrays
             self._shared = frozen_arrays(self._shared)
@@ -97,6 +102,8 @@ class DynamicBatchModel:
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
         self._signatures: dict[int, _Signature] = {}  # per batch met by a bound
+        self._ibp_calls: dict[tuple[int, str], object] = {}  # (batch, rules) → its caller
+        self._outputs = len(signature.outputs.data)
         self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
             "compiled batches": [],
@@ -129,18 +136,22 @@ class DynamicBatchModel:
             specialize(self._module, batch, where), function, mode, option
         )
 
-    def _code(self, mode: str, option: object = None) -> BatchModelCode | None:
-        """The code compiled once for every batch, or None if the graph needs a
-        static compile per batch."""
-        key = (mode, option)
+    def _code(
+        self, mode: str, option: object = None, nominal: tuple[int, int] = NOMINAL
+    ) -> BatchModelCode | None:
+        """The code compiled once for every batch (its kernels formed at the
+        `nominal` batches), or None if the graph needs a static compile per batch."""
+        key = (mode, option) if nominal == NOMINAL else (mode, option, nominal)
         if key in self._codes:
             return self._codes[key]
         with self._compiling:
             if key not in self._codes:
-                self._codes[key] = self._compile_code(mode, option)
+                self._codes[key] = self._compile_code(mode, option, nominal)
         return self._codes[key]
 
-    def _compile_code(self, mode: str, option: object) -> BatchModelCode | None:
+    def _compile_code(
+        self, mode: str, option: object, nominal: tuple[int, int]
+    ) -> BatchModelCode | None:
         name = self.function if mode == "forward" else f"{self.function}_{mode}"
         module_at = self._module_at(mode, option)
         options = {
@@ -152,17 +163,20 @@ class DynamicBatchModel:
 
         store = open_cache(bool(self._options.get("cache", True)))
         try:
-            compiled = BatchCompile(module_at, name, where=self.where, store=store, **options)
+            compiled = BatchCompile(
+                module_at, name, where=self.where, store=store, nominal=nominal, **options
+            )
         except NotGeneric:
             return None
         hit = compiled.cache_hits == len(compiled.infos) and compiled.entry_hit
         self.stats["cache"] = "off" if store is None else "hit" if hit else "miss"
-        slots = constant_slots(module_at(NOMINAL[0]), name)
+        slots = constant_slots(module_at(nominal[0]), name)
         arrays = [
             np.ascontiguousarray(c) if slot is None else self._shared[slot]
             for c, slot in zip(entry_constants(compiled.first.entry), slots, strict=True)
         ]
         label = name if option is None else f"{name} {option}"
+        label = label if nominal == NOMINAL else f"{label} small"
         self.stats["kernels compiled once"][label] = len(compiled.infos) - len(compiled.per_batch)
         self.stats["kernels compiled per batch"][label] = len(compiled.per_batch)
         return BatchModelCode(compiled, arrays, bool(self._options.get("cache", True)))
@@ -372,24 +386,40 @@ class DynamicBatchModel:
         if rules == "torchlean" and fast_interval_contractions():
             # as `CompiledModel.bounds`: the exact program only where a check is set
             results = self._ibp(batch, boxes, "fast")
-            count = 3 * len(self.function_op.function_type.outputs.data)
+            count = 3 * self._outputs
             if not any(check.item() for check in results[count:]):
                 return interpret(self.function_op, results[:count], rules)
         return interpret(self.function_op, self._ibp(batch, boxes, rules), rules)
 
+    def _ibp_code(self, batch: int, option: str) -> BatchModelCode | None:
+        """The IBP program that runs at `batch`: below two vectors of rows, the
+        one formed at `SMALL_NOMINAL` (compiled on the first such call), whose
+        signed interval linears vectorise over the outputs as a static compile
+        at such a batch does; else (or if that one compiles kernels per batch)
+        the one formed at `NOMINAL`."""
+        if batch < self._small_below:
+            small = self._code("ibp", option, SMALL_NOMINAL)
+            if small is not None and not small.compile.per_batch:
+                return small
+        return self._code("ibp", option)
+
     def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
         """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
-        code = self._code("ibp", option)
+        call = self._ibp_calls.get((batch, option))
+        if call is not None:  # the boxes are checked at this batch (`input_boxes`)
+            return call.run(boxes, self._threads)
+        code = self._ibp_code(batch, option)
 
         def static():
             return self.at(batch)._derivative("ibp", option).run_checked(boxes)
 
         if code is None:
             return static()
+        results = self._run(code, batch, [(boxes, "bound", "bounds")], static)
         state = code.batches.get(batch)
-        if state is not None:  # the boxes are checked at this batch (`input_boxes`)
-            return state.call.run(boxes, self._threads)
-        return self._run(code, batch, [(boxes, "bound", "bounds")], static)
+        if state is not None:  # this batch's caller, for its next calls
+            self._ibp_calls[(batch, option)] = state.call
+        return results
 
     def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
         """`CompiledModel.crown` at the box's batch. CROWN's sweeps run on the
