@@ -215,6 +215,13 @@ def _interleaved_dim(op: Linalg, maps: list[AffineMap], extents: list[int]) -> i
     return q
 
 
+def _whole_strips_end(emitter, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+    """Where whole strips of `step` from `lb` end: lb + ⌊(ub − lb) / step⌋·step."""
+    span = emitter.emit(arith.SubiOp(ub, lb))
+    whole = emitter.emit(arith.MuliOp(emitter.emit(arith.DivUIOp(span, step)), step))
+    return emitter.emit(arith.AddiOp(lb, whole))
+
+
 def _for(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Block:
     """Append `scf.for %i = lb to ub step step` to `block`; its body block."""
     body = Block(arg_types=[IndexType()])
@@ -384,9 +391,7 @@ def lower_linalg(
             return
         # Strips of INTERLEAVE outputs over [lb, lb + whole strips), then the rest.
         width = emitter.const(INTERLEAVE)
-        span = emitter.emit(arith.SubiOp(ub, lb))
-        whole = emitter.emit(arith.MuliOp(emitter.emit(arith.DivUIOp(span, width)), width))
-        split = emitter.emit(arith.AddiOp(lb, whole))
+        split = _whole_strips_end(emitter, lb, ub, width)
         strip = _for(block, lb, split, width)
         bodies.append(strip)
         strip_nest(strip, position + 1, ivs, strip.args[0])
@@ -419,9 +424,7 @@ def lower_linalg(
         lb, ub = emitter.const(0), bound(emitter, rows.dim)
         for size in rows.widths:
             step = emitter.const(size)
-            span = emitter.emit(arith.SubiOp(ub, lb))
-            whole = emitter.emit(arith.MuliOp(emitter.emit(arith.DivUIOp(span, step)), step))
-            split = emitter.emit(arith.AddiOp(lb, whole))
+            split = _whole_strips_end(emitter, lb, ub, step)
             loop = _for(block, lb, split, step)
             bodies.append(loop)
             nest(loop, position, ivs, (loop.args[0], size))
