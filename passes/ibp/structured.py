@@ -388,9 +388,10 @@ def _matmul(ctx, op, boxes):
     return Out(*(ctx.b.reshape(v, shape) for v in acc))
 
 
-MASK_CELLS = 1 << 16
+MASK_CELLS = 1 << 14
 """The largest skip table over all padded axes at once (kernel cells × output
-positions); beyond it, one table per axis."""
+positions; 128 KB in f64, a constant of the module); beyond it, one table
+per axis."""
 
 
 def _skip_masks(ctx: Context, cfg, out_spatial) -> list[tuple[list[int], SSAValue]]:
