@@ -9,6 +9,7 @@ still takes its terms in ascending order.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -387,18 +388,39 @@ def _matmul(ctx, op, boxes):
     return Out(*(ctx.b.reshape(v, shape) for v in acc))
 
 
-def _skip_masks(ctx: Context, cfg, out_spatial) -> list[tuple[int, SSAValue]]:
-    """Per spatial axis with padding before the input: a [kernel, out] table,
-    1 where the cell lies in that padding (its term is skipped)."""
-    masks = []
+MASK_CELLS = 1 << 14
+"""The largest skip table over all padded axes at once (kernel cells × output
+positions; 128 KB in f64, a constant of the module); beyond it, one table
+per axis."""
+
+
+def _skip_masks(ctx: Context, cfg, out_spatial) -> list[tuple[list[int], SSAValue]]:
+    """Tables 1 where a kernel cell lies in the padding before the input (its
+    term is skipped), each with the spatial axes it spans: one over all padded
+    axes, [kernel…, out…], where it has at most `MASK_CELLS` entries (a term
+    then loads and tests one flag, not one per axis), else one per axis."""
+    per_axis = []
     for a, (k, s, dl, o, p) in enumerate(
         zip(cfg.kernel, cfg.stride, cfg.dilation, out_spatial, cfg.padding, strict=True)
     ):
         if p == 0:
             continue
         q = np.arange(o)[np.newaxis, :] * s + np.arange(k)[:, np.newaxis] * dl
-        masks.append((a, ctx.b.array((q < p).astype(ctx.dtype), ctx.element)))
-    return masks
+        per_axis.append((a, q < p))
+    size = math.prod(t.size for _, t in per_axis)
+    if len(per_axis) > 1 and size <= MASK_CELLS:
+        n = len(per_axis)
+        spread = []  # axis i's [kernel, out] table at dimensions i and n + i of [kernel…, out…]
+        for i, (_, table) in enumerate(per_axis):
+            shape = [1] * (2 * n)
+            shape[i], shape[n + i] = table.shape
+            spread.append(table.reshape(shape))
+        return [([a for a, _ in per_axis], _table(ctx, functools.reduce(np.logical_or, spread)))]
+    return [([a], _table(ctx, table)) for a, table in per_axis]
+
+
+def _table(ctx: Context, flags: np.ndarray) -> SSAValue:
+    return ctx.b.array(flags.astype(ctx.dtype), ctx.element)
 
 
 def _permuted(ctx: Context, w, perm: Sequence[int]):
@@ -487,7 +509,7 @@ def _conv(ctx, op, boxes):
         for o, k, s, dl in zip(o_dims, k_dims, cfg.stride, cfg.dilation, strict=True)
     ]
     x_map = _moved([*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial], perm)
-    mask_maps = [[d(k_dims[a]), d(o_dims[a])] for a, _ in masks]
+    mask_maps = [[*(d(k_dims[a]) for a in ax), *(d(o_dims[a]) for a in ax)] for ax, _ in masks]
     fast = _fast(ctx, bounds)
 
     def body(s: Scalar, args):
@@ -499,9 +521,10 @@ def _conv(ctx, op, boxes):
         new_l, new_h = _contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h)
         if not flags:
             return [new_l, new_h]
-        skip = s.nonzero(flags[0])
+        # a flag is 0 or 1: `> 0` is one compare, where `!= 0` also tests for NaN
+        skip = s.cmp("ogt", flags[0], s.const(0.0))
         for flag in flags[1:]:
-            skip = s.either(skip, s.nonzero(flag))
+            skip = s.either(skip, s.cmp("ogt", flag, s.const(0.0)))
         return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
 
     summed = [lc_dim, *k_dims]

@@ -29,7 +29,7 @@
 // CHECK-NEXT:    [[V24:%[a-zA-Z0-9_.$-]+]] = arith.addf [[V13]], [[V21]] : f64
 // CHECK-NEXT:    [[V25:%[a-zA-Z0-9_.$-]+]] = tlir_ad.next_up [[V24]] : f64
 // CHECK-NEXT:    [[V26:%[a-zA-Z0-9_.$-]+]] = arith.constant 0.000000e+00 : f64
-// CHECK-NEXT:    [[V27:%[a-zA-Z0-9_.$-]+]] = arith.cmpf une, [[V11]], [[V26]] : f64
+// CHECK-NEXT:    [[V27:%[a-zA-Z0-9_.$-]+]] = arith.cmpf ogt, [[V11]], [[V26]] : f64
 // CHECK-NEXT:    [[V28:%[a-zA-Z0-9_.$-]+]] = arith.select [[V27]], [[V12]], [[V23]] : f64
 // CHECK-NEXT:    [[V29:%[a-zA-Z0-9_.$-]+]] = arith.select [[V27]], [[V13]], [[V25]] : f64
 // CHECK-NEXT:    tlir_ad.yield [[V28]], [[V29]] : f64, f64
