@@ -124,7 +124,7 @@ class DynamicBatchModel:
         self._batch_first = bool(self._inputs[0][0][:1]) and self._inputs[0][0][0] < 0
         """Whether input 0 has the batch (`?` leading): a bound's batch is its first array's."""
         self._bounds_calls: dict[int, BoundsCall] = {}  # per batch met by a bound
-        self._ibp_programs: dict[tuple[int, str], _BatchProgram] = {}  # (batch, option) →
+        self._ibp_programs: dict[tuple[int, str], _BatchProgram] = {}  # (batch, option)
         self._outputs = len(signature.outputs.data)
         self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
