@@ -67,8 +67,10 @@ class Tile:
     """Outputs per tile, each with its own weight entry per column."""
     strips: tuple[int, ...] = ()
     """Where the rows are not whole vectors: the tile's rows run in strips of
-    `rows`, then of one vector, a half and a quarter (a 256- and a 128-bit
-    vector), then one by one (`tlir_ad.ROW_STRIPS`)."""
+    `rows`, then of three vectors, two, one, a half and a quarter (a 256- and
+    a 128-bit vector), then one by one (`tlir_ad.ROW_STRIPS`): the vectors
+    left after the whole tiles (three at most) run as one strip of 8, 4 or 2
+    vector sums, not as strips of one vector each (4 sums: latency-bound)."""
 
 
 def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
@@ -82,7 +84,7 @@ def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:
     whole = rows % lanes == 0
     vectors = next(v for v in ROW_VECTORS if (rows // lanes) % v == 0) if whole else STRIP_VECTORS
     outputs = next(j for j in range(max(TILE_SUMS // (2 * vectors), 1), 0, -1) if m % j == 0)
-    strips = () if whole else (vectors * lanes, lanes, lanes // 2, lanes // 4)
+    strips = () if whole else (*(v * lanes for v in range(vectors, 0, -1)), lanes // 2, lanes // 4)
     return Tile(vectors * lanes, outputs, strips)
 
 

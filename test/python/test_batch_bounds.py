@@ -314,8 +314,10 @@ def test_a_bad_box_at_a_batch_met_before_is_a_one_line_error(mlp32):
 def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     """A chain of linears whose rows, at the nominal batches, are not whole
     vectors: the fast program's signed folds run their rows in strips (the
-    register tile's, a vector's, then one by one) with run-time bounds, so
-    batches 1, 7, 64 (whole strips, no rest) and 300 compile nothing and give
+    register tile's, three, two or one vector's, then one by one) with
+    run-time bounds, so batches 1, 7, 56 (a strip of two vectors and one of
+    one), 64 (whole strips, no rest), 88 (a strip of three vectors) and 300
+    compile nothing and give
     a static compile's bits (the reference's at 7); an infinite box's check
     sends it to the exact program, compiled once as well. Below two vectors
     of rows (1 and 7) the program formed at small nominal batches runs: its
@@ -336,12 +338,13 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
         formed = model._codes[("ibp", "fast")].compile.first.work
         folds = [op for op in formed.walk() if ROW_STRIPS in op.attributes]
         assert len(folds) == 2
-        for fold in folds:  # its loops: strips of 4 vectors, 1, 1/2, 1/4 (a split each)
+        for fold in folds:  # its loops: strips of 4, 3, 2, 1, 1/2, 1/4 vectors (a split each)
             loops = str(kernel_to_loops(fold.parent_op()))
-            assert loops.count("arith.divui") == 4 and "arith.constant 32 : index" in loops
+            assert loops.count("arith.divui") == 6
+            assert all(f"arith.constant {w} : index" in loops for w in (32, 24, 16))
     counter = Counter(monkeypatch)
     got = {}
-    for batch in (1, 7, 64, 300):
+    for batch in (1, 7, 56, 64, 88, 300):
         _, lows, highs = boxes(batch, (48,), "f64")
         got[batch] = (lows, highs, model.bounds(lows, highs))
     infinite = model.bounds(*infinite_box(7, (48,), "f64"))
@@ -350,7 +353,7 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     if fast_interval_contractions():  # which program ran at which batch
         small = model._codes[("ibp", "fast", SMALL_NOMINAL)]
         assert sorted(small.batches) == [1, WARM, 7]
-        assert sorted(model._codes[("ibp", "fast")].batches) == [LARGE, 64, 300]
+        assert sorted(model._codes[("ibp", "fast")].batches) == [LARGE, 56, 64, 88, 300]
         assert not any(ROW_STRIPS in op.attributes for op in small.compile.first.work.walk())
     monkeypatch.undo()
     for batch, (lows, highs, result) in got.items():

@@ -2,7 +2,8 @@
 of the model's dtype goes in as it is, any other box is copied or rounded
 outward, the results are fresh arrays of each call, the statuses and checks
 are read as numbers, and a call on the common path looks at no xDSL type and
-takes no detour through `tlir.verification`."""
+takes no detour through `tlir.verification`. A dynamic-batch model's bounds
+take the same path at each batch met before (with that batch's programs)."""
 
 from __future__ import annotations
 
@@ -11,22 +12,55 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_dynamic_batch import CNN as DYNAMIC_CNN
 from test_ibp_compiled import assert_same_bounds
 
 import tlir
 from tlir.compiler.calling import ArraySpecs, EntryCall, pointer_array
+from tlir.compiler.dynamic import DynamicBatchModel
 from tlir.diagnostics import TlirError
+from tlir.passes.tlir_specialize_batch import specialize
 
 CNN = str(Path(__file__).resolve().parents[2] / "examples" / "cnn.json")
 
 
+BATCH = 3  # a dynamic-batch model's boxes
+
+
 @pytest.fixture(scope="module")
-def cnn32():
+def static_cnn32():
     return tlir.compile(CNN, "f32", cache=False)
 
 
+@pytest.fixture(scope="module")
+def dynamic_cnn32():
+    # relu for tanh (no rule on Float32): every output resolves
+    text = DYNAMIC_CNN.replace("DT", "f32").replace("tlir.tanh", "tlir.relu")
+    model = tlir.compile(tlir.parse_module(text), cache=False)
+    assert isinstance(model, DynamicBatchModel)
+    return model
+
+
+@pytest.fixture(params=["static", "dynamic"])
+def cnn32(request):
+    """A static CNN, and a dynamic-batch one at `BATCH` (a batch met before,
+    after the first of the test's calls)."""
+    return request.getfixturevalue(f"{request.param}_cnn32")
+
+
+def _shapes(model) -> list[tuple[int, ...]]:
+    """The inputs' shapes, a dynamic-batch model's at `BATCH`."""
+    specs = getattr(model._inputs, "specs", model._inputs)
+    return [tuple(BATCH if d < 0 else d for d in shape) for shape, _ in specs]
+
+
+def _static_module(model):
+    module = model.module()
+    return specialize(module, BATCH) if isinstance(model, DynamicBatchModel) else module
+
+
 def _box(model, seed: int = 0, dtype=np.float32) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    shapes = [shape for shape, _ in model._inputs.specs]
+    shapes = _shapes(model)
     xs = [np.random.default_rng(seed).normal(size=s).astype(dtype) for s in shapes]
     return [x - dtype(0.01) for x in xs], [x + dtype(0.01) for x in xs]
 
@@ -61,7 +95,7 @@ def test_other_boxes_are_copied_or_rounded_outward(cnn32, passed_boxes):
     model is rounded outward; both give the reference's bits."""
     lows, highs = _box(cnn32, 1)
     fortran = [np.asfortranarray(lows[0])]
-    got = assert_same_bounds(cnn32, cnn32.module(), fortran, highs)
+    got = assert_same_bounds(cnn32, _static_module(cnn32), fortran, highs)
     assert passed_boxes[-1][0] is not fortran[0] and passed_boxes[-1][0].flags.c_contiguous
     np.testing.assert_array_equal(passed_boxes[-1][0], lows[0])
     wide_lows, wide_highs = _box(cnn32, 2, np.float64)
@@ -140,7 +174,7 @@ def test_ibp_ball_rounds_a_radius_once_and_returns_fresh_boxes(cnn32, monkeypatc
     read (its ends are new arrays); a centre of the wrong shape is a one-line error."""
     from tlir import bounds
 
-    x = np.random.default_rng(6).normal(size=cnn32._inputs.specs[0][0]).astype(np.float32)
+    x = np.random.default_rng(6).normal(size=_shapes(cnn32)[0]).astype(np.float32)
     kept = x.copy()
     cnn32.ibp_ball([x], 0.0123)
     rounded = []
@@ -164,21 +198,28 @@ def test_ibp_ball_rounds_a_radius_once_and_returns_fresh_boxes(cnn32, monkeypatc
 
 
 UNRESOLVED = """
-func.func @main(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) {
-  %e = tlir.exp %x : (tensor<2xf64>) -> tensor<2xf64>
-  %i = tlir.inv %x : (tensor<2xf64>) -> tensor<2xf64>
-  func.return %e, %i : tensor<2xf64>, tensor<2xf64>
+func.func @main(%x: tensor<Nxf64>) -> (tensor<Nxf64>, tensor<Nxf64>) {
+  %e = tlir.exp %x : (tensor<Nxf64>) -> tensor<Nxf64>
+  %i = tlir.inv %x : (tensor<Nxf64>) -> tensor<Nxf64>
+  func.return %e, %i : tensor<Nxf64>, tensor<Nxf64>
 }"""
 
 
-def test_an_unresolved_outputs_reason_is_looked_up_once():
+@pytest.mark.parametrize("shape", ["2", "?x2"])
+def test_an_unresolved_outputs_reason_is_looked_up_once(shape):
     """exp has no rule on Float (always unresolved), inv resolves on [1, 2]
     and not on [-1, 1]: the reasons are the reference's, and a second call
-    with the same unresolved op does not look its reason up again."""
-    module = tlir.parse_module(UNRESOLVED)
+    with the same unresolved op does not look its reason up again (a
+    dynamic-batch model's at a batch met before, as a static one's)."""
+    module = tlir.parse_module(UNRESOLVED.replace("N", shape))
     model = tlir.compile(module, cache=False)
-    box = ([np.array([-1.0, 1.0])], [np.array([1.0, 2.0])])
-    first = assert_same_bounds(model, module, *box)
+    lead = (1,) if shape.startswith("?") else ()
+    reference = specialize(module, 1) if lead else module
+
+    def box(low, high):
+        return [np.array(low).reshape(*lead, 2)], [np.array(high).reshape(*lead, 2)]
+
+    first = assert_same_bounds(model, reference, *box([-1.0, 1.0], [1.0, 2.0]))
     assert first.lowers == [None, None] and "(tlir.inv)" in first.reasons[1]
     looked_up: list[str] = []
 
@@ -188,9 +229,31 @@ def test_an_unresolved_outputs_reason_is_looked_up_once():
 
     sys.setprofile(hook)
     try:
-        again = model.bounds(*box)
+        again = model.bounds(*box([-1.0, 1.0], [1.0, 2.0]))
     finally:
         sys.setprofile(None)
     assert looked_up == [] and again.reasons == first.reasons
-    mixed = assert_same_bounds(model, module, [np.array([1.0, 1.0])], [np.array([2.0, 2.0])])
+    mixed = assert_same_bounds(model, reference, *box([1.0, 1.0], [2.0, 2.0]))
     assert mixed.lowers[0] is None and mixed.reasons[1] is None and mixed.lowers[1] is not None
+
+
+def test_a_dynamic_models_bounds_take_its_threads_at_each_call(dynamic_cnn32, monkeypatch):
+    """The bounds at a batch met before run with the threads the model has at
+    the call, not those it had when the batch was met."""
+    lows, highs = _box(dynamic_cnn32, 7)
+    dynamic_cnn32.threads = 1
+    want = dynamic_cnn32.bounds(lows, highs)
+    seen: list[int] = []
+    run_split, run = EntryCall.run_split, EntryCall.run
+    monkeypatch.setattr(
+        EntryCall, "run_split", lambda s, c, t, a: seen.append(t) or run_split(s, c, t, a)
+    )
+    monkeypatch.setattr(EntryCall, "run", lambda s, c, t: seen.append(t) or run(s, c, t))
+    try:
+        dynamic_cnn32.threads = 2
+        got = dynamic_cnn32.bounds(lows, highs)
+    finally:
+        dynamic_cnn32.threads = 1
+    assert seen and set(seen) == {2}
+    pairs = zip(got.lowers + got.uppers, want.lowers + want.uppers, strict=True)
+    assert all(g.tobytes() == w.tobytes() for g, w in pairs)

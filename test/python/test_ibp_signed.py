@@ -80,7 +80,8 @@ def chain_text(lead: list[int], widths: list[int], dtype: str, seed: int, specia
 def chains(dtype: str) -> dict[str, tuple[list[int], list[int]]]:
     """(lead, widths) per chain: 4, 3 and 2 vectors of rows with outputs that
     fill the register tile's outputs and not; rows not in whole vectors in
-    strips (one of 4 vectors, one of a vector, 5 rows alone); one vector, rows
+    strips (one of 4 vectors, one of a vector, 5 rows alone; one of 4 vectors,
+    one of 3, 3 rows alone); one vector, rows
     not in whole vectors under two vectors and batch 1 (the other layouts)."""
     lanes = _lanes(dtype)
     return {
@@ -88,6 +89,7 @@ def chains(dtype: str) -> dict[str, tuple[list[int], list[int]]]:
         "3 vectors, lead 2": ([3, lanes], [9, 16, 12]),
         "2 vectors": ([2 * lanes], [5, 16, 9]),
         "strips": ([5 * lanes + 5], [13, 10, 7, 3]),
+        "strips of 3 vectors": ([7 * lanes + 3], [13, 10, 7, 3]),
         "1 vector": ([lanes], [6, 8, 4]),
         "ragged rows": ([lanes + 3], [6, 8, 4]),
         "batch 1": ([1], [7, 32, 5]),
@@ -137,7 +139,8 @@ def fast_checks(model, lows, highs) -> list[float]:
 
 @needs_avx512
 @pytest.mark.parametrize("name", ["4 vectors", "3 vectors, lead 2", "2 vectors", "strips",
-                                  "1 vector", "ragged rows", "batch 1"])  # fmt: skip
+                                  "strips of 3 vectors", "1 vector", "ragged rows",
+                                  "batch 1"])  # fmt: skip
 @pytest.mark.parametrize(("dtype", "backend", "threads"), COVERING)
 def test_chains_are_the_references_bits(all_fast, name, dtype, backend, threads):
     """Random boxes (their fast results stand: every check clear), then
@@ -227,8 +230,8 @@ def test_a_chain_is_transposed_only_at_its_ends(all_fast):
 def test_rows_not_in_whole_vectors_run_in_strips(all_fast, dtype):
     """Rows not in whole vectors but at least two vectors of them (a dynamic
     batch's nominal rows): the signed folds over [output tile, column, output,
-    row] with the rows in strips of 4 vectors, then of one, a half and a
-    quarter, then one by one."""
+    row] with the rows in strips of 4 vectors, then of 3, 2 and one, a half
+    and a quarter, then one by one."""
     lanes = _lanes(dtype)
     lead, widths = chains(dtype)["strips"]
     body = _ibp_function(chain_text(lead, widths, dtype, seed=0))
@@ -243,6 +246,8 @@ def test_rows_not_in_whole_vectors_run_in_strips(all_fast, dtype):
             3,
             1,
             4 * lanes,
+            3 * lanes,
+            2 * lanes,
             lanes,
             lanes // 2,
             lanes // 4,

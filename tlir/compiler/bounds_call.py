@@ -26,14 +26,29 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from tlir.compiler.model import CompiledModel
+    from collections.abc import Callable
+
     from tlir.verification import IbpResult
 
 
 class BoundsCall:
-    """One model's `bounds`, its lookups done once (`CompiledModel.bounds`)."""
+    """One model's `bounds`, its lookups done once (`CompiledModel.bounds`; a
+    dynamic-batch model's at each batch, `tlir.compiler.dynamic`).
 
-    def __init__(self, model: CompiledModel) -> None:
+    `program(option)` is the compiled bounds function for `option` ("fast", or
+    the rules): an object with `run_split` and `run_checked`, as a derived
+    `CompiledModel`. `specs` are the inputs' (shape, dtype); `signature`, the
+    function the slow checks read (`input_boxes`, `ball_boxes`: one-line
+    errors), `function_op` by default; the statuses index `function_op`'s ops."""
+
+    def __init__(
+        self,
+        where: str,
+        function_op,
+        specs: list[tuple[tuple[int, ...], np.dtype]],
+        program: Callable[[str], object],
+        signature: object = None,
+    ) -> None:
         from tlir.bounds import ball
         from tlir.passes.directed_steps import host_has_embedded_rounding
         from tlir.tight import check_rules
@@ -45,9 +60,12 @@ class BoundsCall:
             unresolved_reason,
         )
 
-        self._model = model
-        self._specs = model._inputs.specs  # a box's ends have their input's type
-        self._outputs = len(model._results)
+        self.where = where
+        self.function_op = function_op
+        self._signature = function_op if signature is None else signature
+        self._specs = specs  # a box's ends have their input's type
+        self._program = program
+        self._outputs = len(function_op.function_type.outputs.data)
         self._check_rules = check_rules
         self._embedded_rounding = host_has_embedded_rounding
         self._input_boxes, self._interpret, self._result = input_boxes, interpret, IbpResult
@@ -56,28 +74,26 @@ class BoundsCall:
         self._reasons: dict[tuple[int, np.dtype, str], str] = {}
 
     def __call__(self, lowers, uppers, rules: str) -> IbpResult:
-        model = self._model
         if type(rules) is not str or rules != "torchlean":
-            rules = self._check_rules(rules, model.where)
+            rules = self._check_rules(rules, self.where)
         boxes = self._boxes(lowers, uppers)
         if rules == "torchlean" and self._embedded_rounding():
             # the fast path's bounds are the exact rule's wherever its checks
             # (after the statuses) are all zero, the usual case; else the exact
             # program computes them (docs/verification.md#performance)
-            fast = model._derivative("ibp", "fast")
+            fast = self._program("fast")
             count = 2 * self._outputs
             arrays, numbers = fast.run_split(boxes, count)
             if not any(numbers[self._outputs :]):
                 return self._split(arrays, numbers[: self._outputs], rules)
-        results = model._derivative("ibp", rules).run_checked(boxes)
-        return self._interpret(model.function_op, results, rules)
+        results = self._program(rules).run_checked(boxes)
+        return self._interpret(self.function_op, results, rules)
 
     def ball(self, inputs, eps, rules: str) -> IbpResult:
         """`ibp_ball`: TorchLean's ℓ∞ box around `inputs` (`tlir.bounds.ball`),
         the inputs' shapes checked against the precomputed ones."""
-        model = self._model
         if type(rules) is not str or rules != "torchlean":
-            rules = self._check_rules(rules, model.where)
+            rules = self._check_rules(rules, self.where)
         specs = self._specs
         inputs = inputs if type(inputs) is list else list(inputs)
         if len(inputs) == len(specs) and all(
@@ -85,12 +101,12 @@ class BoundsCall:
             for x, (shape, _) in zip(inputs, specs, strict=True)
         ):
             ends = [
-                self._ball(x, eps, dtype, model.where, rules)
+                self._ball(x, eps, dtype, self.where, rules)
                 for x, (_, dtype) in zip(inputs, specs, strict=True)
             ]
             lows, highs = [low for low, _ in ends], [high for _, high in ends]
         else:
-            lows, highs = self._ball_boxes(model.function_op, inputs, eps, model.where, rules)
+            lows, highs = self._ball_boxes(self._signature, inputs, eps, self.where, rules)
         return self(lows, highs, rules)
 
     def _boxes(self, lowers, uppers) -> list[np.ndarray]:
@@ -109,8 +125,7 @@ class BoundsCall:
                 for value, (shape, dtype) in zip(boxes, specs + specs, strict=True)
             ):
                 return boxes
-        model = self._model
-        return self._input_boxes(model.function_op, lowers, uppers, model.where)
+        return self._input_boxes(self._signature, lowers, uppers, self.where)
 
     def _split(self, arrays: list[np.ndarray], statuses: list[float], rules: str) -> IbpResult:
         """The result of the bounds function's arrays and statuses (+inf:
@@ -133,7 +148,7 @@ class BoundsCall:
         key = (index, dtype, rules)
         reason = self._reasons.get(key)
         if reason is None:
-            reason = self._unresolved_reason(self._model.function_op, index, dtype, rules)
+            reason = self._unresolved_reason(self.function_op, index, dtype, rules)
             self._reasons[key] = reason
         return reason
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
@@ -32,8 +33,11 @@ from tlir.compiler.batch_model import (
     BatchCompile,
     BatchModelCode,
     NotGeneric,
+    PerBatch,
     check_arrays,
 )
+from tlir.compiler.bounds_call import BoundsCall
+from tlir.compiler.calling import EntryCall
 from tlir.compiler.model import (
     CompiledModel,
     constant_slots,
@@ -69,6 +73,22 @@ class _Signature:
     function_type: FunctionType
 
 
+class _BatchProgram:
+    """A bounds program's caller at one batch, as `BoundsCall` calls a static
+    model's derived one: run with the model's threads as they are at the call."""
+
+    __slots__ = ("_call", "_model")
+
+    def __init__(self, call: EntryCall, model: DynamicBatchModel) -> None:
+        self._call, self._model = call, model
+
+    def run_split(self, boxes: list[np.ndarray], count: int) -> tuple[list[np.ndarray], list]:
+        return self._call.run_split(boxes, self._model._threads, count)
+
+    def run_checked(self, boxes: list[np.ndarray]) -> list[np.ndarray]:
+        return self._call.run(boxes, self._model._threads)
+
+
 class DynamicBatchModel:
     """A model compiled at every batch it is called with (see the module's
     docstring); the interface of `CompiledModel`."""
@@ -101,8 +121,10 @@ class DynamicBatchModel:
         self._models: dict[int, CompiledModel] = {}
         self._compiling = threading.Lock()  # concurrent first calls compile a batch once
         self._codes: dict[tuple[str, object], BatchModelCode | None] = {}
-        self._signatures: dict[int, _Signature] = {}  # per batch met by a bound
-        self._ibp_calls: dict[tuple[int, str], object] = {}  # (batch, rules) → its caller
+        self._batch_first = bool(self._inputs[0][0][:1]) and self._inputs[0][0][0] < 0
+        """Whether input 0 has the batch (`?` leading): a bound's batch is its first array's."""
+        self._bounds_calls: dict[int, BoundsCall] = {}  # per batch met by a bound
+        self._ibp_programs: dict[tuple[int, str], _BatchProgram] = {}  # (batch, option)
         self._outputs = len(signature.outputs.data)
         self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
@@ -195,17 +217,25 @@ class DynamicBatchModel:
             checked += check_arrays(part, arrays, batch, what, self.where)
         if len(checked) != len(specs):
             raise TlirError(self.where, f"expected {len(specs)} arrays, got {len(checked)}")
+        state = self._state(code, batch)
+        if state is None:
+            return fallback()
+        return state.call.run(checked, self._threads)
+
+    def _state(self, code: BatchModelCode, batch: int) -> PerBatch | None:
+        """`code` at `batch` (the kernels it compiled there counted in `stats`),
+        or None if this batch needs a static compile after all."""
         fresh = batch not in code.batches
         try:
-            outputs = code.run(checked, batch, self._threads)
+            state = code.at(batch)
         except NotGeneric:
-            return fallback()
-        if fresh and code.batches[batch].kernels:
+            return None
+        if fresh and state.kernels:
             self.stats["cache"] = "miss" if self.stats.get("cache") != "off" else "off"
-            self.stats["per-batch kernel compiles"] += code.batches[batch].kernels
+            self.stats["per-batch kernel compiles"] += state.kernels
             if batch not in self.stats["compiled batches"]:
                 self.stats["compiled batches"].append(batch)
-        return outputs
+        return state
 
     # --- a static compile per batch (a graph the one compile does not take) ------
 
@@ -363,33 +393,46 @@ class DynamicBatchModel:
 
     def ibp_ball(self, inputs, eps: float, rules: str = "torchlean"):
         """`CompiledModel.ibp_ball` at the inputs' batch."""
-        from tlir.tight import check_rules
-        from tlir.verification import ball_boxes
+        inputs = inputs if type(inputs) is list else list(inputs)
+        call = self._bounds_calls.get(self._leading(inputs))
+        if call is None:  # a batch not met before: its shapes checked here
+            from tlir.tight import check_rules
 
-        rules = check_rules(rules, self.where)
-        inputs = list(inputs)
-        batch = self._met(inputs)  # `ball_boxes` checks every shape at it
-        batch = self.batch_of(inputs, exact=False) if batch is None else batch
-        lows, highs = ball_boxes(self._signature(batch), inputs, eps, self.where, rules)
-        return self.ibp(lows, highs, rules)
+            rules = check_rules(rules, self.where)
+            call = self._bounds_at(self.batch_of(inputs, exact=False))
+        result = call.ball(inputs, eps, rules)
+        return result.lowers, result.uppers
 
     def bounds(self, lowers, uppers, rules: str = "torchlean"):
         """`CompiledModel.bounds` at the boxes' batch: `@main_ibp` (and its fast
-        path) compiled once for every batch, as the derivatives are."""
-        from tlir.compiler.model import fast_interval_contractions
-        from tlir.tight import check_rules
-        from tlir.verification import input_boxes, interpret
+        path) compiled once for every batch, as the derivatives are, called
+        through the static model's path (`BoundsCall`) with this batch's
+        programs. A batch met before: its caller checks every shape at it."""
+        lowers = lowers if type(lowers) is list else list(lowers)
+        call = self._bounds_calls.get(self._leading(lowers))
+        if call is None:
+            from tlir.tight import check_rules
 
-        rules = check_rules(rules, self.where)
-        batch, lowers, uppers = self._box_batch(lowers, uppers)
-        boxes = input_boxes(self._signature(batch), lowers, uppers, self.where)
-        if rules == "torchlean" and fast_interval_contractions():
-            # as `CompiledModel.bounds`: the exact program only where a check is set
-            results = self._ibp(batch, boxes, "fast")
-            count = 3 * self._outputs
-            if not any(check.item() for check in results[count:]):
-                return interpret(self.function_op, results[:count], rules)
-        return interpret(self.function_op, self._ibp(batch, boxes, rules), rules)
+            rules = check_rules(rules, self.where)
+            batch, lowers, uppers = self._box_batch(lowers, uppers)
+            call = self._bounds_at(batch)
+        return call(lowers, uppers, rules)
+
+    def _bounds_at(self, batch: int) -> BoundsCall:
+        """The bounds call at `batch`: the boxes checked against the inputs'
+        shapes at it, its programs `_ibp_program`'s."""
+        call = self._bounds_calls.get(batch)
+        if call is None:
+            types = [
+                TensorType(t.element_type, [batch if d < 0 else d for d in t.get_shape()])
+                for t in self.function_op.function_type.inputs.data
+            ]
+            specs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in types]
+            signature = _Signature(FunctionType.from_lists(types, []))
+            program = partial(self._ibp_program, batch)
+            call = BoundsCall(self.where, self.function_op, specs, program, signature)
+            self._bounds_calls[batch] = call
+        return call
 
     def _ibp_code(self, batch: int, option: str) -> BatchModelCode | None:
         """The IBP program that runs at `batch`: below two vectors of rows, the
@@ -403,23 +446,19 @@ class DynamicBatchModel:
                 return small
         return self._code("ibp", option)
 
-    def _ibp(self, batch: int, boxes: list[np.ndarray], option: str) -> list[np.ndarray]:
-        """`@main_ibp`'s raw results (bounds, statuses, the fast path's checks)."""
-        call = self._ibp_calls.get((batch, option))
-        if call is not None:  # the boxes are checked at this batch (`input_boxes`)
-            return call.run(boxes, self._threads)
+    def _ibp_program(self, batch: int, option: str):
+        """`@main_ibp` for `option` ("fast" or the rules) at `batch`: the
+        once-compiled code's caller at the batch, or (a graph or batch the one
+        compile does not take) the batch's static compile's."""
+        program = self._ibp_programs.get((batch, option))
+        if program is not None:
+            return program
         code = self._ibp_code(batch, option)
-
-        def static():
-            return self.at(batch)._derivative("ibp", option).run_checked(boxes)
-
-        if code is None:
-            return static()
-        results = self._run(code, batch, [(boxes, "bound", "bounds")], static)
-        state = code.batches.get(batch)
-        if state is not None:  # this batch's caller, for its next calls
-            self._ibp_calls[(batch, option)] = state.call
-        return results
+        state = None if code is None else self._state(code, batch)
+        if state is None:  # looked up at each call: it takes the model's threads then
+            return self.at(batch)._derivative("ibp", option)
+        program = self._ibp_programs[(batch, option)] = _BatchProgram(state.call, self)
+        return program
 
     def crown(self, lowers, uppers, objective=None, mode: str = "torchlean", rules="torchlean"):
         """`CompiledModel.crown` at the box's batch. CROWN's sweeps run on the
@@ -462,27 +501,18 @@ class DynamicBatchModel:
             )
         return batch, lowers, uppers
 
-    def _met(self, arrays: list) -> int | None:
-        """The batch of `arrays` if a bound met it before (the caller checks
-        every shape at it), else None."""
+    def _leading(self, arrays: list) -> int | None:
+        """The batch `arrays[0]` gives where input 0 has the batch, else None."""
         first = arrays[0] if arrays else None
-        if type(first) is not np.ndarray or not first.ndim:
-            return None
-        leading = self._inputs[0][0][:1]  # `?` (negative) if input 0 has the batch
-        if not leading or leading[0] >= 0 or first.shape[0] not in self._signatures:
+        if not self._batch_first or type(first) is not np.ndarray or not first.ndim:
             return None
         return first.shape[0]
 
-    def _signature(self, batch: int) -> _Signature:
-        """The function's signature at `batch` (what the box checks read)."""
-        found = self._signatures.get(batch)
-        if found is None:
-            types = [
-                TensorType(t.element_type, [batch if d < 0 else d for d in t.get_shape()])
-                for t in self.function_op.function_type.inputs.data
-            ]
-            found = self._signatures[batch] = _Signature(FunctionType.from_lists(types, []))
-        return found
+    def _met(self, arrays: list) -> int | None:
+        """The batch of `arrays` if a bound met it before (the caller checks
+        every shape at it), else None."""
+        batch = self._leading(arrays)
+        return batch if batch in self._bounds_calls else None
 
     def _static_module(self, batch: int) -> ModuleOp:
         """A copy of the module at `batch` (within the size limits) whose

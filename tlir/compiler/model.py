@@ -21,6 +21,7 @@ import hashlib
 import io
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -340,7 +341,9 @@ class CompiledModel:
         if self._bounds_call is None:
             from tlir.compiler.bounds_call import BoundsCall
 
-            self._bounds_call = BoundsCall(self)
+            self._bounds_call = BoundsCall(
+                self.where, self.function_op, self._inputs.specs, partial(self._derivative, "ibp")
+            )
         return self._bounds_call
 
     def crown(
