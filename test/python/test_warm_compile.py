@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import fuzz_cache
@@ -94,6 +97,44 @@ def test_a_changed_byte_misses(cache_dir, tmp_path, loads):
     got = model(x)
     assert _bits(got) == _bits(evaluate(tlir.load_model(path), [x]))
     assert _bits(got) != _bits(before)
+
+
+WARM_IMPORTS = textwrap.dedent(
+    """
+    import sys
+    import numpy, tlir
+    before = set(sys.modules)
+    model = tlir.compile(sys.argv[1], parameters=sys.argv[2])
+    new = sorted(set(sys.modules) - before)
+    print(model.stats["source"], *[m for m in new if m.startswith(("xdsl", "tlir.passes"))])
+    """
+)
+
+LIGHT_PASSES = {
+    "tlir.passes",
+    "tlir.passes.contraction_kernels",
+    "tlir.passes.contraction_kernels.packed_weight",  # the layout of a cached plan's packed weights
+    "tlir.passes.contraction_kernels.target",  # the cache key's target
+    "tlir.passes.directed_steps",  # the cache key's embedded rounding
+}
+"""The modules of `tlir.passes` a warm compile may import: the cache key's and
+the plan's, which import no xDSL."""
+
+
+@pytest.mark.parametrize("parameters", ["live", "frozen"])
+def test_a_warm_compile_imports_no_lowering(cache_dir, tmp_path, parameters):
+    """A cache hit in a fresh process links the model without importing xDSL
+    beyond what `import tlir` does, nor a pass that builds IR."""
+    path = _copy(tmp_path)
+    tlir.compile(path, parameters=parameters)
+    run = subprocess.run(
+        [sys.executable, "-c", WARM_IMPORTS, path, parameters],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    source, *imported = run.stdout.split()
+    assert source == "hit"
+    assert not [m for m in imported if m.startswith("xdsl")], imported
+    assert set(imported) <= LIGHT_PASSES, imported
 
 
 def test_each_dtype_and_option_has_its_own_entry(cache_dir, tmp_path, loads):
