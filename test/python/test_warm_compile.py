@@ -335,9 +335,22 @@ def test_a_warm_tlir_run_parses_nothing_and_prints_the_same(cache_dir, tmp_path,
     assert parses[0] == 1
     assert _tlir_run(capsys, path, "--input", x) == (0, want, "")  # warm: links, parses nothing
     assert parses[0] == 1
-    # the entry tlir-run wrote serves tlir.compile with the tool's frozen parameters too
-    model = tlir.compile(path, parameters="frozen")
+    # the entry tlir-run wrote serves a plain tlir.compile (live parameters, as the tool's)
+    model = tlir.compile(path)
     assert model.stats["source"] == "hit" and parses[0] == 1
+
+
+def test_a_plain_compile_and_tlir_run_share_their_entry(cache_dir, tmp_path, capsys, parses):
+    """`tlir.compile(path)` first, then `tlir-run` on the same file: the tool
+    links what the compile wrote (no module parsed, no kernel compiled)."""
+    from tlir.tools.running import describe
+
+    path, x = _copy(tmp_path), str(ROOT / "examples" / "cnn_input.npy")
+    want = describe(evaluate(tlir.load_model(path), [np.load(x)]))
+    assert tlir.compile(path).stats["source"] == "miss"
+    parses[0] = 0
+    assert _tlir_run(capsys, path, "--input", x) == (0, want, "")
+    assert parses[0] == 0
 
 
 def test_a_warm_tlir_run_gives_a_cold_ones_errors_and_casts(cache_dir, tmp_path, capsys, parses):
