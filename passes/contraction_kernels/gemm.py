@@ -116,33 +116,48 @@ def _zero_pad(kb, dst, ldp, kc, origin, n, nr, at_end, element) -> None:
 class StridedPacker:
     """B(k, j) = buffer[base + k·sk + j·sj]: vector copies of rows when sj = 1;
     when sk = 1 (a transposed weight: each column of B is a row in memory),
-    squares of lanes × lanes transposed in registers; otherwise, and for the
-    edges, element by element along k."""
+    squares of lanes × lanes (fewer lanes when n is narrower than a vector)
+    transposed in registers; otherwise, and for the edges, element by element
+    along k."""
 
     buffer: SSAValue
     sk: int
     sj: int
     n: int
 
-    # The transposes are straight-line code (lanes·log2(lanes) shuffles), which
-    # every later pass and LLVM pay for; below this many elements of B (n·sj ≥
-    # n·k) packing element by element costs microseconds at most.
-    TRANSPOSE_MIN_ELEMENTS = 16384
+    # The transposes are straight-line code (w·log2(w) shuffles of w lanes),
+    # which every later pass and LLVM pay for (about 10 ms of a kernel's
+    # compile); packing element by element moves B one scalar at a time, a
+    # microsecond per thousand elements or so, much of a small layer's call.
+    # From 2,048 elements of B (n·sj ≥ n·k) on, the transposes made every
+    # linear and matrix-vector product measured at batch 1-64 faster
+    # (1.03-3.2x, bench/small_linears.py); below, a few percent at batch 1-8.
+    TRANSPOSE_MIN_ELEMENTS = 2048
+    # Squares narrower than the vectors when n is (10 outputs of f32: 8-lane
+    # squares, then 2 columns element by element; 3 outputs: 2 × 2 squares,
+    # still 1.04-1.11x faster than element by element).
+    MIN_SQUARE = 2
 
     def pack(self, kb, bases, dst, tiling, k0, kc, c0, c1, at_end) -> None:
         element = self.buffer.type.element_type
         origin = kb.sub(c0, bases.panel)  # column `origin` at the buffer's start
+        width = self._square(tiling.lanes)
         if self.sj == 1:
             self._pack_rows(kb, bases, dst, tiling, k0, kc, c0, c1, origin)
-        elif self._transposes(tiling.lanes):
-            self._pack_transposed(kb, bases, dst, tiling, k0, kc, c0, c1, origin)
+        elif width:
+            self._pack_transposed(kb, bases, dst, tiling.ldp, width, k0, kc, c0, c1, origin)
         else:
             self._pack_columns(kb, bases, dst, tiling.ldp, k0, kc, origin, c0, c1)
         _zero_pad(kb, dst, tiling.ldp, kc, origin, self.n, tiling.nr, at_end, element)
 
-    def _transposes(self, lanes: int) -> bool:
+    def _square(self, lanes: int) -> int:
+        """The width of the squares transposed in registers (the vectors', or
+        the largest power of two up to n), 0 for none."""
+        width = lanes
+        while width > self.n:
+            width //= 2
         big = self.n * self.sj >= self.TRANSPOSE_MIN_ELEMENTS
-        return self.sk == 1 and lanes > 1 and self.n >= lanes and big
+        return width if self.sk == 1 and width >= self.MIN_SQUARE and big else 0
 
     def _pack_rows(self, kb, bases, dst, tiling, k0, kc, c0, c1, origin) -> None:
         ldp, lanes = tiling.ldp, tiling.lanes
@@ -185,13 +200,13 @@ class StridedPacker:
 
         kb.loop(first, c1, 1, [], column)
 
-    def _pack_transposed(self, kb, bases, dst, tiling, k0, kc, c0, c1, origin) -> None:
-        """Columns in groups of `lanes` (c0 and the unit's width are multiples of
-        it): each lanes × lanes square of the group is `lanes` vector loads along
+    def _pack_transposed(self, kb, bases, dst, ldp, lanes, k0, kc, c0, c1, origin) -> None:
+        """Columns in groups of `lanes` (the square's width, which divides the
+        vectors' lanes: c0 and the unit's width are multiples of it): each
+        lanes × lanes square of the group is `lanes` vector loads along
         k, a transpose in registers, `lanes` vector stores along j; the last
         kc mod lanes rows of a group and the columns past the last full group go
         element by element."""
-        ldp, lanes = tiling.ldp, tiling.lanes
         vt = VectorType(self.buffer.type.element_type, [lanes])
         n_vec = self.n - self.n % lanes
         kc_vec = kc - kc % lanes

@@ -200,7 +200,7 @@ def contraction_kernel(
     the weight's place) and packs nothing; the kernel carries the layout in
     `tlir.packed_weight`."""
     from tlir.passes.contraction_kernels import run_time
-    from tlir.passes.contraction_kernels.prepacked import PACKED_WEIGHT
+    from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
 
     scaling = None if batch_axes is None else run_time.scaling(op, batch_axes)
     target = target or host_target()

@@ -1,5 +1,6 @@
 """bench/kernels.py's two instrumented kernels: packing once (compute alone)
-and tiles skipped (packing alone) keep what they time."""
+and tiles skipped (packing alone) keep what they time; bench/small_linears.py's
+packing rules are the ones it names, and leave the packer as it was."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from tlir.passes.contraction_kernels import contraction_kernel, host_target
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import kernels as bench  # noqa: E402
+import small_linears  # noqa: E402
 
-# a linear whose weight is packed by in-register transposes (n·k ≥ 16384)
+# a linear whose weight is packed by in-register transposes (n·k ≥ 2048)
 LINEAR = """
 func.func @main(%x: tensor<20x130xf64>, %w: tensor<140x130xf64>, %b: tensor<140xf64>)
     -> tensor<20x140xf64> {
@@ -93,3 +95,21 @@ def test_fused_conv_instrumented_kernels_keep_what_they_time(monkeypatch):
     once = _conv_counts(bench.packing_once, monkeypatch)  # packs the first column tile only
     assert once["multiplies"] == full["multiplies"] > 0
     assert once["shuffles"] < full["shuffles"]
+
+
+def test_small_linears_rules_pick_their_squares_and_restore_the_packer():
+    from tlir.passes.contraction_kernels import gemm
+
+    before = vars(gemm.StridedPacker).copy()
+    target = host_target()
+    lanes = target.vector_bytes // 4
+    text, _ = small_linears.case("256x10", 8, "f32")
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    picked = {}
+    for rule in ("16384:full", "2048:2", "2048:16"):
+        widths: list[int] = []
+        with small_linears.rule(rule, widths):
+            contraction_kernel(op, "kernel", target)
+        picked[rule] = set(widths)
+    assert picked == {"16384:full": {0}, "2048:2": {min(8, lanes)}, "2048:16": {0}}
+    assert vars(gemm.StridedPacker) == before

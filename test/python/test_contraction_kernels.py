@@ -128,7 +128,7 @@ CASES = [
     ("linear_in0", linear((3, 0), 4), "host", False),
     ("linear_partials", linear((20, 50), 64), "crowded", True),
     ("linear_panel_transposed", linear((20, 130), 140), "panel", True),
-    # the weight packed by in-register transposes (n·k ≥ 16384): k and n not
+    # the weight packed by in-register transposes (n·k ≥ 2048): k and n not
     # multiples of the lanes
     ("linear_transposed_edges", linear((6, 130), 131), "host", True),
     ("linear_transposed_blocks", linear((5, 200), 90), "tiny", True),
@@ -522,10 +522,51 @@ def test_transposed_weight_is_packed_with_vector_shuffles():
     width = "zmm" if HOST.vector_bytes == 64 else "ymm/xmm"
     assert counts[f"shuffle {width}"] >= 8, counts
     assert counts["fma"] == 0, counts
-    text = _module(*linear((16, 64), 48)[:1], [(16, 64), (48, 64), (48,)], (16, 48), "f64")
+    text = _module(*linear((16, 32), 48)[:1], [(16, 32), (48, 32), (48,)], (16, 48), "f64")
     op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
     counts = instruction_counts(CompiledKernel(contraction_kernel(op, "kernel", HOST)).assembly())
     assert counts[f"shuffle {width}"] == 0, counts
+
+
+def _shuffles(function) -> int:
+    return sum(op.name == "vector.shuffle" for op in function.walk())
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize(("k", "n"), [(300, 10), (520, 5), (256, 8), (700, 3)])
+def test_a_weight_narrower_than_a_vector_is_packed_by_narrower_transposes(
+    k, n, fused, dtype, monkeypatch
+):
+    """A linear of fewer outputs than a vector has lanes (10, 5 or 3 in f32, 5
+    or 3 in f64) and at least 2,048 weight elements packs its weight as squares
+    of 8, 4 or 2 lanes transposed in registers, the columns past them element
+    by element;
+    packing only moves data, so each numerics gives the bits of the kernel that
+    packs element by element (and exact, the reference evaluator's)."""
+    import tlir
+    from tlir.passes.contraction_kernels import gemm
+
+    text = _module(*linear((9, k), n)[:1], [(9, k), (n, k), (n,)], (9, n), dtype)
+    op = next(op for op in tlir.parse_module(text).walk() if op.name == "tlir.linear")
+    inputs = _inputs([(9, k), (n, k), (n,)], dtype, special=True)
+
+    def run(function) -> np.ndarray:
+        compiled = CompiledKernel(function)
+        out = np.full((9, n), 7.0, inputs[0].dtype)
+        compiled([*inputs, out], _ranges(compiled.extent))
+        return out
+
+    function = contraction_kernel(op, "kernel", HOST, fused_multiply_add=fused)
+    assert _shuffles(function) > 0
+    got = run(function)
+    monkeypatch.setattr(gemm.StridedPacker, "TRANSPOSE_MIN_ELEMENTS", 1 << 62)
+    by_element = contraction_kernel(op, "kernel", HOST, fused_multiply_add=fused)
+    assert _shuffles(by_element) == 0
+    want = run(by_element)
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    if not fused:
+        _assert_bit_identical(got, evaluate(tlir.parse_module(text), inputs)[0])
 
 
 def test_kernel_signature_and_parallel_extent():

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import fuzz_cache
@@ -94,6 +97,53 @@ def test_a_changed_byte_misses(cache_dir, tmp_path, loads):
     got = model(x)
     assert _bits(got) == _bits(evaluate(tlir.load_model(path), [x]))
     assert _bits(got) != _bits(before)
+
+
+WARM_IMPORTS = textwrap.dedent(
+    """
+    import sys
+    import numpy, tlir
+    before = set(sys.modules)
+    model = tlir.compile(sys.argv[1], parameters=sys.argv[2])
+    new = sorted(set(sys.modules) - before)
+    print(model.stats["source"], *[m for m in new if m.startswith(("xdsl", "tlir.passes"))])
+    """
+)
+
+LIGHT_PASSES = {
+    "tlir.passes",
+    "tlir.passes.contraction_kernels",
+    "tlir.passes.contraction_kernels.packed_weight",  # the layout of a cached plan's packed weights
+    "tlir.passes.contraction_kernels.target",  # the cache key's target
+    "tlir.passes.directed_steps",  # the cache key's embedded rounding
+}
+"""The modules of `tlir.passes` a warm compile may import: the cache key's and
+the plan's, which import no xDSL."""
+
+
+IR_DIALECTS = {"builtin", "func", "utils"}
+"""The xDSL dialects a warm compile may import: those of a model's IR, which
+tlir's interface modules name (`import tlir` loads builtin already); the
+dialects kernels are built and lowered in (arith, memref, vector, linalg, …)
+are the lowering's."""
+
+
+@pytest.mark.parametrize("parameters", ["live", "frozen"])
+def test_a_warm_compile_imports_no_lowering(cache_dir, tmp_path, parameters):
+    """A cache hit in a fresh process links the model (frozen: packs its
+    weights) without importing a pass that builds IR or a dialect kernels are
+    built in."""
+    path = _copy(tmp_path)
+    tlir.compile(path, parameters=parameters)
+    run = subprocess.run(
+        [sys.executable, "-c", WARM_IMPORTS, path, parameters],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    source, *imported = run.stdout.split()
+    assert source == "hit"
+    dialects = {m.split(".")[2] for m in imported if m.startswith("xdsl.dialects.")}
+    assert dialects <= IR_DIALECTS, imported
+    assert {m for m in imported if m.startswith("tlir.passes")} <= LIGHT_PASSES, imported
 
 
 def test_each_dtype_and_option_has_its_own_entry(cache_dir, tmp_path, loads):
@@ -285,9 +335,22 @@ def test_a_warm_tlir_run_parses_nothing_and_prints_the_same(cache_dir, tmp_path,
     assert parses[0] == 1
     assert _tlir_run(capsys, path, "--input", x) == (0, want, "")  # warm: links, parses nothing
     assert parses[0] == 1
-    # the entry tlir-run wrote serves tlir.compile with the tool's frozen parameters too
-    model = tlir.compile(path, parameters="frozen")
+    # the entry tlir-run wrote serves a plain tlir.compile (live parameters, as the tool's)
+    model = tlir.compile(path)
     assert model.stats["source"] == "hit" and parses[0] == 1
+
+
+def test_a_plain_compile_and_tlir_run_share_their_entry(cache_dir, tmp_path, capsys, parses):
+    """`tlir.compile(path)` first, then `tlir-run` on the same file: the tool
+    links what the compile wrote (no module parsed, no kernel compiled)."""
+    from tlir.tools.running import describe
+
+    path, x = _copy(tmp_path), str(ROOT / "examples" / "cnn_input.npy")
+    want = describe(evaluate(tlir.load_model(path), [np.load(x)]))
+    assert tlir.compile(path).stats["source"] == "miss"
+    parses[0] = 0
+    assert _tlir_run(capsys, path, "--input", x) == (0, want, "")
+    assert parses[0] == 0
 
 
 def test_a_warm_tlir_run_gives_a_cold_ones_errors_and_casts(cache_dir, tmp_path, capsys, parses):

@@ -62,7 +62,7 @@ def mark_constant_weights(function: func.FuncOp) -> None:
     model's constants never change, so their kernels take them packed once."""
     from xdsl.dialects.builtin import UnitAttr
 
-    from tlir.passes.contraction_kernels.prepacked import PACKED_WEIGHT
+    from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
 
     for op in function.body.block.ops:
         if isinstance(op, T.LinearOp) and isinstance(op.weight.owner, T.ConstOp):

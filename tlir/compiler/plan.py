@@ -412,7 +412,7 @@ def plan_to_json(plan: Plan) -> dict:
 
 
 def plan_from_json(data: dict, constants: list[np.ndarray]) -> Plan:
-    from tlir.passes.contraction_kernels.prepacked import PackedPanels
+    from tlir.passes.contraction_kernels.packed_weight import PackedPanels
 
     if len(constants) != data["constants"]:
         raise ValueError("the cached plan reads a different number of constants")

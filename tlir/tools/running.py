@@ -121,12 +121,12 @@ def compare_named(
 
 
 def compile_options(args) -> dict:
-    """The compile options (`tlir.compile`'s) the command line asks for. The
-    tool never writes a parameter: frozen parameters (packed once), but for
-    derivatives (`--jvp`, `--vjp`), which take them live."""
+    """The compile options (`tlir.compile`'s) the command line asks for, with
+    live parameters: the tool calls the model once, so weights packed once at
+    link (`parameters="frozen"`) would buy that call nothing, and a live model
+    shares its cache entries with a plain `tlir.compile(path)` (a frozen one's
+    linears are other kernels)."""
     from tlir.compiler.options import CompileOptions
-
-    derivatives = bool(getattr(args, "jvp", None) or getattr(args, "vjp", None))
 
     return CompileOptions(
         backend=args.backend,
@@ -136,7 +136,6 @@ def compile_options(args) -> dict:
         progress=not args.quiet,
         fuse=not args.no_fuse,
         numerics=args.numerics,
-        parameters="live" if derivatives else "frozen",
     ).as_dict()
 
 

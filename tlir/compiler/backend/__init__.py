@@ -180,7 +180,7 @@ def packed_weight(kernel: func.FuncOp):
     """(argument position, `prepacked.PackedPanels`) where the generated kernel
     takes a constant weight packed ahead: a static linear marked by kernel
     formation (a frozen model's), its weight read by it alone; else None."""
-    from tlir.passes.contraction_kernels.prepacked import PACKED_WEIGHT
+    from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
 
     parts = _generated_parts(kernel)
     if parts is None:
