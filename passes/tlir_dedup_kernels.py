@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from tlir.passes.fast_ops import symbol_ref
-from tlir.passes.tlir_form_kernels import is_kernel
+from tlir.passes.tlir_form_kernels import body_structure, is_kernel
 
 NUMERICS_MODE = "strict"
 """Sums in TorchLean's order, no reassociation, no FMA: part of every kernel key."""
@@ -56,36 +55,6 @@ def structure(kernel: func.FuncOp) -> tuple:
     are (cheap: no printing); the text is printed once per distinct kernel."""
     block = kernel.body.block
     return (kernel.function_type, *body_structure(block.args, block.ops))
-
-
-def body_structure(args, ops, returned=None) -> list:
-    """The items of `structure` for `ops` (walked, regions included) taking the
-    values `args` as their arguments, then the positions of the `returned`
-    values if given: equal for two bodies exactly when their canonical texts
-    are, given the same argument types."""
-    numbering: dict[SSAValue, int] = {a: i for i, a in enumerate(args)}
-    items: list = []
-    for top in ops:
-        for op in top.walk():
-            for region in op.regions:
-                for block in region.blocks:
-                    for arg in block.args:
-                        numbering[arg] = len(numbering)
-            items.append(
-                (
-                    op.name,
-                    tuple(sorted(op.properties.items())),
-                    tuple(sorted((k, v) for k, v in op.attributes.items())),
-                    tuple(numbering.get(v, -1) for v in op.operands),
-                    tuple(r.type for r in op.results),
-                    len(op.regions),
-                )
-            )
-            for result in op.results:
-                numbering[result] = len(numbering)
-    if returned is not None:
-        items.append(tuple(numbering[v] for v in returned))
-    return items
 
 
 def dedup_kernels(module: ModuleOp) -> dict[str, str]:

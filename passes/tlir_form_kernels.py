@@ -307,10 +307,38 @@ def outline(
 def group_key(ops: list[Operation], inputs: list[SSAValue], outputs: list[SSAValue]) -> tuple:
     """Equal for two groups exactly when their kernels would be merged by
     `tlir-dedup-kernels` (`tlir_dedup_kernels.structure`, which it mirrors)."""
-    from tlir.passes.tlir_dedup_kernels import body_structure
-
     types = (tuple(v.type for v in inputs), tuple(v.type for v in outputs))
     return (types, *body_structure(inputs, ops, outputs))
+
+
+def body_structure(args, ops, returned=None) -> list:
+    """The items of `structure` for `ops` (walked, regions included) taking the
+    values `args` as their arguments, then the positions of the `returned`
+    values if given: equal for two bodies exactly when their canonical texts
+    are, given the same argument types."""
+    numbering: dict[SSAValue, int] = {a: i for i, a in enumerate(args)}
+    items: list = []
+    for top in ops:
+        for op in top.walk():
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        numbering[arg] = len(numbering)
+            items.append(
+                (
+                    op.name,
+                    tuple(sorted(op.properties.items())),
+                    tuple(sorted((k, v) for k, v in op.attributes.items())),
+                    tuple(numbering.get(v, -1) for v in op.operands),
+                    tuple(r.type for r in op.results),
+                    len(op.regions),
+                )
+            )
+            for result in op.results:
+                numbering[result] = len(numbering)
+    if returned is not None:
+        items.append(tuple(numbering[v] for v in returned))
+    return items
 
 
 def _replace_by_call(ops, inputs, outputs, name: str, block: Block) -> None:
