@@ -113,6 +113,10 @@ class LowerBernoulli(RewritePattern):
         rewriter.replace(op, new_ops, [bit.result])
 
 
+RANDOM_OPS = (random.KeyOp, random.DrawOp, random.UniformOp, random.BernoulliOp)
+"""The ops this pass lowers (all of the `random` dialect's)."""
+
+
 @dataclass(frozen=True)
 class ConvertRandomToArith(ModulePass):
     """Expand the `random` dialect into SplitMix64 on i64 arith."""
@@ -120,5 +124,9 @@ class ConvertRandomToArith(ModulePass):
     name = "convert-random-to-arith"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Most kernels draw nothing, and the rewrite walker would still visit
+        # every op of their loop bodies (twice: once more to see nothing changed).
+        if not any(isinstance(inner, RANDOM_OPS) for inner in op.walk()):
+            return
         patterns = [LowerKey(), LowerDraw(), LowerUniform(), LowerBernoulli()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -17,9 +17,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, memref, vector
-from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import arith, func, memref, vector
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    SymbolRefAttr,
+    i32,
+)
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 INDEX = IndexType()
 
@@ -86,3 +94,54 @@ def index_constant(value: int) -> arith.ConstantOp:
     """`arith.ConstantOp(IntegerAttr(value, IndexType()))`."""
     properties = {"value": integer_attr(value, INDEX)}
     return arith.ConstantOp.create(result_types=[INDEX], properties=properties)
+
+
+@functools.lru_cache(maxsize=256)
+def _segment_sizes(inputs: int, outputs: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, (inputs, outputs))
+
+
+@functools.lru_cache(maxsize=1024)
+def array_attr(elements: tuple[Attribute, ...]) -> ArrayAttr:
+    """`ArrayAttr(elements)`, made once per tuple (a generic's maps and iterators
+    repeat from one op to the next)."""
+    return ArrayAttr(elements)
+
+
+def generic(
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    body: Region,
+    indexing_maps: Sequence[Attribute],
+    iterator_types: Sequence[Attribute],
+    result_types: Sequence[Attribute] = (),
+) -> GenericOp:
+    """`linalg.GenericOp(inputs, outputs, body, indexing_maps, iterator_types,
+    result_types)` (no `doc`, no `library_call`): its properties in the same order."""
+    properties = {
+        "indexing_maps": array_attr(tuple(indexing_maps)),
+        "iterator_types": array_attr(tuple(iterator_types)),
+        "operandSegmentSizes": _segment_sizes(len(inputs), len(outputs)),
+    }
+    return GenericOp.create(
+        operands=[*inputs, *outputs],
+        result_types=list(result_types),
+        properties=properties,
+        regions=[body],
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def symbol_ref(name: str) -> SymbolRefAttr:
+    """`SymbolRefAttr(name)`, made once per name (a model calls a few kernels
+    from hundreds of places)."""
+    return SymbolRefAttr(name)
+
+
+def call(callee: str, arguments: Sequence[SSAValue], result_types: Sequence[Attribute]):
+    """`func.CallOp(callee, arguments, result_types)`."""
+    return func.CallOp.create(
+        operands=list(arguments),
+        result_types=list(result_types),
+        properties={"callee": symbol_ref(callee)},
+    )

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
-from tlir.passes.tlir_form_kernels import is_kernel
+from tlir.passes.fast_ops import symbol_ref
+from tlir.passes.tlir_form_kernels import body_structure, is_kernel
 
 NUMERICS_MODE = "strict"
 """Sums in TorchLean's order, no reassociation, no FMA: part of every kernel key."""
@@ -53,28 +53,8 @@ def kernel_hash(kernel: func.FuncOp) -> str:
 def structure(kernel: func.FuncOp) -> tuple:
     """A hashable summary equal for two kernels exactly when their canonical texts
     are (cheap: no printing); the text is printed once per distinct kernel."""
-    numbering: dict[SSAValue, int] = {a: i for i, a in enumerate(kernel.body.block.args)}
-    items: list = [kernel.function_type]
-    for op in kernel.walk():
-        if op is kernel:
-            continue
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.args:
-                    numbering[arg] = len(numbering)
-        items.append(
-            (
-                op.name,
-                tuple(sorted(op.properties.items())),
-                tuple(sorted((k, v) for k, v in op.attributes.items())),
-                tuple(numbering.get(v, -1) for v in op.operands),
-                tuple(r.type for r in op.results),
-                len(op.regions),
-            )
-        )
-        for result in op.results:
-            numbering[result] = len(numbering)
-    return tuple(items)
+    block = kernel.body.block
+    return (kernel.function_type, *body_structure(block.args, block.ops))
 
 
 def dedup_kernels(module: ModuleOp) -> dict[str, str]:
@@ -96,7 +76,7 @@ def dedup_kernels(module: ModuleOp) -> dict[str, str]:
         renamed[old] = name
     for op in module.walk():
         if isinstance(op, func.CallOp) and op.callee.root_reference.data in renamed:
-            op.callee = SymbolRefAttr(renamed[op.callee.root_reference.data])
+            op.callee = symbol_ref(renamed[op.callee.root_reference.data])
     return renamed
 
 

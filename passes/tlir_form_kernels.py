@@ -47,6 +47,7 @@ from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as AD
 from tlir.interface import NUMERICS
 from tlir.optable import OpTable
+from tlir.passes import fast_ops
 
 KERNEL_ATTR = "tlir.kernel"
 """Marks a kernel function (a unit attribute)."""
@@ -249,8 +250,9 @@ def group_ops(block: Block, fuse: bool, max_ops: int = MAX_KERNEL_OPS) -> list[G
     return groups
 
 
-def outline(group: Group, block: Block, name: str, position: dict[int, int]) -> func.FuncOp:
-    """Move the group's ops into a kernel function called where its last op was."""
+def _group_values(group: Group, position: dict[int, int]):
+    """(the group's ops in block order, the values it reads from outside, the
+    results used outside it): the kernel's body, arguments and results."""
     ops = sorted(group.ops, key=lambda op: position[id(op)])
     inputs: dict[SSAValue, None] = {}
     for op in ops:
@@ -264,6 +266,24 @@ def outline(group: Group, block: Block, name: str, position: dict[int, int]) -> 
         for result in op.results
         if any(use.operation not in group for use in result.uses)
     ]
+    return ops, list(inputs), outputs
+
+
+def outline(
+    group: Group, block: Block, name: str, position: dict[int, int], shared: dict | None = None
+) -> func.FuncOp | None:
+    """Move the group's ops into a kernel function called where its last op was.
+    With `shared` (kernels by `group_key`): a group identical to an earlier one
+    calls that one's kernel and makes none (None), as `tlir-dedup-kernels` would
+    have merged them; `shared` learns each new kernel."""
+    ops, inputs, outputs = _group_values(group, position)
+    key = None
+    if shared is not None:
+        key = group_key(ops, inputs, outputs)
+        kernel = shared.get(key)
+        if kernel is not None:
+            _replace_by_call(ops, inputs, outputs, kernel.sym_name.data, block)
+            return None
     body = Block(arg_types=[v.type for v in inputs])
     mapping = dict(zip(inputs, body.args, strict=True))
     for op in ops:
@@ -278,7 +298,53 @@ def outline(group: Group, block: Block, name: str, position: dict[int, int]) -> 
     kernel = func.FuncOp(name, typ, Region(body), visibility="private")
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
     kernel.location = ret.location = root.location
-    call = func.CallOp(name, list(inputs), [v.type for v in outputs])
+    _replace_by_call(ops, inputs, outputs, name, block)
+    if shared is not None:
+        shared[key] = kernel
+    return kernel
+
+
+def group_key(ops: list[Operation], inputs: list[SSAValue], outputs: list[SSAValue]) -> tuple:
+    """Equal for two groups exactly when their kernels would be merged by
+    `tlir-dedup-kernels` (`tlir_dedup_kernels.structure`, which it mirrors)."""
+    types = (tuple(v.type for v in inputs), tuple(v.type for v in outputs))
+    return (types, *body_structure(inputs, ops, outputs))
+
+
+def body_structure(args, ops, returned=None) -> list:
+    """The items of `structure` for `ops` (walked, regions included) taking the
+    values `args` as their arguments, then the positions of the `returned`
+    values if given: equal for two bodies exactly when their canonical texts
+    are, given the same argument types."""
+    numbering: dict[SSAValue, int] = {a: i for i, a in enumerate(args)}
+    items: list = []
+    for top in ops:
+        for op in top.walk():
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        numbering[arg] = len(numbering)
+            items.append(
+                (
+                    op.name,
+                    tuple(sorted(op.properties.items())),
+                    tuple(sorted((k, v) for k, v in op.attributes.items())),
+                    tuple(numbering.get(v, -1) for v in op.operands),
+                    tuple(r.type for r in op.results),
+                    len(op.regions),
+                )
+            )
+            for result in op.results:
+                numbering[result] = len(numbering)
+    if returned is not None:
+        items.append(tuple(numbering[v] for v in returned))
+    return items
+
+
+def _replace_by_call(ops, inputs, outputs, name: str, block: Block) -> None:
+    """The group's ops replaced by a call of kernel `name` where the last one was."""
+    root = ops[-1]
+    call = fast_ops.call(name, inputs, [v.type for v in outputs])
     call.location = root.location
     block.insert_op_before(call, root)
     for old, new in zip(outputs, call.results, strict=True):
@@ -286,11 +352,14 @@ def outline(group: Group, block: Block, name: str, position: dict[int, int]) -> 
     for op in reversed(ops):
         op.detach()
         op.erase()
-    return kernel
 
 
 def form_kernels(
-    module: ModuleOp, function: func.FuncOp, fuse: bool, max_ops: int = MAX_KERNEL_OPS
+    module: ModuleOp,
+    function: func.FuncOp,
+    fuse: bool,
+    max_ops: int = MAX_KERNEL_OPS,
+    shared: dict | None = None,
 ) -> list[func.FuncOp]:
     block = function.body.block
     taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
@@ -301,7 +370,9 @@ def form_kernels(
         while name in taken:
             name += "_"
         taken.add(name)
-        kernels.append(outline(group, block, name, position))
+        kernel = outline(group, block, name, position, shared)
+        if kernel is not None:
+            kernels.append(kernel)
     return kernels
 
 
@@ -316,6 +387,10 @@ class TlirFormKernels(ModulePass):
     max_ops: int = MAX_KERNEL_OPS
     numerics: str = "exact"
     """`fma`: the kernels are marked `tlir.numerics = "fma"`."""
+    dedup: bool = False
+    """Identical groups call one kernel, the first one's: the kernels that
+    `tlir-dedup-kernels` would merge are never made (a model of 1,000 layers
+    of a few shapes makes a few kernels, not 1,000)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.numerics not in NUMERICS:
@@ -326,7 +401,10 @@ class TlirFormKernels(ModulePass):
             for f in op.ops
             if isinstance(f, func.FuncOp) and len(f.body.blocks) == 1 and not is_kernel(f)
         ]
-        kernels = [k for f in functions for k in form_kernels(op, f, self.fuse, self.max_ops)]
+        shared = {} if self.dedup else None
+        kernels = [
+            k for f in functions for k in form_kernels(op, f, self.fuse, self.max_ops, shared)
+        ]
         for kernel in kernels:
             if self.numerics != "exact":
                 kernel.attributes[NUMERICS_ATTR] = StringAttr(self.numerics)

@@ -38,6 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from tlir.dialects.tlir_ad import keep_row_strips
+from tlir.passes import fast_ops as fast
 
 
 def _output_map(op: GenericOp) -> AffineMap:
@@ -283,12 +284,12 @@ class _Fuser:
             )
         inputs = list(consumer.inputs)
         inputs[position : position + 1] = list(producer.inputs)
-        fused = GenericOp(
+        fused = fast.generic(
             inputs,
             list(consumer.outputs),
             Region(block),
             maps,
-            consumer.iterator_types,
+            consumer.iterator_types.data,
             [r.type for r in consumer.results],
         )
         fused.location = consumer.location

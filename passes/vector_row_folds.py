@@ -242,7 +242,10 @@ def emit_vector_strips(
     span = kb.sub(upper, lower)
     split = kb.add(lower, kb.mul(kb.div(span, lanes), lanes))
     assert isinstance(split, SSAValue)
-    flat = {v: kb.flat(v) for v in {o.value for o in (*fold.inputs.values(), fold.output)}}
+    # in the operands' order (a set of values would order them by address: the
+    # views, and so the kernel's text, would change from one run to the next)
+    buffers = dict.fromkeys(o.value for o in (*fold.inputs.values(), fold.output))
+    flat = {v: kb.flat(v) for v in buffers}
     extent: Index = fold.extents[fold.terms] if terms is None else terms
     element_bytes = typ.element_type.bitwidth // 8
     vector_bytes = lanes * element_bytes

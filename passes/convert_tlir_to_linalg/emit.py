@@ -9,6 +9,7 @@ numbered in the order the spec accumulates them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
@@ -21,13 +22,14 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
+from xdsl.dialects.linalg.ops import FillOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from tlir.dense import float_attr
 from tlir.dialects.tlir_ad import keep_row_strips
+from tlir.passes import fast_ops as fast
 from tlir.passes.linalg_copy import copy_generic
 
 Expr = AffineExpr | int
@@ -52,6 +54,11 @@ def dims(positions: Sequence[int]) -> list[AffineExpr]:
 
 PARALLEL = "parallel"
 REDUCTION = "reduction"
+
+
+@functools.cache
+def _iterator(kind: str) -> IteratorTypeAttr:
+    return IteratorTypeAttr(IteratorType(kind))
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
@@ -82,16 +89,16 @@ class Body:
         return self(IndexOp(dimension))
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.AddfOp(a, b))
+        return self(fast.binary(arith.AddfOp, a, b))
 
     def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.SubfOp(a, b))
+        return self(fast.binary(arith.SubfOp, a, b))
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.MulfOp(a, b))
+        return self(fast.binary(arith.MulfOp, a, b))
 
     def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.DivfOp(a, b))
+        return self(fast.binary(arith.DivfOp, a, b))
 
     def cmp(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
         return self(arith.CmpfOp(a, b, predicate))
@@ -177,13 +184,13 @@ class Emitter:
         block = Block(arg_types=arg_types)
         yielded = body(Body(block, self.element_type), list(block.args))
         block.add_op(YieldOp(*yielded))
-        op = GenericOp(
-            inputs=list(inputs),
-            outputs=list(outputs),
-            body=Region(block),
-            indexing_maps=list(maps),
-            iterator_types=[IteratorTypeAttr(IteratorType(i)) for i in iterators],
-            result_types=[v.type for v in outputs],
+        op = fast.generic(
+            inputs,
+            outputs,
+            Region(block),
+            maps,
+            [_iterator(i) for i in iterators],
+            [v.type for v in outputs],
         )
         if like is not None:
             keep_row_strips(like, op)

@@ -48,7 +48,7 @@ def _entry_module(
 
     work = ModuleOp([op.clone() for op in module.ops if isinstance(op, func.FuncOp)])
     ctx = context()
-    forming = TlirFormKernels(fuse=fuse, numerics=numerics)
+    forming = TlirFormKernels(fuse=fuse, numerics=numerics, dedup=True)
     TlirInlineCustom().apply(ctx, work)
     if frozen:
         mark_constant_weights(find_function(work, function))
