@@ -32,11 +32,20 @@ def run():
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_compile_cache(tmp_path_factory):
-    """Tests share one compile cache of their own, never the user's."""
+    """Tests share one compile cache of their own, never the user's. Under
+    pytest-xdist every worker is a session of its own: they share the run's
+    directory (the parent of each worker's base temporary directory), as the
+    processes of one user share the cache, so that a model one worker compiled
+    is a hit for the others."""
     import os
 
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process (or no xdist)
+        directory = tmp_path_factory.mktemp("tlir-cache")
+    else:
+        directory = tmp_path_factory.getbasetemp().parent / "tlir-cache"
+        directory.mkdir(exist_ok=True)
     previous = os.environ.get("TLIR_CACHE_DIR")
-    os.environ["TLIR_CACHE_DIR"] = str(tmp_path_factory.mktemp("tlir-cache"))
+    os.environ["TLIR_CACHE_DIR"] = str(directory)
     yield
     if previous is None:
         os.environ.pop("TLIR_CACHE_DIR", None)
