@@ -270,6 +270,7 @@ def test_every_iteration_of_every_job_runs_once():
     assert counts.tolist() == [jobs] * n
 
 
+@pytest.mark.alone
 def test_workers_take_part():
     """Jobs of a few milliseconds, until a worker (not only the caller) ran
     some iterations (on a loaded machine it may take a while)."""
@@ -348,6 +349,7 @@ done:
 """
 
 
+@pytest.mark.alone
 def test_a_step_held_up_by_a_worker_makes_the_next_ones_run_alone():
     """A worker whose chunks take 50 times the caller's holds the caller up:
     the step counts as stalled, and the steps right after it run on the
@@ -381,6 +383,7 @@ def test_a_step_held_up_by_a_worker_makes_the_next_ones_run_alone():
     assert (after["stalled"] - before["stalled"], after["alone"] - before["alone"]) == (1, 1)
 
 
+@pytest.mark.alone
 def test_a_step_whose_every_chunk_ran_slower_is_no_stall():
     """Steps whose iterations all take 4 times as long as before (every thread
     slowed alike: another process's threads sharing the caches or spinning
