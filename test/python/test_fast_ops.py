@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith, func, llvm, memref, vector
+from xdsl.dialects import test as test_dialect
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     IndexType,
@@ -19,7 +20,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.dialects.test import TestOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.ir.affine import AffineMap
 
@@ -82,7 +82,7 @@ def _generic_body(arguments: int) -> Region:
 @pytest.mark.parametrize("inputs", [1, 2], ids=["one-input", "two-inputs"])
 def test_generics_are_the_constructors_ops(inputs):
     shapes = [[4, 3], [3], [4, 3]]
-    tensor = TestOp(result_types=[TensorType(f64, s) for s in shapes]).results
+    tensor = test_dialect.TestOp(result_types=[TensorType(f64, s) for s in shapes]).results
     identity = AffineMapAttr(AffineMap.identity(2))
     broadcast = AffineMapAttr(AffineMap.from_callable(lambda i, j: (j,)))
     maps = [identity, broadcast][:inputs] + [identity]
