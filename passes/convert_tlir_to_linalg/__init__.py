@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, linalg
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -98,7 +99,7 @@ def erase_unread(function: func.FuncOp) -> None:
 def _pure_tensor_op(op: Operation) -> bool:
     if is_side_effect_free(op):  # a constant, an empty tensor
         return True
-    if not isinstance(op, linalg.GenericOp | linalg.FillOp) or not op.results:
+    if not isinstance(op, GenericOp | FillOp) or not op.results:
         return False  # an op on buffers (no results) writes its outputs: kept
     return all(
         is_side_effect_free(inner) or inner.has_trait(IsTerminator)
