@@ -51,6 +51,7 @@ from xdsl.passes import ModulePass
 
 from tlir.dialects.tlir_ad import ROW_STRIPS
 from tlir.passes import fast_ops as fast
+from tlir.passes.loop_starts import first_reduction, fused_starts
 from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
@@ -323,11 +324,14 @@ def lower_linalg(
     bounds: tuple[SSAValue, SSAValue] | None,
     vector_bytes: int = 0,
     batch: BatchBounds | None = None,
+    starts: Sequence[Linalg] = (),
 ) -> list[Operation]:
     """The loop nest of one linalg op; `bounds` overrides the outermost loop's.
     A row reduction runs strips of outputs on vectors of `vector_bytes` where
     its body allows (`tlir.passes.vector_row_folds`; 0: never). With `batch`,
-    a loop over a batch-sized leading axis runs to k·batch."""
+    a loop over a batch-sized leading axis runs to k·batch. `starts` (fills
+    of its outputs, `loop_starts.fused_starts`) run on each tile of outputs
+    before the reduction loops that read it."""
     values, maps, extents = _operands_and_maps(op)
     if 0 in extents:
         return []
@@ -354,6 +358,7 @@ def lower_linalg(
         fold = plan_row_fold(op, values, maps, extents, strips, vector_bytes, _root_buffer)
     interleaved = strips if strips is not None and extents[strips] >= INTERLEAVE else None
     bodies: list[Block] = []
+    tile_at = first_reduction(op) if starts else None
 
     def nest(
         block: Block, position: int, ivs: list[SSAValue], rows_at: tuple | None = None
@@ -375,6 +380,8 @@ def lower_linalg(
         if position == len(extents):
             _emit_body(op, values, maps, ivs, emitter, flat)
             return
+        if position == tile_at:
+            start_tile(block, position, ivs)
         if position == 0 and bounds is not None:
             lb, ub = bounds
         else:
@@ -432,6 +439,23 @@ def lower_linalg(
         loop = _for(block, lb, ub, one)
         bodies.append(loop)
         nest(loop, position, ivs, (loop.args[0], 1))
+
+    def start_tile(block: Block, position: int, ivs: list[SSAValue]) -> None:
+        """The starts of the outputs at the outer indices `ivs`: a loop per
+        parallel dimension after `position`, each start's body at the
+        output's indices (the parallel dimensions', in order)."""
+        inner = [k for k in range(position, len(extents)) if kinds[k] == "parallel"]
+        tile, out_ivs = block, list(ivs)
+        for k in inner:
+            emitter = IndexEmitter(tile)
+            tile = _for(tile, emitter.const(0), bound(emitter, k), one)
+            bodies.append(tile)
+            out_ivs.append(tile.args[0])
+        for start in starts:
+            start_values, start_maps, _ = _operands_and_maps(start)
+            _emit_body(start, start_values, start_maps, out_ivs, IndexEmitter(tile), flat)
+
+    kinds = [str(t.data) for t in op.iterator_types.data] if isinstance(op, GenericOp) else []
 
     def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
         _emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
@@ -659,10 +683,29 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
         )
         batch.infer(ops, list(block.args[outputs:-3]))  # the scratch buffers
         _flat_views(function, batch)
+    starts = {} if batch is not None else fused_starts(list(block.ops), _other_nests(ops))
+    inside = {start for taken in starts.values() for start in taken}
     for op in ops:
-        block.insert_ops_before(lower_linalg(op, bounds, vector_bytes, batch), op)
+        if op not in inside:
+            lowered = lower_linalg(op, bounds, vector_bytes, batch, starts.get(op, ()))
+            block.insert_ops_before(lowered, op)
+    for op in ops:
         op.detach()
         op.erase()
+
+
+def _other_nests(ops: Sequence[Linalg]) -> set[Operation]:
+    """The ops whose nests are not the plain one in dimension order (row strips,
+    interleaved outputs, vector strips) or that have none (an empty range):
+    they take no starts."""
+    return {op for op in ops if isinstance(op, GenericOp) and not _plain_nest(op)}
+
+
+def _plain_nest(op: GenericOp) -> bool:
+    _, maps, extents = _operands_and_maps(op)
+    if 0 in extents or row_strips(op) is not None:
+        return False
+    return _interleaved_dim(op, maps, extents) is None
 
 
 @dataclass(frozen=True)

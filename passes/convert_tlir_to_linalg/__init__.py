@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -22,6 +23,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.traits import IsTerminator, is_side_effect_free
 
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
@@ -75,7 +77,35 @@ class ConvertTlirToLinalg(ModulePass):
         refuse_dynamic(op, self.name)
         walker = PatternRewriteWalker(LowerTlirOp(), apply_recursively=False)
         walker.rewrite_module(op)
+        for function in op.walk():
+            if isinstance(function, func.FuncOp):
+                erase_unread(function)
         declare_steps(op)
+
+
+def erase_unread(function: func.FuncOp) -> None:
+    """Erase the tensor computations nothing reads: the starts of folds whose
+    region does not read them (`ad_ops.lower_fold`), with the empty tensors
+    they wrote into. (xDSL's dead-code elimination keeps a `linalg.generic`:
+    it has no memory-effect trait.)"""
+    for block in function.body.blocks:
+        for op in reversed(list(block.ops)):
+            if any(r.uses for r in op.results) or not _pure_tensor_op(op):
+                continue
+            op.detach()
+            op.erase()
+
+
+def _pure_tensor_op(op: Operation) -> bool:
+    if is_side_effect_free(op):  # a constant, an empty tensor
+        return True
+    if not isinstance(op, GenericOp | FillOp) or not op.results:
+        return False  # an op on buffers (no results) writes its outputs: kept
+    return all(
+        is_side_effect_free(inner) or inner.has_trait(IsTerminator)
+        for inner in op.walk()
+        if inner is not op
+    )
 
 
 def declare_steps(module: ModuleOp) -> None:

@@ -146,8 +146,30 @@ def lower_fold(op: A.FoldOp, e: Emitter) -> list[SSAValue]:
         return copy(b, [*args[:count], *args[len(inputs) :]])
 
     return e.generic(
-        inputs, list(op.inits), [*maps, *(out_map for _ in op.outs)], list(op.kinds), body, op
+        inputs, _starts(op, e), [*maps, *(out_map for _ in op.outs)], list(op.kinds), body, op
     )
+
+
+def _starts(op: A.FoldOp, e: Emitter) -> list[SSAValue]:
+    """The fold's starts, an uninitialised tensor for each result whose value
+    the region never reads (a stacking or pooling pass that only writes) where
+    every reduced range is non-empty: the result is then the last term's, so
+    its start (a fill, a whole pass over the result) would be written for
+    nothing."""
+    bounds = A.ints(op.bounds)
+    if any(bounds[d] < 1 for d, kind in enumerate(op.kinds) if kind != PARALLEL):
+        return list(op.inits)
+    accumulators = op.body.block.args[len(op.inputs) :]
+    return [
+        e.add(tensor.EmptyOp([], init.type)) if _unread(arg, init) else init
+        for init, arg in zip(op.inits, accumulators, strict=True)
+    ]
+
+
+def _unread(arg: SSAValue, init: SSAValue) -> bool:
+    """The region does not read `arg` and `init`'s shape is static (an empty
+    tensor of a dynamic shape would need its sizes)."""
+    return not arg.uses and all(n >= 0 for n in shape_of(init))
 
 
 def _covered(e: Emitter, value: SSAValue, map_attr: AffineMapAttr, bounds) -> SSAValue:

@@ -1,7 +1,9 @@
 // tlir_ad ops: each one linalg.generic whose body is the op's region (tlir_ad.yield
 // becomes linalg.yield). map: identity maps, rank-0 operands broadcast. fold: the box's
 // dimensions are the loops, the results indexed by the parallel ones and started from
-// the inits; a dimension no input reads as a plain index gets a shape-only operand,
+// the inits (an empty tensor, the start's computation erased, for a result the region
+// never reads where every reduced range is non-empty: the last term gives it); a
+// dimension no input reads as a plain index gets a shape-only operand,
 // and a plain index covering part of an axis reads a slice. pad: a +0 fill, a strided
 // write into the slice the elements span, an insert.
 // RUN: tlir-opt %s --split-input-file -p convert-tlir-to-linalg | filecheck %s
@@ -48,7 +50,8 @@ func.func @fold(%a: tensor<5xf64>) -> tensor<2xf64> {
 
 // CHECK-LABEL: func.func @slice
 // CHECK:         %[[CUT:.*]] = tensor.extract_slice %{{.*}}[0] [3] [1] : tensor<5xf64> to tensor<3xf64>
-// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[CUT]] : tensor<3xf64>)
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<3xf64>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[CUT]] : tensor<3xf64>) outs(%[[E]] : tensor<3xf64>)
 func.func @slice(%a: tensor<5xf64>) -> tensor<3xf64> {
   %z = tlir.const {value = dense<0.0> : tensor<3xf64>} : tensor<3xf64>
   %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 3>, maps = [affine_map<(d0) -> (d0)>], iterators = ["parallel"]} : (tensor<5xf64>), (tensor<3xf64>) -> tensor<3xf64> {
@@ -56,6 +59,46 @@ func.func @slice(%a: tensor<5xf64>) -> tensor<3xf64> {
     tlir_ad.yield %x : f64
   }
   func.return %r : tensor<3xf64>
+}
+
+// -----
+
+// The first result's start (a broadcast) is not read by the region: an empty tensor,
+// the broadcast erased; the second one's is read (the sum) and kept.
+// CHECK-LABEL: func.func @unread_start
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3xf64>, %[[S:.*]]: tensor<f64>)
+// CHECK-NEXT:    %[[KEPT:.*]] = tensor.empty() : tensor<2xf64>
+// CHECK-NEXT:    %[[START:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<f64>) outs(%[[KEPT]] : tensor<2xf64>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      linalg.yield
+// CHECK-NEXT:    } -> tensor<2xf64>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2xf64>
+// CHECK-NEXT:    %{{.*}}, %{{.*}} = linalg.generic {{.*}} ins(%[[A]] : tensor<2x3xf64>) outs(%[[E]], %[[START]] : tensor<2xf64>, tensor<2xf64>)
+// CHECK-NOT:     linalg.generic
+func.func @unread_start(%a: tensor<2x3xf64>, %s: tensor<f64>) -> (tensor<2xf64>, tensor<2xf64>) {
+  %z = tlir.broadcast_to %s : (tensor<f64>) -> tensor<2xf64>
+  %w = tlir.broadcast_to %s : (tensor<f64>) -> tensor<2xf64>
+  %last, %sum = tlir_ad.fold ins(%a) init(%z, %w) {bounds = array<i64: 2, 3>, maps = [affine_map<(d0, d1) -> (d0, d1)>], iterators = ["parallel", "reduction"]} : (tensor<2x3xf64>), (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>, tensor<2xf64> {
+  ^bb0(%x: f64, %acc0: f64, %acc1: f64):
+    %t = arith.addf %acc1, %x : f64
+    tlir_ad.yield %x, %t : f64, f64
+  }
+  func.return %last, %sum : tensor<2xf64>, tensor<2xf64>
+}
+
+// -----
+
+// An empty reduced range leaves the start as the result: kept even where unread.
+// CHECK-LABEL: func.func @empty_range_keeps_start
+// CHECK:         %[[START:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<f64>) outs(%{{.*}} : tensor<2xf64>)
+// CHECK:         linalg.generic {{.*}} outs(%[[START]] : tensor<2xf64>)
+func.func @empty_range_keeps_start(%a: tensor<2x0xf64>, %s: tensor<f64>) -> tensor<2xf64> {
+  %z = tlir.broadcast_to %s : (tensor<f64>) -> tensor<2xf64>
+  %r = tlir_ad.fold ins(%a) init(%z) {bounds = array<i64: 2, 0>, maps = [affine_map<(d0, d1) -> (d0, d1)>], iterators = ["parallel", "reduction"]} : (tensor<2x0xf64>), (tensor<2xf64>) -> tensor<2xf64> {
+  ^bb0(%x: f64, %acc: f64):
+    tlir_ad.yield %x : f64
+  }
+  func.return %r : tensor<2xf64>
 }
 
 // -----

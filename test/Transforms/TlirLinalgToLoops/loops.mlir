@@ -164,3 +164,84 @@ func.func @two_buffers(%a: memref<4xf64>, %b: memref<4xf64>, %w: memref<4xf64>, 
   }
   func.return
 }
+
+// -----
+
+// A fold's outputs started by a broadcast just before it: the start is written
+// tile by tile inside the fold's nest (the loops over the parallel dimensions
+// after the first reduction one), right before the reduction loops that read
+// it, not in a pass of its own over the whole output.
+// CHECK-LABEL: func.func @start_in_nest
+// CHECK-SAME:    (%[[X:.*]]: memref<4x3x8xf64>, %[[ROW:.*]]: memref<8xf64>, %[[Y:.*]]: memref<4x8xf64>, %[[LO:.*]]: index, %[[HI:.*]]: index)
+// CHECK-SAME:    tlir.parallel_extent = 4 : i64
+// CHECK:         scf.for %[[I:.*]] = %[[LO]] to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[ROW]][%[[J]]] : memref<8xf64>
+// CHECK-NEXT:        memref.store %[[V]], %[[Y]][%[[I]], %[[J]]] : memref<4x8xf64>
+// CHECK-NEXT:      }
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             scf.for %[[J2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:          %[[A:.*]] = memref.load %[[X]][%[[I]], %[[K]], %[[J2]]] : memref<4x3x8xf64>
+// CHECK-NEXT:          %[[ACC:.*]] = memref.load %[[Y]][%[[I]], %[[J2]]] : memref<4x8xf64>
+// CHECK-NOT:     scf.for
+// CHECK:         func.return
+func.func @start_in_nest(%x: memref<4x3x8xf64>, %row: memref<8xf64>, %y: memref<4x8xf64>, %lo: index, %hi: index) attributes {tlir.kernel, tlir.num_inputs = 2 : i64, tlir.num_outputs = 1 : i64} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%row : memref<8xf64>) outs(%y : memref<4x8xf64>) {
+  ^bb0(%r: f64, %o: f64):
+    linalg.yield %r : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : memref<4x3x8xf64>) outs(%y : memref<4x8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// A fold whose first dimension is a reduction keeps its start's own pass (a
+// tile would be the whole output, outside the loop that threads split).
+// CHECK-LABEL: func.func @start_before_reduction_first
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant
+// CHECK-NEXT:      memref.store %{{.*}}, %{{.*}}[%[[I]]] : memref<8xf64>
+// CHECK-NEXT:    }
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %{{.*}} = arith.constant 0 : index
+func.func @start_before_reduction_first(%x: memref<3x8xf64>, %y: memref<8xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%y : memref<8xf64>) {
+  ^bb0(%o: f64):
+    %z = arith.constant 0.0 : f64
+    linalg.yield %z : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : memref<3x8xf64>) outs(%y : memref<8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// An op between the start and the fold (here one reading the started buffer)
+// keeps the start's own pass before it.
+// CHECK-LABEL: func.func @start_read_before_fold
+// CHECK:         scf.for
+// CHECK:           memref.store %{{.*}}, %[[Y:.*]][%{{.*}}, %{{.*}}] : memref<4x8xf64>
+// CHECK:         "memref.copy"(%[[Y]], %{{.*}})
+// CHECK-NEXT:    %{{.*}} = arith.constant 1 : index
+func.func @start_read_before_fold(%x: memref<4x3x8xf64>, %row: memref<8xf64>, %y: memref<4x8xf64>, %c: memref<4x8xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%row : memref<8xf64>) outs(%y : memref<4x8xf64>) {
+  ^bb0(%r: f64, %o: f64):
+    linalg.yield %r : f64
+  }
+  "memref.copy"(%y, %c) : (memref<4x8xf64>, memref<4x8xf64>) -> ()
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : memref<4x3x8xf64>) outs(%y : memref<4x8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
