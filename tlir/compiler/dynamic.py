@@ -46,7 +46,7 @@ from tlir.compiler.model import (
     refuse_frozen,
     tag_constants,
 )
-from tlir.compiler.options import PARAMETERS
+from tlir.compiler.options import check_parameters
 from tlir.compiler.plan import entry_constants
 from tlir.compiler.threads import check_threads, default_threads
 from tlir.dense import dense_to_numpy, numpy_to_dense
@@ -103,13 +103,7 @@ class DynamicBatchModel:
         self._threads = default_threads() if threads is None else check_threads(threads, where)
         self._options = options
         self.numerics = options.get("numerics", "exact")
-        parameters_mode = options.get("parameters", "live")
-        if parameters_mode not in PARAMETERS:
-            raise TlirError(
-                where,
-                f"parameters must be one of {', '.join(PARAMETERS)}, got {parameters_mode!r}",
-            )
-        self.frozen = parameters_mode == "frozen"
+        self.frozen = check_parameters(options.get("parameters", "live"), where) == "frozen"
         signature = self.function_op.function_type
         self._inputs = [(tuple(t.get_shape()), numpy_dtype(t)) for t in signature.inputs.data]
         itemsize = max((d.itemsize for _, d in self._inputs if d.kind == "f"), default=8)
@@ -125,7 +119,6 @@ class DynamicBatchModel:
         """Whether input 0 has the batch (`?` leading): a bound's batch is its first array's."""
         self._bounds_calls: dict[int, BoundsCall] = {}  # per batch met by a bound
         self._ibp_programs: dict[tuple[int, str], _BatchProgram] = {}  # (batch, option)
-        self._outputs = len(signature.outputs.data)
         self._specialized: dict[int, ModuleOp] = {}  # CROWN's modules, a few recent batches
         self.stats: dict[str, object] = {
             "compiled batches": [],

@@ -58,11 +58,7 @@ class CompileOptions:
         """These options once checked (a one-line error otherwise), with the
         thread count resolved (its default, or the one given, checked)."""
         check_options(self.backend, self.opt_level, self.numerics, where)
-        if self.parameters not in PARAMETERS:
-            raise TlirError(
-                where,
-                f"parameters must be one of {', '.join(PARAMETERS)}, got {self.parameters!r}",
-            )
+        check_parameters(self.parameters, where)
         threads = default_threads() if self.threads is None else check_threads(self.threads, where)
         return dataclasses.replace(self, threads=threads)
 
@@ -81,6 +77,15 @@ def check_options(backend: object, opt_level: object, numerics: object, where: s
         raise TlirError(where, f"opt_level must be one of 0, 1, 2, 3, got {opt_level!r}")
     if numerics not in NUMERICS:
         raise TlirError(where, f"numerics must be one of {', '.join(NUMERICS)}, got {numerics!r}")
+
+
+def check_parameters(parameters: object, where: str) -> str:
+    """`parameters` if it is one of `PARAMETERS`, else a one-line error."""
+    if parameters not in PARAMETERS:
+        raise TlirError(
+            where, f"parameters must be one of {', '.join(PARAMETERS)}, got {parameters!r}"
+        )
+    return parameters
 
 
 def model_options(fuse: bool, numerics: str, parameters: str) -> str:
@@ -109,6 +114,7 @@ __all__ = [
     "PARAMETERS",
     "CompileOptions",
     "check_options",
+    "check_parameters",
     "model_options",
     "takes_options",
 ]
