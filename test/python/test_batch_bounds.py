@@ -20,8 +20,8 @@ from test_batch_once import BACKENDS, STACKED, Counter, array  # noqa: E402
 import tlir  # noqa: E402
 from tlir.api import parse_module  # noqa: E402
 from tlir.compiler.batch_model import SMALL_NOMINAL  # noqa: E402
-from tlir.compiler.model import fast_interval_contractions  # noqa: E402
 from tlir.diagnostics import TlirError  # noqa: E402
+from tlir.passes.directed_steps import host_has_embedded_rounding  # noqa: E402
 from tlir.passes.tlir_specialize_batch import specialize  # noqa: E402
 
 BATCHES = (1, 7, 300)  # 300: more rows than any strip or vector of rows
@@ -134,7 +134,7 @@ def test_bounds_at_a_new_batch_compile_nothing(
     model.bounds(*infinite_box(LARGE, item, dtype))
     model.bounds(lows, highs, rules="tight")
     labels = ["main_ibp tight"]
-    if fast_interval_contractions():
+    if host_has_embedded_rounding():
         labels.append("main_ibp fast")
         # the CNN's convs take the fast path at the nominal batches (the MLP's
         # layers are too small, and so are both at the small ones): its infinite
@@ -143,7 +143,7 @@ def test_bounds_at_a_new_batch_compile_nothing(
         assert (("ibp", "torchlean") in model._codes) == rerun
         assert ("ibp", "torchlean", SMALL_NOMINAL) not in model._codes
     labels += [f"{label} small" for label in labels]
-    labels += ["main_ibp torchlean"] if fast_interval_contractions() and rerun else []
+    labels += ["main_ibp torchlean"] if host_has_embedded_rounding() and rerun else []
     per_batch = model.stats["kernels compiled per batch"]
     assert sorted(per_batch) == sorted(labels)
     assert all(per_batch[label] == 0 for label in labels)
@@ -331,10 +331,10 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     module = parse_module(chain_text(["?"], [48, 64, 24, 10], "f64", seed=3))
     model = tlir.compile(module, cache=False)
     model.bounds(*infinite_box(WARM, (48,), "f64"))  # the one compile of each program
-    if fast_interval_contractions():  # a small batch forms the small batches' program alone
+    if host_has_embedded_rounding():  # a small batch forms the small batches' program alone
         assert list(model._codes) == [("ibp", "fast", SMALL_NOMINAL)]
     model.bounds(*infinite_box(LARGE, (48,), "f64"))
-    if fast_interval_contractions():  # the first two linears (61·24·10 terms: too few)
+    if host_has_embedded_rounding():  # the first two linears (61·24·10 terms: too few)
         formed = model._codes[("ibp", "fast")].compile.first.work
         folds = [op for op in formed.walk() if ROW_STRIPS in op.attributes]
         assert len(folds) == 2
@@ -350,7 +350,7 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
     infinite = model.bounds(*infinite_box(7, (48,), "f64"))
     assert (counter.lowered, counter.llvm) == (0, 0)
     assert model.stats["compiled batches"] == [] and model._models == {}
-    if fast_interval_contractions():  # which program ran at which batch
+    if host_has_embedded_rounding():  # which program ran at which batch
         small = model._codes[("ibp", "fast", SMALL_NOMINAL)]
         assert sorted(small.batches) == [1, WARM, 7]
         assert sorted(model._codes[("ibp", "fast")].batches) == [LARGE, 56, 64, 88, 300]

@@ -527,14 +527,6 @@ def constant_slots(module: ModuleOp, function: str) -> list[int | None]:
     return slots
 
 
-def fast_interval_contractions() -> bool:
-    """Whether `bounds` takes the contractions' fast path: where its steps are
-    one AVX-512 instruction (elsewhere it would only add its checks)."""
-    from tlir.passes.directed_steps import host_has_embedded_rounding
-
-    return host_has_embedded_rounding()
-
-
 def derivative_module(
     module: ModuleOp, function: str, mode: str, option: bool | str = False
 ) -> ModuleOp:
