@@ -24,7 +24,8 @@ from xdsl.traits import IsTerminator, is_side_effect_free
 Linalg = GenericOp | FillOp
 
 
-def _kinds(op: GenericOp) -> list[str]:
+def iterator_kinds(op: GenericOp) -> list[str]:
+    """Each dimension's iterator kind, "parallel" or "reduction"."""
     return [str(t.data) for t in op.iterator_types.data]
 
 
@@ -32,7 +33,7 @@ def first_reduction(op: GenericOp) -> int | None:
     """The first reduction dimension of `op`, where at least one parallel
     dimension comes before it (the outermost loop, which threads split, then
     also indexes every output tile), else None."""
-    kinds = _kinds(op)
+    kinds = iterator_kinds(op)
     if "reduction" not in kinds:
         return None
     first = kinds.index("reduction")
@@ -45,7 +46,7 @@ def _start(op: Operation) -> SSAValue | None:
     map, pure body), else None."""
     if isinstance(op, FillOp):
         return op.outputs[0] if len(op.outputs) == 1 else None
-    if not isinstance(op, GenericOp) or len(op.outputs) != 1 or "reduction" in _kinds(op):
+    if not isinstance(op, GenericOp) or len(op.outputs) != 1 or "reduction" in iterator_kinds(op):
         return None
     out_map = op.indexing_maps.data[-1].data
     if out_map != AffineMap.identity(out_map.num_dims):
@@ -61,7 +62,7 @@ def _start(op: Operation) -> SSAValue | None:
 def _projects(op: GenericOp, output: int) -> bool:
     """Whether `op`'s output `output` is indexed by its parallel dimensions in order."""
     out_map = op.indexing_maps.data[len(op.inputs) + output].data
-    parallel = [d for d, kind in enumerate(_kinds(op)) if kind == "parallel"]
+    parallel = [d for d, kind in enumerate(iterator_kinds(op)) if kind == "parallel"]
     dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
     return len(dims) == len(out_map.results) and dims == parallel
 

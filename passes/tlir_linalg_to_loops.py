@@ -51,7 +51,7 @@ from xdsl.passes import ModulePass
 
 from tlir.dialects.tlir_ad import ROW_STRIPS
 from tlir.passes import fast_ops as fast
-from tlir.passes.loop_starts import first_reduction, fused_starts
+from tlir.passes.loop_starts import first_reduction, fused_starts, iterator_kinds
 from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
@@ -197,7 +197,7 @@ def _interleaved_dim(op: Linalg, maps: list[AffineMap], extents: list[int]) -> i
     """
     if not isinstance(op, GenericOp):
         return None
-    kinds = [str(t.data) for t in op.iterator_types.data]
+    kinds = iterator_kinds(op)
     parallel = [i for i, kind in enumerate(kinds) if kind == "parallel"]
     if not parallel or parallel[-1] == len(kinds) - 1:
         return None
@@ -455,7 +455,7 @@ def lower_linalg(
             start_values, start_maps, _ = _operands_and_maps(start)
             _emit_body(start, start_values, start_maps, out_ivs, IndexEmitter(tile), flat)
 
-    kinds = [str(t.data) for t in op.iterator_types.data] if isinstance(op, GenericOp) else []
+    kinds = iterator_kinds(op) if isinstance(op, GenericOp) else []
 
     def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
         _emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
