@@ -47,6 +47,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import VECTOR_SAFE
 from tlir.passes.contraction_kernels.gemm import transpose
+from tlir.passes.loop_starts import iterator_kinds
 
 MIN_TERMS = 4096
 """Folds with fewer terms in all (outputs × terms each) keep the scalar strips:
@@ -143,7 +144,7 @@ def plan_row_fold(
     """The vector strips of a reduction whose interleaved dimension is `rows`,
     or None where they do not apply (see the module docstring)."""
     terms = len(extents) - 1
-    kinds = [str(t.data) for t in op.iterator_types.data]
+    kinds = iterator_kinds(op)
     if rows != terms - 1 or kinds[terms] != "reduction" or len(op.outputs) != 1:
         return None
     element = op.outputs[0].type.element_type
