@@ -597,14 +597,16 @@ def _conv(ctx, op, boxes):
         wv = _take_factor(w, args)
         flags = [args.pop(0) for _ in masks]
         acc_l, acc_h = args
-        zero = s.const(0.0)
-        # no flag is NaN: `ult` (less or unordered) and `ogt` read the flags
-        # of one compare of the flag with 0 (`olt` would swap its operands)
-        inside = _all(s, [s.cmp("ult", f, zero) for f in flags]) if zero_terms else None
+        inside = None
+        if zero_terms:
+            # `ult` (less or unordered: no flag is NaN) and the skip's `> 0`
+            # read the flags of one compare of the flag with 0 (`olt` would
+            # swap its operands, `!= 0` also test for NaN)
+            inside = _all(s, [s.cmp("ult", f, s.const(0.0)) for f in flags])
         new_l, new_h = _contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h, inside)
         if not flags:
             return [new_l, new_h]
-        skip = functools.reduce(s.either, [s.cmp("ogt", f, zero) for f in flags])
+        skip = functools.reduce(s.either, [s.cmp("ogt", f, s.const(0.0)) for f in flags])
         return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
 
     summed = [lc_dim, *k_dims]
