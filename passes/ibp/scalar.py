@@ -66,15 +66,15 @@ def fast_term(
         p = [s.mul(x[0], w[0]), s.mul(x[0], w[1]), s.mul(x[1], w[0]), s.mul(x[1], w[1])]
         low = min2(s, min2(s, p[0], p[1]), min2(s, p[2], p[3]))
         high = max2(s, max2(s, p[0], p[1]), max2(s, p[2], p[3]))
+    if inside is None:
+        new_l = step_down(s, s.add(acc_l, step_down(s, low)))
+        return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
+    # the two selects side by side: LLVM makes them one branch around the
+    # products (apart, two branches, the products computed before both)
     m = smallest_subnormal(s)
-    t_l = step_down(s, low)
-    if inside is not None:
-        t_l = s.select(inside, t_l, s.const(-m))
-    new_l = step_down(s, s.add(acc_l, t_l))
-    t_h = step_up(s, high)
-    if inside is not None:
-        t_h = s.select(inside, t_h, s.const(m))
-    return new_l, step_up(s, s.add(acc_h, t_h))
+    t_l, t_h = step_down(s, low), step_up(s, high)
+    t_l, t_h = s.select(inside, t_l, s.const(-m)), s.select(inside, t_h, s.const(m))
+    return step_down(s, s.add(acc_l, t_l)), step_up(s, s.add(acc_h, t_h))
 
 
 def smallest_subnormal(s: Scalar) -> float:

@@ -2,7 +2,8 @@
 // table of codes over [kernel cell, output position] (-1 on the input, 0 in the padding
 // after it: a zero term, 1 in the padding before it: no term) is read once per term. A
 // term on the input is the fast term; a zero term adds the steps of its zero products
-// (-m and m, m the smallest subnormal) without computing them; the skip keeps the sums.
+// (-m and m, m the smallest subnormal) without computing them, the two selects side by
+// side (LLVM's one branch around the products); the skip keeps the sums.
 // Both tests read one compare of the flag with 0 (`ult`, `ogt`). Every kernel cell of
 // this constant weight meets the input somewhere, so the sums' check also covers a
 // non-finite weight: the function returns that one check.
@@ -16,13 +17,13 @@
 // CHECK-NEXT:      [[Z:%[0-9]+]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT:      [[INSIDE:%[0-9]+]] = arith.cmpf ult, [[FLAG]], [[Z]] : f64
 // CHECK:           [[TL:%[0-9]+]] = tlir_ad.step_down %{{.*}} : f64
+// CHECK-NEXT:      [[TH:%[0-9]+]] = tlir_ad.step_up %{{.*}} : f64
 // CHECK-NEXT:      [[NEG_M:%[0-9]+]] = arith.constant -4.940660e-324 : f64
 // CHECK-NEXT:      [[PL:%[0-9]+]] = arith.select [[INSIDE]], [[TL]], [[NEG_M]] : f64
-// CHECK-NEXT:      [[SL:%[0-9]+]] = arith.addf [[LO]], [[PL]] : f64
-// CHECK-NEXT:      [[NL:%[0-9]+]] = tlir_ad.step_down [[SL]] : f64
-// CHECK-NEXT:      [[TH:%[0-9]+]] = tlir_ad.step_up %{{.*}} : f64
 // CHECK-NEXT:      [[M:%[0-9]+]] = arith.constant 4.940660e-324 : f64
 // CHECK-NEXT:      [[PH:%[0-9]+]] = arith.select [[INSIDE]], [[TH]], [[M]] : f64
+// CHECK-NEXT:      [[SL:%[0-9]+]] = arith.addf [[LO]], [[PL]] : f64
+// CHECK-NEXT:      [[NL:%[0-9]+]] = tlir_ad.step_down [[SL]] : f64
 // CHECK-NEXT:      [[SH:%[0-9]+]] = arith.addf [[HI]], [[PH]] : f64
 // CHECK-NEXT:      [[NH:%[0-9]+]] = tlir_ad.step_up [[SH]] : f64
 // CHECK-NEXT:      [[Z2:%[0-9]+]] = arith.constant 0.000000e+00 : f64
