@@ -541,7 +541,9 @@ def _conv(ctx, op, boxes):
     its terms in the same order. Input boxes that come from one permute (a
     pool's result going back to channels first) are padded and read in the
     permute's operand's layout instead (the maps permuted): the fold reads one
-    input value per term for the whole vector, from either layout."""
+    input value per term for the whole vector, from either layout. On the
+    fast path, channels inner, a zero term adds its steps as constants
+    without its products (`_cell_tables`, `scalar.fast_term`)."""
     x, weight, bias = boxes
     cfg = op.config
     axis, groups = cfg.channel_axis, cfg.groups
