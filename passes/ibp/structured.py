@@ -19,6 +19,7 @@ from xdsl.ir import SSAValue
 from tlir.bounds import count_interval
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
+from tlir.passes.ibp import conv_cells as cells
 from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp import signed
 from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
@@ -415,63 +416,10 @@ def _matmul(ctx, op, boxes):
     return Out(*(ctx.b.reshape(v, shape) for v in acc))
 
 
-MASK_CELLS = 1 << 14
-"""The largest cell table over all padded axes at once (kernel cells × output
-positions; 128 KB in f64, a constant of the module); beyond it, one table
-per axis."""
-
 ZERO_TERMS = True
 """The fast path's conv adds its zero terms (cells in the padding after the
 input) as constants where their flag is the same for the whole vector
 (`scalar.fast_term`'s `inside`); off, it computes them as any term."""
-
-SKIP, ZERO, INSIDE = 1.0, 0.0, -1.0
-"""A cell table's codes: the kernel cell lies in the padding before the
-input (no term), in the padding after it (a zero term), or on the input. A
-cell before on one axis and after on another is skipped (the reference's
-order: no term at all), so a cell's code is the largest of its axes'. Without
-the zero terms' shortcut a zero term is computed as any other: `INSIDE` is
-then 0 too, the `ZERO` code unused."""
-
-
-def _axis_codes(cfg, axis: int, size: int, out: int, zero_terms: bool) -> np.ndarray:
-    """One axis's codes over [kernel cell, output position]."""
-    k, s, dl = cfg.kernel[axis], cfg.stride[axis], cfg.dilation[axis]
-    q = np.arange(out)[np.newaxis, :] * s + np.arange(k)[:, np.newaxis] * dl
-    before = cfg.padding[axis]
-    inside = INSIDE if zero_terms else ZERO
-    return np.where(q < before, SKIP, np.where(q >= before + size, ZERO, inside))
-
-
-def _cell_tables(
-    ctx: Context, cfg, in_spatial, out_spatial, zero_terms: bool
-) -> list[tuple[list[int], SSAValue]]:
-    """Tables of the cells' codes (`SKIP`, `ZERO`, `INSIDE`), each with the
-    spatial axes it spans: one over all axes with a cell off the input (only
-    the padding before counts without `zero_terms`), [kernel…, out…], where
-    it has at most `MASK_CELLS` entries (a term then loads and tests one
-    flag, not one per axis), else one per axis."""
-    inside = INSIDE if zero_terms else ZERO
-    per_axis = []
-    for a, (size, out) in enumerate(zip(in_spatial, out_spatial, strict=True)):
-        codes = _axis_codes(cfg, a, size, out, zero_terms)
-        if (codes != inside).any():
-            per_axis.append((a, codes))
-    size = math.prod(t.size for _, t in per_axis)
-    if len(per_axis) > 1 and size <= MASK_CELLS:
-        n = len(per_axis)
-        spread = []  # axis i's [kernel, out] table at dimensions i and n + i of [kernel…, out…]
-        for i, (_, table) in enumerate(per_axis):
-            shape = [1] * (2 * n)
-            shape[i], shape[n + i] = table.shape
-            spread.append(table.reshape(shape))
-        codes = functools.reduce(np.maximum, spread)
-        return [([a for a, _ in per_axis], _table(ctx, codes))]
-    return [([a], _table(ctx, table)) for a, table in per_axis]
-
-
-def _table(ctx: Context, codes: np.ndarray) -> SSAValue:
-    return ctx.b.array(codes.astype(ctx.dtype), ctx.element)
 
 
 def _permuted(ctx: Context, w, perm: Sequence[int]):
@@ -506,23 +454,6 @@ def _moved(per_axis: Sequence, perm: Sequence[int] | None) -> list:
     return moved
 
 
-def _every_cell_reads_input(cfg, in_spatial, out_spatial) -> bool:
-    """Every kernel cell lies on the input for some output position: on each
-    axis, each kernel index for some position on that axis."""
-    return all(
-        (_axis_codes(cfg, a, size, out, True) == INSIDE).any(axis=1).all()
-        for a, (size, out) in enumerate(zip(in_spatial, out_spatial, strict=True))
-    )
-
-
-def _has_cells_after(cfg, in_spatial, out_spatial) -> bool:
-    """Some kernel cell lies in the padding after the input (a zero term)."""
-    return any(
-        (_axis_codes(cfg, a, size, out, True) == ZERO).any()
-        for a, (size, out) in enumerate(zip(in_spatial, out_spatial, strict=True))
-    )
-
-
 def _all(s: Scalar, conditions: Sequence[SSAValue]) -> SSAValue:
     return functools.reduce(s.both, conditions)
 
@@ -543,7 +474,7 @@ def _conv(ctx, op, boxes):
     permute's operand's layout instead (the maps permuted): the fold reads one
     input value per term for the whole vector, from either layout. On the
     fast path, channels inner, a zero term adds its steps as constants
-    without its products (`_cell_tables`, `scalar.fast_term`)."""
+    without its products (`conv_cells.cell_tables`, `scalar.fast_term`)."""
     x, weight, bias = boxes
     cfg = op.config
     axis, groups = cfg.channel_axis, cfg.groups
@@ -564,8 +495,8 @@ def _conv(ctx, op, boxes):
     # the zero terms' shortcut where their flag is the same for the whole vector
     in_spatial = x_shape[axis + 1 :]
     zero_terms = ZERO_TERMS and fast and channels_inner
-    zero_terms = zero_terms and _has_cells_after(cfg, in_spatial, out_spatial)
-    masks = _cell_tables(ctx, cfg, in_spatial, out_spatial, zero_terms)
+    zero_terms = zero_terms and cells.has_cells_after(cfg, in_spatial, out_spatial)
+    masks = cells.cell_tables(ctx, cfg, in_spatial, out_spatial, zero_terms)
     r = len(lead)
     g_dim = r
     if channels_inner:  # dimensions: lead…, g, o…, lc, k…, oc
@@ -589,8 +520,8 @@ def _conv(ctx, op, boxes):
     ]
     x_map = _moved([*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial], perm)
     mask_maps = [[*(d(k_dims[a]) for a in ax), *(d(o_dims[a]) for a in ax)] for ax, _ in masks]
-    if zero_terms and not (weight.point and _every_cell_reads_input(cfg, in_spatial, out_spatial)):
-        # the shortcut equals the term only for a finite weight
+    covered = weight.point and cells.every_cell_reads_input(cfg, in_spatial, out_spatial)
+    if zero_terms and not covered:  # the shortcut equals the term only for a finite weight
         ctx.diverged.append(nonfinite_count(ctx, [weight.lo] if weight.point else weight.pair))
 
     def body(s: Scalar, args):

@@ -22,7 +22,7 @@ from test_ibp_compiled import (
 )
 
 import tlir
-from tlir.passes.ibp import structured
+from tlir.passes.ibp import conv_cells
 from tlir.reference.ibp import boxes as reference_boxes
 
 
@@ -107,7 +107,7 @@ def test_zero_terms_give_the_reference_bits(case, dtype, backend):
 def test_zero_terms_with_one_table_per_axis(dtype, backend, monkeypatch):
     """One code table per padded axis (beyond `MASK_CELLS`): a cell before the
     input on one axis and after it on another is skipped, not a zero term."""
-    monkeypatch.setattr(structured, "MASK_CELLS", 0)
+    monkeypatch.setattr(conv_cells, "MASK_CELLS", 0)
     module = tlir.parse_module(SYMMETRIC.text(dtype))
     model = tlir.compile(module, backend=backend)
     assert_fast_is_reference(model, module, *random_box(SYMMETRIC.inputs(dtype, 7), 8), "random")
