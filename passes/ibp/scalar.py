@@ -12,6 +12,7 @@ the product's error as `fma(a, b, -p)`, the quotient's remainder as
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import arith, math
 from xdsl.ir import SSAValue
 
@@ -41,11 +42,23 @@ def step_up(s: Scalar, x: SSAValue) -> SSAValue:
     return s(A.StepUpOp(x))
 
 
-def fast_term(s: Scalar, x: Pair, w: Pair | SSAValue, acc_l: SSAValue, acc_h: SSAValue) -> Pair:
+def fast_term(
+    s: Scalar,
+    x: Pair,
+    w: Pair | SSAValue,
+    acc_l: SSAValue,
+    acc_h: SSAValue,
+    inside: SSAValue | None = None,
+) -> Pair:
     """`addDown(acc_l, lo)`, `addUp(acc_h, hi)` of the interval product
     `[lo, hi]` of `x` and `w` (`product`), every step a `step_down`/`step_up`:
     the same operations in the same order, the same bits wherever no
-    infinity is stepped (`structured.fast_contraction_check`)."""
+    infinity is stepped (`structured.fast_contraction_check`).
+
+    Where `inside` (i1) is false the term is a zero term, `x = [0, 0]`: for a
+    finite `w` both products are zeros and their steps `−m` and `m` (`m` the
+    smallest subnormal), which the term then adds instead of loading `x` and
+    `w` (2 operations per end instead of 5)."""
     if isinstance(w, SSAValue):
         a, b = s.mul(x[0], w), s.mul(x[1], w)
         low, high = min2(s, a, b), max2(s, a, b)
@@ -53,8 +66,20 @@ def fast_term(s: Scalar, x: Pair, w: Pair | SSAValue, acc_l: SSAValue, acc_h: SS
         p = [s.mul(x[0], w[0]), s.mul(x[0], w[1]), s.mul(x[1], w[0]), s.mul(x[1], w[1])]
         low = min2(s, min2(s, p[0], p[1]), min2(s, p[2], p[3]))
         high = max2(s, max2(s, p[0], p[1]), max2(s, p[2], p[3]))
-    new_l = step_down(s, s.add(acc_l, step_down(s, low)))
-    return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
+    if inside is None:
+        new_l = step_down(s, s.add(acc_l, step_down(s, low)))
+        return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
+    # the two selects side by side: LLVM makes them one branch around the
+    # products (apart, two branches, the products computed before both)
+    m = smallest_subnormal(s)
+    t_l, t_h = step_down(s, low), step_up(s, high)
+    t_l, t_h = s.select(inside, t_l, s.const(-m)), s.select(inside, t_h, s.const(m))
+    return step_down(s, s.add(acc_l, t_l)), step_up(s, s.add(acc_h, t_h))
+
+
+def smallest_subnormal(s: Scalar) -> float:
+    wide = s.element_type.bitwidth == 64
+    return float(np.finfo(np.float64 if wide else np.float32).smallest_subnormal)
 
 
 def signed_term(s: Scalar, x: Pair, w: SSAValue, acc_l: SSAValue, acc_h: SSAValue) -> Pair:

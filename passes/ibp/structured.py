@@ -19,6 +19,7 @@ from xdsl.ir import SSAValue
 from tlir.bounds import count_interval
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
+from tlir.passes.ibp import conv_cells as cells
 from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp import signed
 from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
@@ -195,21 +196,45 @@ def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
     else a zero in both, whose step is `−m` either way: the same bits. (A
     conv's skipped cells keep `ã`, which changes nothing above.) So where
     every fast sum is finite, the box is the exact rule's bit for bit; else
-    the caller computes the exact rule (`CompiledModel.bounds`)."""
+    the caller computes the exact rule (`CompiledModel.bounds`).
 
+    A conv's zero terms (cells in the padding after the input, `x = [+0,
+    +0]`) add `t̃ = f(±0) = −m` without computing the products
+    (`scalar.fast_term`'s `inside`). That is the fast term's own `t̃` where
+    the weight's entry `w` is finite (both products are zeros, so is their
+    `min2`), and the induction above holds unchanged. Where `w` is `±inf` or
+    NaN the fast term's products would be NaN and the shortcut's `t̃` is not
+    theirs, so the conv adds the count of the weight's non-finite entries to
+    the check (`nonfinite_count`), except for a point weight (a constant)
+    whose every kernel cell lies on the input for some output position: an
+    entry `w` that is not finite then also meets an input cell `x` in some
+    output's full term, where `x_lo·w` and `x_hi·w` are both `±inf` or NaN
+    (whatever `x`: `0·inf` is NaN), and so are their `min2`, its step and
+    the sum, and the later terms keep it (a non-finite sum plus anything,
+    or `−m`, is not finite): that output's lower sum is not finite, which
+    the check counts. (A box weight's `min2`/`max2` of four products may
+    drop a NaN, so a box weight is always counted.)"""
+
+    ctx.diverged.append(nonfinite_count(ctx, acc))
+
+
+def nonfinite_count(ctx: Context, values: Sequence[SSAValue]) -> SSAValue:
+    """A rank-0 count of the positions where one of `values` (one shape) is
+    not finite."""
     # counted per first and last index (a fold over the axes between: its
     # last loop vectorises, its first splits across threads), then summed
-    shape = shape_of(acc[0])
+    shape = shape_of(values[0])
     everything = [d(k) for k in range(len(shape))]
 
     def body(s: Scalar, args):
-        low, high, count = args
-        return [s.add(count, D.bad(s, s.both(D.finite(s, low), D.finite(s, high))))]
+        *ends, count = args
+        return [s.add(count, D.bad(s, D.all_of(s, *(D.finite(s, v) for v in ends))))]
 
     (counts,) = ctx.b.fold(
-        list(acc), [everything, everything], shape, list(range(1, len(shape) - 1)), [0.0], body
-    )
-    ctx.diverged.append(any_failed(ctx, counts))
+        list(values), [everything] * len(values), shape, list(range(1, len(shape) - 1)), [0.0],
+        body,
+    )  # fmt: skip
+    return any_failed(ctx, counts)
 
 
 FAST_TERMS = 1 << 15
@@ -223,11 +248,14 @@ def _fast(ctx: Context, bounds: Sequence[int]) -> bool:
     return ctx.fast and math.prod(bounds) >= FAST_TERMS
 
 
-def _contraction_term(fast: bool, s: Scalar, x, w, acc_l, acc_h) -> list[SSAValue]:
+def _contraction_term(
+    fast: bool, s: Scalar, x, w, acc_l, acc_h, inside: SSAValue | None = None
+) -> list[SSAValue]:
     """One term of `linear`/`conv`: `addDown(acc, lo)`, `addUp(acc, hi)` of
-    the interval product, with TorchLean's steps or the fast path's."""
+    the interval product, with TorchLean's steps or the fast path's (where
+    `inside` is false, the fast path's zero term: `scalar.fast_term`)."""
     if fast:
-        return list(D.fast_term(s, x, w, acc_l, acc_h))
+        return list(D.fast_term(s, x, w, acc_l, acc_h, inside))
     tl, th = D.product(s, x, w)
     return [D.add_down(s, acc_l, tl), D.add_up(s, acc_h, th)]
 
@@ -388,39 +416,10 @@ def _matmul(ctx, op, boxes):
     return Out(*(ctx.b.reshape(v, shape) for v in acc))
 
 
-MASK_CELLS = 1 << 14
-"""The largest skip table over all padded axes at once (kernel cells × output
-positions; 128 KB in f64, a constant of the module); beyond it, one table
-per axis."""
-
-
-def _skip_masks(ctx: Context, cfg, out_spatial) -> list[tuple[list[int], SSAValue]]:
-    """Tables 1 where a kernel cell lies in the padding before the input (its
-    term is skipped), each with the spatial axes it spans: one over all padded
-    axes, [kernel…, out…], where it has at most `MASK_CELLS` entries (a term
-    then loads and tests one flag, not one per axis), else one per axis."""
-    per_axis = []
-    for a, (k, s, dl, o, p) in enumerate(
-        zip(cfg.kernel, cfg.stride, cfg.dilation, out_spatial, cfg.padding, strict=True)
-    ):
-        if p == 0:
-            continue
-        q = np.arange(o)[np.newaxis, :] * s + np.arange(k)[:, np.newaxis] * dl
-        per_axis.append((a, q < p))
-    size = math.prod(t.size for _, t in per_axis)
-    if len(per_axis) > 1 and size <= MASK_CELLS:
-        n = len(per_axis)
-        spread = []  # axis i's [kernel, out] table at dimensions i and n + i of [kernel…, out…]
-        for i, (_, table) in enumerate(per_axis):
-            shape = [1] * (2 * n)
-            shape[i], shape[n + i] = table.shape
-            spread.append(table.reshape(shape))
-        return [([a for a, _ in per_axis], _table(ctx, functools.reduce(np.logical_or, spread)))]
-    return [([a], _table(ctx, table)) for a, table in per_axis]
-
-
-def _table(ctx: Context, flags: np.ndarray) -> SSAValue:
-    return ctx.b.array(flags.astype(ctx.dtype), ctx.element)
+ZERO_TERMS = True
+"""The fast path's conv adds its zero terms (cells in the padding after the
+input) as constants where their flag is the same for the whole vector
+(`scalar.fast_term`'s `inside`); off, it computes them as any term."""
 
 
 def _permuted(ctx: Context, w, perm: Sequence[int]):
@@ -455,6 +454,10 @@ def _moved(per_axis: Sequence, perm: Sequence[int] | None) -> list:
     return moved
 
 
+def _all(s: Scalar, conditions: Sequence[SSAValue]) -> SSAValue:
+    return functools.reduce(s.both, conditions)
+
+
 @ibp_rule(T.ConvOp)
 def _conv(ctx, op, boxes):
     """Per output, local input channel outermost, kernel cells row-major: a
@@ -469,7 +472,9 @@ def _conv(ctx, op, boxes):
     its terms in the same order. Input boxes that come from one permute (a
     pool's result going back to channels first) are padded and read in the
     permute's operand's layout instead (the maps permuted): the fold reads one
-    input value per term for the whole vector, from either layout."""
+    input value per term for the whole vector, from either layout. On the
+    fast path, channels inner, a zero term adds its steps as constants
+    without its products (`conv_cells.cell_tables`, `scalar.fast_term`)."""
     x, weight, bias = boxes
     cfg = op.config
     axis, groups = cfg.channel_axis, cfg.groups
@@ -486,7 +491,12 @@ def _conv(ctx, op, boxes):
     # the weight is dense, block-diagonal: weight[g·cout + oc, g·cin + lc, k…]
     w = weight.lo if weight.point else weight.pair
     channels_inner = bool(out_spatial) and cout >= out_spatial[-1]
-    masks = _skip_masks(ctx, cfg, out_spatial)
+    fast = _fast(ctx, [*lead, groups, *out_spatial, cin, *cfg.kernel, cout])
+    # the zero terms' shortcut where their flag is the same for the whole vector
+    in_spatial = x_shape[axis + 1 :]
+    zero_terms = ZERO_TERMS and fast and channels_inner
+    zero_terms = zero_terms and cells.has_cells_after(cfg, in_spatial, out_spatial)
+    masks = cells.cell_tables(ctx, cfg, in_spatial, out_spatial, zero_terms)
     r = len(lead)
     g_dim = r
     if channels_inner:  # dimensions: lead…, g, o…, lc, k…, oc
@@ -510,7 +520,9 @@ def _conv(ctx, op, boxes):
     ]
     x_map = _moved([*(d(k) for k in range(r)), d(g_dim) * cin + d(lc_dim), *spatial], perm)
     mask_maps = [[*(d(k_dims[a]) for a in ax), *(d(o_dims[a]) for a in ax)] for ax, _ in masks]
-    fast = _fast(ctx, bounds)
+    covered = weight.point and cells.every_cell_reads_input(cfg, in_spatial, out_spatial)
+    if zero_terms and not covered:  # the shortcut equals the term only for a finite weight
+        ctx.diverged.append(nonfinite_count(ctx, [weight.lo] if weight.point else weight.pair))
 
     def body(s: Scalar, args):
         args = list(args)
@@ -518,13 +530,16 @@ def _conv(ctx, op, boxes):
         wv = _take_factor(w, args)
         flags = [args.pop(0) for _ in masks]
         acc_l, acc_h = args
-        new_l, new_h = _contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h)
+        inside = None
+        if zero_terms:
+            # `ult` (less or unordered: no flag is NaN) and the skip's `> 0`
+            # read the flags of one compare of the flag with 0 (`olt` would
+            # swap its operands, `!= 0` also test for NaN)
+            inside = _all(s, [s.cmp("ult", f, s.const(0.0)) for f in flags])
+        new_l, new_h = _contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h, inside)
         if not flags:
             return [new_l, new_h]
-        # a flag is 0 or 1: `> 0` is one compare, where `!= 0` also tests for NaN
-        skip = s.cmp("ogt", flags[0], s.const(0.0))
-        for flag in flags[1:]:
-            skip = s.either(skip, s.cmp("ogt", flag, s.const(0.0)))
+        skip = functools.reduce(s.either, [s.cmp("ogt", f, s.const(0.0)) for f in flags])
         return [s.select(skip, acc_l, new_l), s.select(skip, acc_h, new_h)]
 
     summed = [lc_dim, *k_dims]

@@ -1,6 +1,6 @@
 """The interval conv's skipped cells (kernel cells in the padding before the
 input add no term): one table over every padded axis where it is small, one
-per axis beyond `structured.MASK_CELLS`; either way the reference's bits."""
+per axis beyond `conv_cells.MASK_CELLS`; either way the reference's bits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from op_cases import _conv as conv_case
 from test_ibp_compiled import BACKENDS, _adversarial, assert_same_bounds, random_box
 
 import tlir
-from tlir.passes.ibp import structured
+from tlir.passes.ibp import conv_cells
 
 # (case, padded axes): channels inner (the fold at least 2^15 terms: the fast
 # path) with groups, stride and dilation; positions inner; a 3-D conv
@@ -38,18 +38,18 @@ def test_one_skip_table_over_all_padded_axes(case, axes, monkeypatch):
     kernel cell and output position; above it one flag per padded axis."""
     inputs = len(_conv_fold(case.text("f64")).inputs)  # the ends of x and w, the tables
     assert inputs == 4 + 1
-    monkeypatch.setattr(structured, "MASK_CELLS", 0)
+    monkeypatch.setattr(conv_cells, "MASK_CELLS", 0)
     assert len(_conv_fold(case.text("f64")).inputs) == 4 + axes
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
-@pytest.mark.parametrize("limit", [structured.MASK_CELLS, 0], ids=["one table", "per axis"])
+@pytest.mark.parametrize("limit", [conv_cells.MASK_CELLS, 0], ids=["one table", "per axis"])
 @pytest.mark.parametrize("case", [c for c, _ in CASES], ids=[c.name for c, _ in CASES])
 def test_skipped_cells_give_the_reference_bits(case, limit, dtype, backend, monkeypatch):
     """Random boxes, and boxes with ±0, subnormals, ±inf and NaN (a non-finite
     sum sends the call to the exact program): the reference's bits."""
-    monkeypatch.setattr(structured, "MASK_CELLS", limit)
+    monkeypatch.setattr(conv_cells, "MASK_CELLS", limit)
     module = tlir.parse_module(case.text(dtype))
     model = tlir.compile(module, backend=backend)
     assert_same_bounds(model, module, *random_box(case.inputs(dtype), 1))
