@@ -39,8 +39,10 @@ from xdsl.ir import SSAValue
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
+from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp.elementwise import forward_on_ends, zero_starts
-from tlir.passes.ibp.table import Bound, Context, Out, ibp_rule
+from tlir.passes.ibp.structured import nonfinite_count
+from tlir.passes.ibp.table import Bound, Context, Out, SumCheck, ibp_rule
 
 MAX_WINDOW = 16
 """The most cells of a window read as separate operands (a larger window, or
@@ -103,6 +105,7 @@ def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
 
     maps = [[index(m, c) for m in range(rank)] for c in cells]
     producer = _elementwise_fold(ends)
+    check = taken_check(ctx, op, producer)
     if producer is None:  # each end read per cell
         sources, source_maps = ends, [[d(m) for m in range(rank)]] * 2
     else:  # the producer's operands read per cell, its body applied to them
@@ -119,23 +122,68 @@ def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
 
     def body(s: Scalar, args):
         n = len(sources)
-        per_cell = [list(args[k * n : (k + 1) * n]) for k in range(len(cells))]
+        read = [list(args[k * n : (k + 1) * n]) for k in range(len(cells))]
+        per_cell = read
         if producer is not None:
-            per_cell = [_inline(s, producer, values) for values in per_cell]
+            per_cell = [_inline(s, producer, values) for values in read]
         result = []
         for end in (0, 1):
             values = [cell[end] for cell in per_cell]
             if relu:
                 values = [_clamp_at_zero(s, v) for v in values]
             result.append(_window_max(s, values))
+        if check is not None:  # the sums are the producer's starts, its last two operands
+            result[0] = _poisoned(s, result[0], [v for cell in read for v in cell[-2:]])
         return result
 
     pooled = ctx.b.fold(operands, operand_maps, fold_shape, [], zero_starts(ctx, fold_shape), body)
+    if check is not None:
+        ctx.diverged[check.index] = nonfinite_count(ctx, [pooled[0]])
+        ctx.bypassed += check.ops
     if perm == tuple(range(rank)):
         return Out(*pooled)
     return Out(
         *(ctx.b.tlir(T.PermuteOp, [v], out_shape, perm=T.i64_array(list(perm))) for v in pooled)
     )
+
+
+def taken_check(ctx: Context, op: T.MaxPoolOp, producer: A.FoldOp | None) -> SumCheck | None:
+    """The finite check of the sums the bias's fold `producer` starts from,
+    which the pool takes over (removed from `Context.sum_checks`), or None:
+    where every sum lies in some window (no padding, a stride at most the
+    kernel and windows that reach the last cell, along every pooled axis),
+    the pool reads each of them anyway. See `_poisoned`."""
+    if producer is None or len(producer.inits) != 2:
+        return None
+    check = ctx.sum_checks.get(producer.inits[0])
+    if check is None or check.hi is not producer.inits[1]:
+        return None
+    kernel, stride = T._ints(op.kernel), T._ints(op.stride)
+    spatial = shape_of(op.operands[0])[-len(kernel) :]
+    pooled = ctx.shape(op)[-len(kernel) :]
+    if not all(
+        s <= k and (o - 1) * s + k == n
+        for k, s, n, o in zip(kernel, stride, spatial, pooled, strict=True)
+    ):
+        return None
+    del ctx.sum_checks[producer.inits[0]]
+    return check
+
+
+def _poisoned(s: Scalar, low: SSAValue, sums: Sequence[SSAValue]) -> SSAValue:
+    """`low`, or NaN where one of its window's `sums` is ±inf or NaN: their
+    total is then ±inf or NaN too (an IEEE sum with a NaN operand is NaN, with
+    an infinite one infinite or NaN), so one test covers all of them. The
+    pooled lower end is what the check then counts (non-finite anywhere: the
+    fast path's result does not stand; a finite sum overflowing the total
+    only sends the call to the exact rule). The pooled end itself may already
+    hide a sum (relu makes -inf +0, the max skips a NaN), which is why the
+    test reads the sums, before the bias and relu."""
+    level = list(sums)
+    while len(level) > 1:  # pairwise: a short chain of dependent additions
+        pairs = [s.add(a, b) for a, b in zip(level[::2], level[1::2], strict=False)]
+        level = pairs + level[len(pairs) * 2 :]
+    return s.select(D.finite(s, level[0]), low, s.const(math.nan))
 
 
 def _elementwise_fold(ends: Sequence[SSAValue]) -> A.FoldOp | None:
