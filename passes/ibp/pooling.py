@@ -26,6 +26,21 @@ cell, then a later one only where strictly greater: `lower_max_pool`, the
 reference's `_max_pool`) is the chain `acc = c₀; acc = c > acc ? c : acc`
 (`ogt`) over the cells in row-major order, ties of ±0 and NaN included.
 A permute only moves values.
+
+The fast path's finite check of a conv's sums (`structured.fast_contraction_check`)
+moves into the pool where its windows cover every sum (`taken_check`): the pooled
+lower end is NaN where a window's tested values are not all finite
+(`_poisoned`), and the check counts that end instead of reading the sums
+again. With relu, the bias is added with the fast path's steps and the test
+reads the biased values: where every stepped value `RD(s + b − m)` (upward
+`RU(s + b + m)`) of a window is finite, each `s + b` is finite (an infinite
+or NaN value steps to itself), so each sum `s` is, and the check's condition
+holds; and for a finite `x` the fast step is `nextDown(x)` but at `x = m`
+(`−0` for `+0`; upward, `x = −m`: `+0` for `−0`), a zero either way, which
+relu makes `+0` as it makes TorchLean's: relu's values and their max are
+TorchLean's bits. That drops the `vfixupimm` mending `RD` at `+inf` from each
+cell, which pays for the test. Without relu the bias keeps TorchLean's steps
+(a zero's sign could reach the max) and the test reads the sums.
 """
 
 from __future__ import annotations
@@ -34,6 +49,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir as T
@@ -120,19 +136,24 @@ def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
         for source_map in source_maps
     ]
 
+    # with relu, the bias's steps may be the fast path's (the module docstring)
+    stepped = check is not None and relu and _steps_only(producer)
+
     def body(s: Scalar, args):
         n = len(sources)
         read = [list(args[k * n : (k + 1) * n]) for k in range(len(cells))]
         per_cell = read
         if producer is not None:
-            per_cell = [_inline(s, producer, values) for values in read]
+            per_cell = [_inline(s, producer, values, stepped) for values in read]
         result = []
         for end in (0, 1):
             values = [cell[end] for cell in per_cell]
             if relu:
                 values = [_clamp_at_zero(s, v) for v in values]
             result.append(_window_max(s, values))
-        if check is not None:  # the sums are the producer's starts, its last two operands
+        if stepped:  # the biased sums, before relu
+            result[0] = _poisoned(s, result[0], [v for cell in per_cell for v in cell[:2]])
+        elif check is not None:  # the sums are the producer's starts, its last two operands
             result[0] = _poisoned(s, result[0], [v for cell in read for v in cell[-2:]])
         return result
 
@@ -197,13 +218,31 @@ def _elementwise_fold(ends: Sequence[SSAValue]) -> A.FoldOp | None:
     return owner
 
 
-def _inline(s: Scalar, fold: A.FoldOp, values: Sequence[SSAValue]) -> list[SSAValue]:
-    """The fold's body on `values` (its inputs', then its inits' elements)."""
+def _inline(
+    s: Scalar, fold: A.FoldOp, values: Sequence[SSAValue], stepped: bool = False
+) -> list[SSAValue]:
+    """The fold's body on `values` (its inputs', then its inits' elements);
+    `stepped`: its `next_down`/`next_up` as `step_down`/`step_up`."""
     block = fold.body.block
     mapping = dict(zip(block.args, values, strict=True))
     for op in block.ops:
         if isinstance(op, A.YieldOp):
             return [mapping[v] for v in op.operands]
-        clone = s.builder.insert(op.clone(value_mapper=mapping))
+        step = STEPS.get(type(op)) if stepped else None
+        if step is not None:
+            clone = s.builder.insert(step(mapping[op.operands[0]]))
+        else:
+            clone = s.builder.insert(op.clone(value_mapper=mapping))
         mapping.update(zip(op.results, clone.results, strict=True))
     raise AssertionError("a fold body ends with its yield")
+
+
+STEPS = {A.NextDownOp: A.StepDownOp, A.NextUpOp: A.StepUpOp}
+"""The fast path's step for each of TorchLean's (the module docstring's
+stepped bias)."""
+
+
+def _steps_only(fold: A.FoldOp | None) -> bool:
+    """Whether the fold's body is additions and steps (the bias's)."""
+    allowed = (arith.AddfOp, A.NextDownOp, A.NextUpOp, A.YieldOp)
+    return fold is not None and all(isinstance(op, allowed) for op in fold.body.block.ops)

@@ -38,13 +38,15 @@ func.func @main(%x: tensor<{n}x3x{h}x{w}x{t}>) -> tensor<{n}x{c}x{ph}x{pw}x{t}> 
 RELU = "%r = tlir.relu %y : (tensor<{n}x{c}x{h}x{w}x{t}>) -> tensor<{n}x{c}x{h}x{w}x{t}>"
 
 
-def _model_text(dtype, hw, kernel, stride, relu=True, n=2, c=8) -> str:
+def _model_text(dtype, hw, kernel, stride, relu=True, n=2, c=8, bias=None) -> str:
     """A 1x1 conv (3 → c channels, c at least the width: the fold vectorised
     over the channels), relu or not, a max_pool; weights 2, 0.75, 0.75."""
     np_dtype = np.float32 if dtype == "f32" else np.float64
     weight = np.empty((c, 3, 1, 1), np_dtype)
     weight[:, 0], weight[:, 1:] = 2.0, 0.75
-    bias = np.linspace(-0.5, 0.5, c).astype(np_dtype)
+    if bias is None:
+        bias = np.linspace(-0.5, 0.5, c)
+    bias = np.asarray(bias).astype(np_dtype)
     h, w = hw
     sizes = {"n": n, "c": c, "h": h, "w": w, "t": dtype, "k": kernel, "s": stride,
              "ph": (h - kernel) // stride + 1, "pw": (w - kernel) // stride + 1}  # fmt: skip
@@ -195,3 +197,49 @@ def test_a_non_finite_sum_anywhere_in_long_rows_falls_back(dtype, backend, threa
                 lows, highs = [lows[0][::-1].copy()], [highs[0][::-1].copy()]
             assert any(_checks(model, lows, highs)), (image, at)
             assert_same_bounds(model, module, lows, highs, f"image {image} at {at}")
+
+
+@needs_avx512
+@pytest.mark.parametrize(("dtype", "backend", "threads"), PAIRS)
+@pytest.mark.parametrize("relu", [True, False], ids=["relu", "no_relu"])
+def test_biased_sums_at_the_smallest_subnormal(dtype, backend, threads, relu):
+    """A box of zeros: each lower sum is -6m and each upper 6m (m the
+    smallest subnormal: three terms of two steps from 0), and biases 7m and
+    -7m make `s + b` exactly m (lower) and -m (upper), where the fast steps
+    give -0 and +0 for TorchLean's +0 and -0. After relu both are +0: with
+    relu the pool adds the bias with the fast steps, the checks stay clear and
+    the bits are the reference's; without relu the zero's sign would reach the
+    max, so the bias keeps TorchLean's steps: the reference's bits again."""
+    np_dtype = np.float32 if dtype == "f32" else np.float64
+    m = np.finfo(np_dtype).smallest_subnormal
+    bias = np.array([7, -7, 7, -7, 0, 1, -1, 0]) * np.float64(m)
+    text = _model_text(dtype, (4, 4), 2, 2, relu, bias=bias)
+    module = tlir.parse_module(text)
+    model = tlir.compile(module, backend=backend, threads=threads)
+    zeros = np.zeros((2, 3, 4, 4), np_dtype)
+    lows, highs = [zeros.copy()], [zeros.copy()]
+    assert not any(_checks(model, lows, highs))
+    got = assert_same_bounds(model, module, lows, highs, "zeros")
+    if not relu:  # TorchLean's +0 and -0 at channels 0 and 1
+        assert np.signbit(got.lowers[0][:, 0]).sum() == 0
+        assert np.signbit(got.uppers[0][:, 1]).all()
+
+
+@needs_avx512
+@pytest.mark.parametrize(("dtype", "backend", "threads"), PAIRS)
+def test_a_bias_overflowing_finite_sums_falls_back(dtype, backend, threads):
+    """Finite sums of about MAX/2 plus a bias of 0.75·MAX: `s + b` is +inf,
+    which TorchLean's lower step makes MAX and the pool's fast step keeps
+    +inf: the check is set, and the bounds are the reference's bits (MAX
+    after relu)."""
+    np_dtype = np.float32 if dtype == "f32" else np.float64
+    big = np.finfo(np_dtype).max
+    text = _model_text(dtype, (4, 4), 2, 2, bias=np.full(8, 0.75 * np.float64(big)))
+    module = tlir.parse_module(text)
+    model = tlir.compile(module, backend=backend, threads=threads)
+    x = np.ones((2, 3, 4, 4), np_dtype)
+    x[0, 0, 1, 2] = big / 4
+    lows, highs = [x.copy()], [x.copy()]
+    assert any(_checks(model, lows, highs))
+    got = assert_same_bounds(model, module, lows, highs, "overflowing bias")
+    assert (got.lowers[0][0, :, 0, 1] == big).all()
