@@ -38,9 +38,13 @@ or NaN value steps to itself), so each sum `s` is, and the check's condition
 holds; and for a finite `x` the fast step is `nextDown(x)` but at `x = m`
 (`−0` for `+0`; upward, `x = −m`: `+0` for `−0`), a zero either way, which
 relu makes `+0` as it makes TorchLean's: relu's values and their max are
-TorchLean's bits. That drops the `vfixupimm` mending `RD` at `+inf` from each
-cell, which pays for the test. Without relu the bias keeps TorchLean's steps
-(a zero's sign could reach the max) and the test reads the sums.
+TorchLean's bits. And with every value finite, relu and the window's max are
+the max from `+0` (`acc = +0`, then each value where strictly greater): both
+give `+0` where no value is above zero, else the largest, and equal positive
+values have one bit pattern. That drops the `vfixupimm` mending `RD` at
+`+inf` from each cell and relu's compare and select, which pays for the test.
+Without relu the bias keeps TorchLean's steps (a zero's sign could reach the
+max) and the test reads the sums.
 """
 
 from __future__ import annotations
@@ -148,6 +152,9 @@ def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
         result = []
         for end in (0, 1):
             values = [cell[end] for cell in per_cell]
+            if stepped:  # finite where the result stands: relu, then the max, is the max from +0
+                result.append(_window_max(s, [s.const(0.0), *values]))
+                continue
             if relu:
                 values = [_clamp_at_zero(s, v) for v in values]
             result.append(_window_max(s, values))
