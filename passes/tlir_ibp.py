@@ -31,7 +31,16 @@ from xdsl.passes import ModulePass
 from tlir.passes.autodiff.builder import Builder, Scalar, element_of, shape_of
 from tlir.passes.autodiff.driver import add_function, find
 from tlir.passes.ibp import elementwise, normalization, pooling, structured  # noqa: F401 - fill IBP_RULES
-from tlir.passes.ibp.table import IBP_RULES, Bound, Context, NoBox, NoRule, Twin, drop_bypassed
+from tlir.passes.ibp.table import (
+    IBP_RULES,
+    Bound,
+    Context,
+    NoBox,
+    NoRule,
+    SumCheck,
+    Twin,
+    drop_bypassed,
+)
 from tlir.passes.ibp.tight import TIGHT_RULES
 from tlir.passes.tlir_specialize_batch import refuse_dynamic
 from tlir.tight import check_rules, rules_mode, tight
@@ -49,6 +58,7 @@ class Ibp:
         self.diverged: list[SSAValue] = []
         self.bypassed: list[Operation] = []
         self.twins: dict[SSAValue, Twin] = {}
+        self.sum_checks: dict[SSAValue, SumCheck] = {}
 
     def run(self, body: Block, boxes: list[Bound]) -> list[Bound]:
         bounds: dict[SSAValue, Bound] = dict(zip(body.args, boxes, strict=True))
@@ -68,7 +78,9 @@ class Ibp:
         b = Builder(self.block, op.location)
         result = op.results[0]
         shape, element = shape_of(result), element_of(result)
-        ctx = Context(b, element, self.fast, self.diverged, self.twins, self.bypassed)
+        ctx = Context(
+            b, element, self.fast, self.diverged, self.twins, self.bypassed, self.sum_checks
+        )
         if 0 in shape:
             empty = b.array(np.zeros(shape, ctx.dtype), element)
             return Bound(empty, empty)

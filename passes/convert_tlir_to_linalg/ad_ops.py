@@ -4,9 +4,12 @@ of every product and each select are exactly the ones the region states."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType
+from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine.affine_expr import AffineDimExpr
 
@@ -195,13 +198,15 @@ def lower_pad(op: A.PadOp, e: Emitter) -> SSAValue:
 def pad(e: Emitter, value: SSAValue, low, high, interior) -> SSAValue:
     """A +0-filled result; the slice from `low` that the operand's elements span
     is written by one generic at `i·(interior + 1)` (a strided output map, a
-    plain index where there is no interior padding), then inserted back."""
+    plain index where there is no interior padding), then inserted back.
+    Without interior padding only the border is filled (`_bordered`): the
+    slice is written anyway, and filling it too was most of a pad's time."""
     shape = shape_of(value)
     rank = len(shape)
     padded = [A.padded_extent(*args) for args in zip(shape, low, high, interior, strict=True)]
-    filled = e.filled(padded, 0.0)
     if 0 in shape:
-        return filled
+        return e.filled(padded, 0.0)
+    filled = e.filled(padded, 0.0) if any(interior) else _bordered(e, padded, low, high)
     spans = [(n - 1) * (step + 1) + 1 for n, step in zip(shape, interior, strict=True)]
     window = e.add(tensor.ExtractSliceOp.from_static_parameters(filled, list(low), spans))
     out_map = amap(rank, [dim(a) * (interior[a] + 1) for a in range(rank)])
@@ -210,6 +215,28 @@ def pad(e: Emitter, value: SSAValue, low, high, interior) -> SSAValue:
         lambda b, args: [args[0]],
     )[0]  # fmt: skip
     return e.add(tensor.InsertSliceOp.get(written, filled, spans, list(low), [1] * rank))
+
+
+def _bordered(e: Emitter, padded: Sequence[int], low, high) -> SSAValue:
+    """A tensor of `padded`'s shape, +0 outside the slice [low, padded − high)
+    and unset inside: per padded axis, the slabs before and after the slice
+    (over the whole extent of the axes before it, the slice's extent of the
+    axes after it, so no cell is filled twice), each a fill inserted in place."""
+    rank = len(padded)
+    tensor_value = e.empty(padded)
+    inner = [(lo, n - lo - hi) for n, lo, hi in zip(padded, low, high, strict=True)]
+    for axis in range(rank):
+        for start, extent in ((0, low[axis]), (padded[axis] - high[axis], high[axis])):
+            if not extent:
+                continue
+            offsets = [0] * axis + [start] + [lo for lo, _ in inner[axis + 1 :]]
+            sizes = [*padded[:axis], extent, *(n for _, n in inner[axis + 1 :])]
+            slab = e.add(tensor.ExtractSliceOp.from_static_parameters(tensor_value, offsets, sizes))
+            zeros = e.add(FillOp([e.scalar(0.0)], [slab], [slab.type]))
+            tensor_value = e.add(
+                tensor.InsertSliceOp.get(zeros, tensor_value, sizes, offsets, [1] * rank)
+            )
+    return tensor_value
 
 
 @lowers(A.ConvInputGradOp)

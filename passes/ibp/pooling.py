@@ -26,6 +26,25 @@ cell, then a later one only where strictly greater: `lower_max_pool`, the
 reference's `_max_pool`) is the chain `acc = c₀; acc = c > acc ? c : acc`
 (`ogt`) over the cells in row-major order, ties of ±0 and NaN included.
 A permute only moves values.
+
+The fast path's finite check of a conv's sums (`structured.fast_contraction_check`)
+moves into the pool where its windows cover every sum (`taken_check`): the pooled
+lower end is NaN where a window's tested values are not all finite
+(`_poisoned`), and the check counts that end instead of reading the sums
+again. With relu, the bias is added with the fast path's steps and the test
+reads the biased values: where every stepped value `RD(s + b − m)` (upward
+`RU(s + b + m)`) of a window is finite, each `s + b` is finite (an infinite
+or NaN value steps to itself), so each sum `s` is, and the check's condition
+holds; and for a finite `x` the fast step is `nextDown(x)` but at `x = m`
+(`−0` for `+0`; upward, `x = −m`: `+0` for `−0`), a zero either way, which
+relu makes `+0` as it makes TorchLean's: relu's values and their max are
+TorchLean's bits. And with every value finite, relu and the window's max are
+the max from `+0` (`acc = +0`, then each value where strictly greater): both
+give `+0` where no value is above zero, else the largest, and equal positive
+values have one bit pattern. That drops the `vfixupimm` mending `RD` at
+`+inf` from each cell and relu's compare and select, which pays for the test.
+Without relu the bias keeps TorchLean's steps (a zero's sign could reach the
+max) and the test reads the sums.
 """
 
 from __future__ import annotations
@@ -34,13 +53,16 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir as T
 from tlir.dialects import tlir_ad as A
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
+from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp.elementwise import forward_on_ends, zero_starts
-from tlir.passes.ibp.table import Bound, Context, Out, ibp_rule
+from tlir.passes.ibp.structured import nonfinite_count
+from tlir.passes.ibp.table import Bound, Context, Out, SumCheck, ibp_rule
 
 MAX_WINDOW = 16
 """The most cells of a window read as separate operands (a larger window, or
@@ -103,6 +125,7 @@ def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
 
     maps = [[index(m, c) for m in range(rank)] for c in cells]
     producer = _elementwise_fold(ends)
+    check = taken_check(ctx, op, producer)
     if producer is None:  # each end read per cell
         sources, source_maps = ends, [[d(m) for m in range(rank)]] * 2
     else:  # the producer's operands read per cell, its body applied to them
@@ -117,25 +140,78 @@ def _max_pool(ctx: Context, op: T.MaxPoolOp, boxes: Sequence[Bound]) -> Out:
         for source_map in source_maps
     ]
 
+    # with relu, the bias's steps may be the fast path's (the module docstring)
+    stepped = check is not None and relu and _steps_only(producer)
+
     def body(s: Scalar, args):
         n = len(sources)
-        per_cell = [list(args[k * n : (k + 1) * n]) for k in range(len(cells))]
+        read = [list(args[k * n : (k + 1) * n]) for k in range(len(cells))]
+        per_cell = read
         if producer is not None:
-            per_cell = [_inline(s, producer, values) for values in per_cell]
+            per_cell = [_inline(s, producer, values, stepped) for values in read]
         result = []
         for end in (0, 1):
             values = [cell[end] for cell in per_cell]
+            if stepped:  # finite where the result stands: relu, then the max, is the max from +0
+                result.append(_window_max(s, [s.const(0.0), *values]))
+                continue
             if relu:
                 values = [_clamp_at_zero(s, v) for v in values]
             result.append(_window_max(s, values))
+        if stepped:  # the biased sums, before relu
+            result[0] = _poisoned(s, result[0], [v for cell in per_cell for v in cell[:2]])
+        elif check is not None:  # the sums are the producer's starts, its last two operands
+            result[0] = _poisoned(s, result[0], [v for cell in read for v in cell[-2:]])
         return result
 
     pooled = ctx.b.fold(operands, operand_maps, fold_shape, [], zero_starts(ctx, fold_shape), body)
+    if check is not None:
+        ctx.diverged[check.index] = nonfinite_count(ctx, [pooled[0]])
+        ctx.bypassed += check.ops
     if perm == tuple(range(rank)):
         return Out(*pooled)
     return Out(
         *(ctx.b.tlir(T.PermuteOp, [v], out_shape, perm=T.i64_array(list(perm))) for v in pooled)
     )
+
+
+def taken_check(ctx: Context, op: T.MaxPoolOp, producer: A.FoldOp | None) -> SumCheck | None:
+    """The finite check of the sums the bias's fold `producer` starts from,
+    which the pool takes over (removed from `Context.sum_checks`), or None:
+    where every sum lies in some window (no padding, a stride at most the
+    kernel and windows that reach the last cell, along every pooled axis),
+    the pool reads each of them anyway. See `_poisoned`."""
+    if producer is None or len(producer.inits) != 2:
+        return None
+    check = ctx.sum_checks.get(producer.inits[0])
+    if check is None or check.hi is not producer.inits[1]:
+        return None
+    kernel, stride = T._ints(op.kernel), T._ints(op.stride)
+    spatial = shape_of(op.operands[0])[-len(kernel) :]
+    pooled = ctx.shape(op)[-len(kernel) :]
+    if not all(
+        s <= k and (o - 1) * s + k == n
+        for k, s, n, o in zip(kernel, stride, spatial, pooled, strict=True)
+    ):
+        return None
+    del ctx.sum_checks[producer.inits[0]]
+    return check
+
+
+def _poisoned(s: Scalar, low: SSAValue, sums: Sequence[SSAValue]) -> SSAValue:
+    """`low`, or NaN where one of its window's `sums` is ±inf or NaN: their
+    total is then ±inf or NaN too (an IEEE sum with a NaN operand is NaN, with
+    an infinite one infinite or NaN), so one test covers all of them. The
+    pooled lower end is what the check then counts (non-finite anywhere: the
+    fast path's result does not stand; a finite sum overflowing the total
+    only sends the call to the exact rule). The pooled end itself may already
+    hide a sum (relu makes -inf +0, the max skips a NaN), which is why the
+    test reads the sums, before the bias and relu."""
+    level = list(sums)
+    while len(level) > 1:  # pairwise: a short chain of dependent additions
+        pairs = [s.add(a, b) for a, b in zip(level[::2], level[1::2], strict=False)]
+        level = pairs + level[len(pairs) * 2 :]
+    return s.select(D.finite(s, level[0]), low, s.const(math.nan))
 
 
 def _elementwise_fold(ends: Sequence[SSAValue]) -> A.FoldOp | None:
@@ -149,13 +225,31 @@ def _elementwise_fold(ends: Sequence[SSAValue]) -> A.FoldOp | None:
     return owner
 
 
-def _inline(s: Scalar, fold: A.FoldOp, values: Sequence[SSAValue]) -> list[SSAValue]:
-    """The fold's body on `values` (its inputs', then its inits' elements)."""
+def _inline(
+    s: Scalar, fold: A.FoldOp, values: Sequence[SSAValue], stepped: bool = False
+) -> list[SSAValue]:
+    """The fold's body on `values` (its inputs', then its inits' elements);
+    `stepped`: its `next_down`/`next_up` as `step_down`/`step_up`."""
     block = fold.body.block
     mapping = dict(zip(block.args, values, strict=True))
     for op in block.ops:
         if isinstance(op, A.YieldOp):
             return [mapping[v] for v in op.operands]
-        clone = s.builder.insert(op.clone(value_mapper=mapping))
+        step = STEPS.get(type(op)) if stepped else None
+        if step is not None:
+            clone = s.builder.insert(step(mapping[op.operands[0]]))
+        else:
+            clone = s.builder.insert(op.clone(value_mapper=mapping))
         mapping.update(zip(op.results, clone.results, strict=True))
     raise AssertionError("a fold body ends with its yield")
+
+
+STEPS = {A.NextDownOp: A.StepDownOp, A.NextUpOp: A.StepUpOp}
+"""The fast path's step for each of TorchLean's (the module docstring's
+stepped bias)."""
+
+
+def _steps_only(fold: A.FoldOp | None) -> bool:
+    """Whether the fold's body is additions and steps (the bias's)."""
+    allowed = (arith.AddfOp, A.NextDownOp, A.NextUpOp, A.YieldOp)
+    return fold is not None and all(isinstance(op, allowed) for op in fold.body.block.ops)

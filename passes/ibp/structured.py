@@ -23,7 +23,7 @@ from tlir.passes.ibp import conv_cells as cells
 from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp import signed
 from tlir.passes.ibp.elementwise import any_failed, pair_map, zero_starts
-from tlir.passes.ibp.table import Bound, Context, NoBox, Out, Twin, ibp_rule
+from tlir.passes.ibp.table import Bound, Context, NoBox, Out, SumCheck, Twin, ibp_rule
 
 
 def directed_sum(
@@ -213,17 +213,32 @@ def fast_contraction_check(ctx: Context, acc: Sequence[SSAValue]) -> None:
     the sum, and the later terms keep it (a non-finite sum plus anything,
     or `−m`, is not finite): that output's lower sum is not finite, which
     the check counts. (A box weight's `min2`/`max2` of four products may
-    drop a NaN, so a box weight is always counted.)"""
+    drop a NaN, so a box weight is always counted.)
 
+    Only that every sum is finite matters, not which kernel finds out: a
+    `max_pool` whose windows cover every sum and that reads them through the
+    bias's fold takes this check's place (`pooling.taken_check`), so the
+    sums are read once, not twice."""
+    before = ctx.b.block.last_op
     ctx.diverged.append(nonfinite_count(ctx, acc))
+    ops = []
+    op = before.next_op if before is not None else ctx.b.block.first_op
+    while op is not None:
+        ops.append(op)
+        op = op.next_op
+    ctx.sum_checks[acc[0]] = SumCheck(acc[1], len(ctx.diverged) - 1, tuple(ops))
 
 
 def nonfinite_count(ctx: Context, values: Sequence[SSAValue]) -> SSAValue:
-    """A rank-0 count of the positions where one of `values` (one shape) is
-    not finite."""
+    """A rank-0 count of the positions where one of `values` (tensors of one
+    shape) is ±inf or NaN."""
     # counted per first and last index (a fold over the axes between: its
     # last loop vectorises, its first splits across threads), then summed
     shape = shape_of(values[0])
+    row = next((n for n in CHECK_ROWS if len(shape) > 1 and _splits(shape, n)), None)
+    if row is not None:
+        shape = (shape[0], math.prod(shape[1:]) // row, row)
+        values = [ctx.b.reshape(v, shape) for v in values]
     everything = [d(k) for k in range(len(shape))]
 
     def body(s: Scalar, args):
@@ -234,7 +249,24 @@ def nonfinite_count(ctx: Context, values: Sequence[SSAValue]) -> SSAValue:
         list(values), [everything] * len(values), shape, list(range(1, len(shape) - 1)), [0.0],
         body,
     )  # fmt: skip
+    if row is not None and shape[0] > 1:  # [first, row] → [row], a vector loop (a 0/1 count
+        # is exact in any order), before the sum's one serial chain
+        (counts,) = ctx.b.fold(
+            [counts], [[d(0), d(1)]], [shape[0], row], [0], [0.0],
+            lambda s, args: [s.add(args[1], args[0])],
+        )  # fmt: skip
     return any_failed(ctx, counts)
+
+
+CHECK_ROWS = (512, 256, 128)
+"""The lengths of the last axis a finite check reshapes its sums to, the
+first that divides them: LLVM vectorises a loop that long over the counts,
+where it unrolled a short one (16 channels) whole into scalar code."""
+
+
+def _splits(shape: Sequence[int], row: int) -> bool:
+    rest = math.prod(shape[1:])
+    return rest % row == 0 and rest > row
 
 
 FAST_TERMS = 1 << 15
@@ -549,13 +581,15 @@ def _conv(ctx, op, boxes):
         [x_map, x_map] + [w_map] * len(w_inputs) + mask_maps,
         bounds, summed, zero_starts(ctx, sums_shape), body,
     )  # fmt: skip
-    if fast:
-        fast_contraction_check(ctx, acc)
     if channels_inner and groups == 1:  # the bias along the vector, then [lead…, o…, oc] → out
         acc = tuple(ctx.b.reshape(v, [*lead, *out_spatial, cout]) for v in acc)
+        if fast:  # on the sums as the bias's fold reads them (a pool may take the check over)
+            fast_contraction_check(ctx, acc)
         summed = add_bias(ctx, acc, bias, r + rank)
         back = [*range(r), r + rank, *range(r, r + rank)]
         return Out(*(_permuted(ctx, v, back) for v in (summed.lo, summed.hi)))
+    if fast:
+        fast_contraction_check(ctx, acc)
     if channels_inner:  # [lead…, g, o…, oc] → [lead…, g, oc, o…]
         back = [*range(r + 1), r + 1 + rank, *range(r + 1, r + 1 + rank)]
         acc = [_permuted(ctx, v, back) for v in acc]

@@ -72,6 +72,18 @@ class Twin:
     """The box's upper end (the twins are found by the lower one)."""
 
 
+@dataclass(frozen=True)
+class SumCheck:
+    """The fast path's finite check of a contraction's sums (lo, hi) before
+    its bias (`structured.fast_contraction_check`): which of `Context.diverged`
+    it is and the ops that compute it, so that a kernel reading every sum
+    anyway can take its place (`pooling._max_pool`)."""
+
+    hi: SSAValue
+    index: int
+    ops: tuple[Operation, ...]
+
+
 @dataclass
 class Context:
     b: Builder
@@ -85,6 +97,9 @@ class Context:
     bypassed: list[Operation] = field(default_factory=list)
     """Ops a rule read through (computing from their operands instead): erased
     at the end where nothing else reads them (`drop_bypassed`)."""
+    sum_checks: dict[SSAValue, SumCheck] = field(default_factory=dict)
+    """The finite checks of sums not yet read by anything else, by the lower
+    sums (`SumCheck`)."""
 
     def twin(self, box: Bound) -> Twin | None:
         """The box's stacked layout, if it is held in one (both ends match)."""

@@ -118,6 +118,30 @@ func.func @pad(%a: tensor<3xf64>) -> tensor<8xf64> {
 
 // -----
 
+// pad without interior padding: only the border is filled, slab by slab (axis 1's
+// over the window's extent of axis 2, axis 2's over the whole of axis 1), each
+// inserted back; the window is written by the copy alone.
+// CHECK-LABEL: func.func @pad_border
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x6x6xf64>
+// CHECK-NEXT:    %[[S1:.*]] = tensor.extract_slice %[[E]][0, 0, 2] [2, 1, 4] [1, 1, 1]
+// CHECK-NEXT:    %[[Z1:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    %[[F1:.*]] = linalg.fill ins(%[[Z1]] : f64) outs(%[[S1]] : tensor<2x1x4xf64>)
+// CHECK-NEXT:    %[[T1:.*]] = tensor.insert_slice %[[F1]] into %[[E]][0, 0, 2] [2, 1, 4] [1, 1, 1]
+// CHECK-NEXT:    %[[S2:.*]] = tensor.extract_slice %[[T1]][0, 4, 2] [2, 2, 4] [1, 1, 1]
+// CHECK:         %[[T2:.*]] = tensor.insert_slice %{{.*}} into %[[T1]][0, 4, 2] [2, 2, 4] [1, 1, 1]
+// CHECK-NEXT:    %[[S3:.*]] = tensor.extract_slice %[[T2]][0, 0, 0] [2, 6, 2] [1, 1, 1]
+// CHECK:         %[[T3:.*]] = tensor.insert_slice %{{.*}} into %[[T2]][0, 0, 0] [2, 6, 2] [1, 1, 1]
+// CHECK-NEXT:    %[[W:.*]] = tensor.extract_slice %[[T3]][0, 1, 2] [2, 3, 4] [1, 1, 1]
+// CHECK-NEXT:    %[[C:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x3x4xf64>) outs(%[[W]] : tensor<2x3x4xf64>)
+// CHECK:         %[[P:.*]] = tensor.insert_slice %[[C]] into %[[T3]][0, 1, 2] [2, 3, 4] [1, 1, 1]
+// CHECK-NEXT:    func.return %[[P]] : tensor<2x6x6xf64>
+func.func @pad_border(%a: tensor<2x3x4xf64>) -> tensor<2x6x6xf64> {
+  %p = tlir_ad.pad %a {low = array<i64: 0, 1, 2>, high = array<i64: 0, 2, 0>, interior = array<i64: 0, 0, 0>} : (tensor<2x3x4xf64>) -> tensor<2x6x6xf64>
+  func.return %p : tensor<2x6x6xf64>
+}
+
+// -----
+
 // conv_input_grad (stride 2): g spread onto the input grid (output o at 1 + 2·o), a constant
 // 0/1 grid marking where outputs sit, one fold over (group, l, i, m, k) that adds g·wt only
 // where the grid is 1, then the group axis merged into the channels.
