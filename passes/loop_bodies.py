@@ -1,15 +1,19 @@
-"""The scalar body of a linalg op at given loop indices, for `tlir-linalg-to-loops`.
+"""The scalar body of a linalg op: whether it has effects, and what it does at
+given loop indices.
 
-`emit_body` writes, at the end of a block, what one iteration of a
-`linalg.generic` or `linalg.fill` does at the induction variables `ivs`: a
-`memref.load` of each input its body reads, at its indexing map (affine
-expressions become `index` arithmetic directly, `IndexEmitter`), the body's
-ops cloned, and one `memref.store` per output. A select between two inputs
-that read one buffer at indices differing only in constants is one load at
-the selected index (`_selected_load`). A buffer with a flat view (a batch-sized
-axis past its leading one, whose strides are known at run time only) is
-addressed through the view at one linear index. The loop nests around the
-bodies are `tlir_linalg_to_loops`'s.
+`pure_body` says whether a body only computes values (no op in it writes or
+calls anything): `convert-tlir-to-linalg` then drops such an op when nothing
+reads its result, and `loop_starts` may write such a start of a fold's outputs
+inside the fold's nest. For `tlir-linalg-to-loops`, `emit_body` writes, at the
+end of a block, what one iteration of a `linalg.generic` or `linalg.fill` does
+at the induction variables `ivs`: a `memref.load` of each input its body
+reads, at its indexing map (affine expressions become `index` arithmetic
+directly, `IndexEmitter`), the body's ops cloned, and one `memref.store` per
+output. A select between two inputs that read one buffer at indices differing
+only in constants is one load at the selected index (`_selected_load`). A
+buffer with a flat view (a batch-sized axis past its leading one, whose
+strides are known at run time only) is addressed through the view at one
+linear index. The loop nests around the bodies are `tlir_linalg_to_loops`'s.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from xdsl.ir.affine import (
     AffineExpr,
     AffineMap,
 )
+from xdsl.traits import IsTerminator, is_side_effect_free
 
 from tlir.passes import fast_ops as fast
 
@@ -35,6 +40,16 @@ Linalg = GenericOp | FillOp
 Flat = dict[SSAValue, tuple[SSAValue, list[SSAValue]]]
 """Buffers addressed through a flat view: the view, and the buffer's strides
 (`index` values) by which a multi-index becomes the view's one index."""
+
+
+def pure_body(op: Linalg) -> bool:
+    """Whether every op of `op`'s body, at any depth, is free of side effects
+    or a terminator (`linalg.yield` declares no memory effects)."""
+    return all(
+        is_side_effect_free(inner) or inner.has_trait(IsTerminator)
+        for inner in op.walk()
+        if inner is not op
+    )
 
 
 class IndexEmitter:
@@ -181,4 +196,4 @@ def emit_body(
         emitter.emit(inner.clone(value_mapper=mapping))
 
 
-__all__ = ["Flat", "IndexEmitter", "emit_body"]
+__all__ = ["Flat", "IndexEmitter", "emit_body", "pure_body"]
