@@ -198,8 +198,8 @@ def contraction_kernel(
     `packed_weight` (a static `tlir.linear`): the kernel takes its weight
     packed ahead (`prepacked.PackedPanels`, `packed_layout`: a flat buffer in
     the weight's place) and packs nothing; the kernel carries the layout in
-    `tlir.packed_weight`. The layout itself, where the caller has it already
-    (`packed_layout`'s for this op, target and numerics), or True."""
+    `tlir.packed_weight`. True works the layout out (`packed_layout`); a
+    caller that has it already (for this op, target and numerics) passes it."""
     from tlir.passes.contraction_kernels import run_time
     from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
 
