@@ -51,9 +51,9 @@ def hook() -> None:
 
     original = backend.kernel_to_loops
 
-    def recorded(kernel):
+    def recorded(kernel, *rest):
         source = _printed(kernel)
-        loops = original(kernel)
+        loops = original(kernel, *rest)
         llvm_ir = xdsl.kernel_llvm_ir(loops.clone())
         mlir_text = mlir.kernel_loops_text(loops.clone())
         RECORDS.append(

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
-from xdsl.traits import IsTerminator, is_side_effect_free
+
+from tlir.passes.loop_bodies import pure_body
 
 Linalg = GenericOp | FillOp
 
@@ -51,8 +52,7 @@ def _start(op: Operation) -> SSAValue | None:
     out_map = op.indexing_maps.data[-1].data
     if out_map != AffineMap.identity(out_map.num_dims):
         return None
-    body = [inner for inner in op.body.block.ops]
-    if not all(is_side_effect_free(i) or i.has_trait(IsTerminator) for i in body):
+    if not pure_body(op):
         return None
     if op.body.block.args[-1].uses:  # reads what the buffer held
         return None

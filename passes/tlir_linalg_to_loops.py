@@ -5,9 +5,8 @@ emits: one loop per dimension in the order the dimensions are numbered (the
 lowering numbers them so that each output folds its terms in TorchLean's
 order), `memref.load`s of the inputs at their indexing maps (affine
 expressions become `index` arithmetic directly), the generic's scalar body,
-and one `memref.store` per output. A select between two inputs that read one
-buffer at indices differing only in constants is one load at the selected
-index (`_selected_load`).
+and one `memref.store` per output (`tlir.passes.loop_bodies` writes those
+bodies; this module, the loops around them).
 
 In a kernel (`tlir.kernel`, bufferized with `lo`/`hi` arguments), the
 outermost loop of every nest runs over `[lo, min(hi, N))` when that is safe,
@@ -37,20 +36,14 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     i64,
 )
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-)
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
 from tlir.dialects.tlir_ad import ROW_STRIPS
 from tlir.passes import fast_ops as fast
+from tlir.passes.loop_bodies import Flat, IndexEmitter, Linalg, emit_body
 from tlir.passes.loop_starts import first_reduction, fused_starts, iterator_kinds
 from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
@@ -59,43 +52,6 @@ from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
 PARALLEL_ATTR = "tlir.parallel_extent"
 RULE_ATTR = "tlir.parallel_rule"
 """Of a kernel that takes the batch: `a, k, d, c` with units(B) = a·⌈k·B/d⌉ + c."""
-
-Linalg = GenericOp | FillOp
-
-
-class IndexEmitter:
-    """Emits `index` arithmetic at the end of a block."""
-
-    def __init__(self, block: Block):
-        self.block = block
-
-    def emit(self, op: Operation) -> SSAValue:
-        self.block.add_op(op)
-        return op.results[0] if op.results else None  # type: ignore[return-value]
-
-    def const(self, value: int) -> SSAValue:
-        return self.emit(fast.index_constant(value))
-
-    def expr(self, expr: AffineExpr, ivs: Sequence[SSAValue]) -> SSAValue:
-        match expr:
-            case AffineDimExpr():
-                return ivs[expr.position]
-            case AffineConstantExpr():
-                return self.const(expr.value)
-            case AffineBinaryOpExpr():
-                lhs, rhs = self.expr(expr.lhs, ivs), self.expr(expr.rhs, ivs)
-                kind = {
-                    AffineBinaryOpKind.Add: arith.AddiOp,
-                    AffineBinaryOpKind.Mul: arith.MuliOp,
-                    # indices are never negative: truncation is floor
-                    AffineBinaryOpKind.FloorDiv: arith.DivUIOp,
-                    AffineBinaryOpKind.Mod: arith.RemUIOp,
-                }[expr.kind]
-                return self.emit(fast.binary(kind, lhs, rhs))
-        raise ValueError(f"unsupported affine expression {expr}")
-
-    def indices(self, amap: AffineMap, ivs: Sequence[SSAValue]) -> list[SSAValue]:
-        return [self.expr(e, ivs) for e in amap.results]
 
 
 def _operands_and_maps(op: Linalg) -> tuple[list[SSAValue], list[AffineMap], list[int]]:
@@ -237,7 +193,7 @@ class BatchBounds:
 
     batch: SSAValue
     factors: dict[SSAValue, int]
-    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]]
+    flat: Flat
     """Argument buffers with a batch-sized axis past the leading one (their
     strides hold B): a flat view of each, and its strides at run time."""
     marks: dict[SSAValue, tuple[int, ...]]
@@ -378,7 +334,7 @@ def lower_linalg(
             nest(body, position + 1, [*ivs, row], rows_at)
             return
         if position == len(extents):
-            _emit_body(op, values, maps, ivs, emitter, flat)
+            emit_body(op, values, maps, ivs, emitter, flat)
             return
         if position == tile_at:
             start_tile(block, position, ivs)
@@ -421,7 +377,7 @@ def lower_linalg(
                 index = emitter.emit(fast.binary(arith.AddiOp, first, emitter.const(offset)))
             output_ivs = [*ivs]
             output_ivs.insert(interleaved, index)
-            _emit_body(op, values, maps, output_ivs, emitter, flat)
+            emit_body(op, values, maps, output_ivs, emitter, flat)
 
     def row_strip_loops(block: Block, position: int, ivs: list[SSAValue]) -> None:
         """Whole strips of each width from where the last end, then the rest
@@ -453,12 +409,12 @@ def lower_linalg(
             out_ivs.append(tile.args[0])
         for start in starts:
             start_values, start_maps, _ = _operands_and_maps(start)
-            _emit_body(start, start_values, start_maps, out_ivs, IndexEmitter(tile), flat)
+            emit_body(start, start_values, start_maps, out_ivs, IndexEmitter(tile), flat)
 
     kinds = iterator_kinds(op) if isinstance(op, GenericOp) else []
 
     def scalar_body(block: Block, ivs: list[SSAValue]) -> None:
-        _emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
+        emit_body(op, values, maps, ivs, IndexEmitter(block), flat)
 
     nest(outer, 0, [])
     for body in bodies:
@@ -467,115 +423,6 @@ def lower_linalg(
     for nested in ops:
         nested.detach()
     return ops
-
-
-def _access(
-    value: SSAValue,
-    amap: AffineMap,
-    ivs: list[SSAValue],
-    emitter: IndexEmitter,
-    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]],
-) -> tuple[SSAValue, list[SSAValue]]:
-    """The buffer and indices of an access: a flat buffer's at its run-time strides."""
-    return _flat_access(value, emitter.indices(amap, ivs), emitter, flat)
-
-
-def _selected_load(op: GenericOp, select: Operation, maps: list[AffineMap]) -> bool:
-    """Whether `select` chooses between two inputs of `op` that read one buffer
-    at indices differing only in constants (`select(c, x[0, i], x[1, i])`):
-    it is then one load at the selected index, no vector blend or branch
-    where `c` is the same for a whole vector (`_selected_indices`)."""
-    if not isinstance(select, arith.SelectOp):
-        return False
-    args, inputs = op.body.block.args, len(op.inputs)
-    pair = [select.lhs, select.rhs]
-    if not all(isinstance(v, BlockArgument) and v.owner is op.body.block for v in pair):
-        return False
-    k1, k2 = (args.index(v) for v in pair)
-    if k1 >= inputs or k2 >= inputs or op.inputs[k1] is not op.inputs[k2]:
-        return False
-    return all(
-        a == b or (isinstance(a, AffineConstantExpr) and isinstance(b, AffineConstantExpr))
-        for a, b in zip(maps[k1].results, maps[k2].results, strict=True)
-    )
-
-
-def _selected_indices(
-    select: arith.SelectOp,
-    mapping: dict[SSAValue, SSAValue],
-    maps: list[AffineMap],
-    ivs: list[SSAValue],
-    emitter: IndexEmitter,
-) -> list[SSAValue]:
-    """The indices of `_selected_load`'s load: each constant that differs
-    between the two inputs' maps chosen by the select's condition."""
-    args = list(select.lhs.owner.args)  # type: ignore[union-attr]
-    first, second = (maps[args.index(v)] for v in (select.lhs, select.rhs))
-    condition = mapping.get(select.cond, select.cond)
-    indices = []
-    for a, b in zip(first.results, second.results, strict=True):
-        if a == b:
-            indices.append(emitter.expr(a, ivs))
-        else:
-            chosen = arith.SelectOp(condition, emitter.expr(a, ivs), emitter.expr(b, ivs))
-            indices.append(emitter.emit(chosen))
-    return indices
-
-
-def _flat_access(
-    value: SSAValue,
-    indices: list[SSAValue],
-    emitter: IndexEmitter,
-    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]],
-) -> tuple[SSAValue, list[SSAValue]]:
-    if value not in flat:
-        return value, indices
-    view, strides = flat[value]
-    at = None
-    for index, stride in zip(indices, strides, strict=True):
-        term = emitter.emit(fast.binary(arith.MuliOp, index, stride))
-        at = term if at is None else emitter.emit(fast.binary(arith.AddiOp, at, term))
-    return view, [at if at is not None else emitter.const(0)]
-
-
-def _emit_body(
-    op: Linalg,
-    values: list[SSAValue],
-    maps: list[AffineMap],
-    ivs: list[SSAValue],
-    emitter: IndexEmitter,
-    flat: dict[SSAValue, tuple[SSAValue, list[SSAValue]]] | None = None,
-) -> None:
-    flat = flat or {}
-    if isinstance(op, FillOp):
-        target, indices = _access(values[0], maps[0], ivs, emitter, flat)
-        emitter.emit(fast.store(op.inputs[0], target, indices))
-        return
-    args = op.body.block.args
-    selects = {inner for inner in op.body.block.ops if _selected_load(op, inner, maps)}
-    mapping: dict[SSAValue, SSAValue] = {}
-    for arg, value, amap in zip(args, values, maps, strict=True):
-        if any(use.operation not in selects for use in arg.uses):
-            buffer, indices = _access(value, amap, ivs, emitter, flat)
-            mapping[arg] = emitter.emit(fast.load(buffer, indices))
-    for inner in op.body.block.ops:
-        if inner in selects:
-            value = values[list(args).index(inner.lhs)]
-            indices = _selected_indices(inner, mapping, maps, ivs, emitter)
-            buffer, indices = _flat_access(value, indices, emitter, flat)
-            mapping[inner.results[0]] = emitter.emit(fast.load(buffer, indices))
-            continue
-        if isinstance(inner, YieldOp):
-            outputs = values[len(op.inputs) :]
-            out_maps = maps[len(op.inputs) :]
-            for result, target, amap in zip(inner.operands, outputs, out_maps, strict=True):
-                buffer, indices = _access(target, amap, ivs, emitter, flat)
-                emitter.emit(fast.store(mapping.get(result, result), buffer, indices))
-            return
-        if isinstance(inner, IndexOp):
-            mapping[inner.results[0]] = ivs[inner.dim.value.data]
-            continue
-        emitter.emit(inner.clone(value_mapper=mapping))
 
 
 def _batch_factor(function: func.FuncOp, extent: int) -> int:

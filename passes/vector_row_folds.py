@@ -9,7 +9,7 @@ folds by one term each, every fold still in its own order, bit for bit.
 
 The terms of `lanes` consecutive outputs sit in `lanes` rows of memory. A
 square of `lanes` rows × `lanes` columns is `lanes` vector loads along the
-rows and a transpose in registers (`gemm.transpose`); its columns are then
+rows and a transpose in registers (`packing.transpose`); its columns are then
 the next `lanes` terms of every fold, in ascending order. A body that reads
 its input with the outputs' index last (a fold over rows: `x[k, i]`) loads its
 columns directly. The last `extent mod lanes` terms of each fold run element
@@ -46,7 +46,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.epilogue import VECTOR_SAFE
-from tlir.passes.contraction_kernels.gemm import transpose
+from tlir.passes.contraction_kernels.packing import transpose
 from tlir.passes.loop_starts import iterator_kinds
 
 MIN_TERMS = 4096

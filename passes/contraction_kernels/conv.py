@@ -32,7 +32,8 @@ from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir as T
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
-from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, _zero_pad
+from tlir.passes.contraction_kernels.gemm import GemmSpec
+from tlir.passes.contraction_kernels.packing import Bases, _zero_pad
 from tlir.passes.contraction_kernels.target import TargetInfo
 from tlir.passes.contraction_kernels.tiling import Tiling
 

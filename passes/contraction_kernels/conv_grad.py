@@ -35,7 +35,8 @@ from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.conv import Im2colPacker, unravel
 from tlir.passes.contraction_kernels.epilogue import BoundEpilogue
-from tlir.passes.contraction_kernels.gemm import Bases, GemmEmitter, GemmSpec, _zero_pad
+from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec
+from tlir.passes.contraction_kernels.packing import Bases, _zero_pad
 from tlir.passes.contraction_kernels.target import TargetInfo
 from tlir.passes.contraction_kernels.tiling import Tiling
 

@@ -180,7 +180,7 @@ def contraction_kernel(
     epilogue: Sequence[Operation] = (),
     fused_multiply_add: bool = False,
     batch_axes: Sequence[Sequence[int]] | None = None,
-    packed_weight: bool = False,
+    packed_weight: bool | PackedPanels = False,
 ) -> func.FuncOp:
     """The kernel of `op` (MatmulOp, LinearOp, ConvOp or, with stride 1,
     ConvInputGradOp), with the elementwise ops
@@ -198,7 +198,8 @@ def contraction_kernel(
     `packed_weight` (a static `tlir.linear`): the kernel takes its weight
     packed ahead (`prepacked.PackedPanels`, `packed_layout`: a flat buffer in
     the weight's place) and packs nothing; the kernel carries the layout in
-    `tlir.packed_weight`."""
+    `tlir.packed_weight`. True works the layout out (`packed_layout`); a
+    caller that has it already (for this op, target and numerics) passes it."""
     from tlir.passes.contraction_kernels import run_time
     from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
 
@@ -207,7 +208,11 @@ def contraction_kernel(
     layout = None
     if packed_weight:
         assert isinstance(op, T.LinearOp) and scaling is None
-        layout = packed_layout(op, target, fused_multiply_add)
+        layout = (
+            packed_weight
+            if isinstance(packed_weight, PackedPanels)
+            else packed_layout(op, target, fused_multiply_add)
+        )
     if fused_multiply_add:
         target = fused_target(target, op.results[0].type.element_type.bitwidth // 8)
     plan = EpiloguePlan.build(op, epilogue) if epilogue else None

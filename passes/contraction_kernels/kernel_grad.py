@@ -37,13 +37,8 @@ from xdsl.ir import SSAValue
 from tlir.dialects import tlir_ad as A
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
 from tlir.passes.contraction_kernels.conv import copy_run, unravel
-from tlir.passes.contraction_kernels.gemm import (
-    Bases,
-    GemmEmitter,
-    GemmSpec,
-    _zero_pad,
-    transpose,
-)
+from tlir.passes.contraction_kernels.gemm import GemmEmitter, GemmSpec
+from tlir.passes.contraction_kernels.packing import Bases, _zero_pad, transpose
 from tlir.passes.contraction_kernels.tiling import Tiling
 
 

@@ -21,7 +21,8 @@ from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir as T
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
-from tlir.passes.contraction_kernels.gemm import Bases, GemmSpec, StridedPacker
+from tlir.passes.contraction_kernels.gemm import GemmSpec
+from tlir.passes.contraction_kernels.packing import Bases, StridedPacker
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:

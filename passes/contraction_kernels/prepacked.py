@@ -1,7 +1,7 @@
 """A linear layer's constant weight packed once (`parameters="frozen"`).
 
 The GEMM of `tlir.linear` packs B(k, j) = W[j, k] per unit and k block into a
-kc × ldp panel (`gemm.StridedPacker`, a transpose), which its register tiles
+kc × ldp panel (`packing.StridedPacker`, a transpose), which its register tiles
 read nr columns (one tile) and one k at a time. A weight that never changes
 can be packed once, ahead of the calls, into what the tiles read, in the order
 they read it: `PackedPanels` is the layout, column tile by column tile
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from xdsl.ir import SSAValue
 
 from tlir.passes.contraction_kernels.builder import Index, KernelBuilder
-from tlir.passes.contraction_kernels.gemm import Bases
 from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT, PackedPanels
+from tlir.passes.contraction_kernels.packing import Bases
 from tlir.passes.contraction_kernels.tiling import Tiling
 
 

@@ -23,7 +23,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.traits import IsTerminator, is_side_effect_free
+from xdsl.traits import is_side_effect_free
 
 from tlir.diagnostics import TlirError, describe_location
 from tlir.dialects import tlir as T
@@ -37,6 +37,7 @@ from tlir.passes.convert_tlir_to_linalg import (  # noqa: F401 - they fill LOWER
 )
 from tlir.passes.convert_tlir_to_linalg.emit import Emitter
 from tlir.passes.convert_tlir_to_linalg.registry import LOWERINGS
+from tlir.passes.loop_bodies import pure_body
 
 
 class LowerTlirOp(RewritePattern):
@@ -101,11 +102,7 @@ def _pure_tensor_op(op: Operation) -> bool:
         return True
     if not isinstance(op, GenericOp | FillOp) or not op.results:
         return False  # an op on buffers (no results) writes its outputs: kept
-    return all(
-        is_side_effect_free(inner) or inner.has_trait(IsTerminator)
-        for inner in op.walk()
-        if inner is not op
-    )
+    return pure_body(op)
 
 
 def declare_steps(module: ModuleOp) -> None:

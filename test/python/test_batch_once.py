@@ -400,10 +400,10 @@ def test_torch_models_at_any_batch_match_a_static_compile(
 def test_a_marked_lowering_that_fails_leaves_the_kernel_to_the_static_route(monkeypatch):
     lower = backends.kernel_to_loops
 
-    def failing(kernel):
+    def failing(kernel, *rest):
         if "tlir.batch_axes" in kernel.attributes:
             raise RuntimeError("a bug in a marked lowering")
-        return lower(kernel)
+        return lower(kernel, *rest)
 
     monkeypatch.setattr(backends, "kernel_to_loops", failing)
     model = tlir.compile(STACKED, cache=False)

@@ -167,6 +167,31 @@ def test_frozen_model_from_the_compile_cache_reads_packed_weights():
     assert not live.plan.packed and np.array_equal(live(x)[0], first(x)[0])
 
 
+@pytest.mark.parametrize("parameters", ["live", "frozen"])
+def test_each_packed_layout_is_worked_out_once_per_compile(parameters, monkeypatch):
+    """A frozen linear's kernel needs its weight's layout to be lowered and the
+    plan needs it to pack the weight: one computation serves both (the
+    generator's tiling, checked against it, gives it too)."""
+    from tlir.passes.contraction_kernels import generator
+
+    asked: list = []
+    original = generator.packed_layout
+
+    def counted(op, *rest):
+        asked.append(op)
+        return original(op, *rest)
+
+    monkeypatch.setattr(generator, "packed_layout", counted)
+    monkeypatch.setenv("TLIR_COMPILE_PROCESSES", "1")  # every kernel lowered in this process
+    net = _mlp("f64")
+    x = np.random.default_rng(3).standard_normal(net.input_shape)
+    model = tlir.compile(net.module(), parameters=parameters, cache=False, progress=False)
+    assert np.array_equal(model(x)[0], evaluate(net.module(), [x])[0])
+    linears = sum(op.name == "tlir.linear" for op in net.module().walk())
+    assert len(asked) == (linears if parameters == "frozen" else 0)
+    assert len(model.plan.packed) == len(asked) and len(set(map(id, asked))) == len(asked)
+
+
 def test_tlir_run_compiles_live(tmp_path, monkeypatch):
     """One call gains nothing from weights packed once; a live model shares
     its cache entries with a plain `tlir.compile(path)`."""

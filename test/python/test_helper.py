@@ -306,7 +306,7 @@ def test_a_lowering_bug_is_a_one_line_internal_error_in_every_process(processes,
     import tlir
     import tlir.compiler.backend
 
-    def broken(kernel):
+    def broken(kernel, *rest):
         raise ValueError("unsupported affine expression None")
 
     monkeypatch.setenv("TLIR_COMPILE_PROCESSES", processes)

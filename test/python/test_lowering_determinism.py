@@ -34,9 +34,9 @@ def kernels():
     found = {}
     original = backend.kernel_to_loops
 
-    def recorded(kernel):
+    def recorded(kernel, *rest):
         found.setdefault(kernel.sym_name.data, kernel.clone())
-        return original(kernel)
+        return original(kernel, *rest)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(backend, "kernel_to_loops", recorded)

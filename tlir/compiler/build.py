@@ -11,6 +11,7 @@ function becomes a plan and its entry function (`tlir.compiler.plan`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -158,6 +159,9 @@ class Build:
             if isinstance(k, func.FuncOp) and is_kernel(k) and k.sym_name.data in used
         ]
         called = [k for k in kernels if _computes_something(k)]
+        # Once per kernel, for its lowering (here or in a helper) and the plan.
+        with internal_errors(self.where):
+            packed = {k.sym_name.data: packed_weight(k) for k in called}
         objects: list[bytes | Future | None] = []
         keys: list[str] = []
         abis: dict[str, KernelABI] = {}
@@ -177,12 +181,14 @@ class Build:
         helpers: list = []
         bar = _NoBar()
         try:
-            mine, helpers, theirs = self._start_helpers(pending)
+            mine, helpers, theirs = self._start_helpers(pending, packed)
             bar = _progress(len(pending), self.progress)
             with quick_gil_handoff():
                 for position, kernel in mine:
                     begin = time.perf_counter()
-                    abi, finish = start_lowering(kernel, self.backend, self.where)
+                    abi, finish = start_lowering(
+                        kernel, self.backend, self.where, packed[kernel.sym_name.data]
+                    )
                     lowering_seconds += time.perf_counter() - begin
                     objects[position] = finisher.kernel(finish, vectorize_loops(kernel))
                     abis[kernel.sym_name.data] = abi
@@ -206,7 +212,7 @@ class Build:
                         abi.scratch_bytes,
                         abi.parallel_extent,
                         kernel_work(kernel),
-                        packed_weight(kernel),
+                        packed[name],
                     )
                 arities = {k.sym_name.data: abis[k.sym_name.data].arity for k in called}
                 # The plan and the entry function's IR are built while LLVM is
@@ -264,9 +270,10 @@ class Build:
         if not jit.foreign_symbols(data, provided):
             store.put(self.model_key, model_entry(self.facts(), plan, kernels, data))
 
-    def _start_helpers(self, pending: list[tuple[int, func.FuncOp]]):
+    def _start_helpers(self, pending: list[tuple[int, func.FuncOp]], packed: dict):
         """(this process's share of `pending`, the helper processes compiling the
-        rest (tlir.compiler.helper), their kernels in the order of their futures)."""
+        rest (tlir.compiler.helper), their kernels in the order of their futures).
+        `packed`: each kernel's `packed_weight` by name."""
         backend, opt_level, where = self.backend, self.opt_level, self.where
 
         # the helper's own, made on its first job (in the helper, after the fork)
@@ -276,7 +283,7 @@ class Build:
             def run() -> tuple[dict, Future]:
                 # As in this process: the helper lowers its next kernel while
                 # LLVM (and the mlir back end's tools) finish this one.
-                abi, finish = start_lowering(kernel, backend, where)
+                abi, finish = start_lowering(kernel, backend, where, packed[kernel.sym_name.data])
                 return dataclasses.asdict(abi), finisher().kernel(finish, vectorize_loops(kernel))
 
             return run
@@ -506,16 +513,25 @@ def lower_kernel(kernel: func.FuncOp, backend: str, where: str) -> tuple[KernelA
 
 
 def start_lowering(
-    kernel: func.FuncOp, backend: str, where: str
+    kernel: func.FuncOp, backend: str, where: str, packed=...
 ) -> tuple[KernelABI, Callable[[], str]]:
     """The xDSL part of a kernel's lowering, done here: (ABI, a function that
     finishes it and returns the LLVM IR). The mlir back end's finish runs
     mlir-opt and mlir-translate and touches no xDSL object, so it may run on
     another thread while this one lowers the next kernel. A failure of the
     lowering that is not a located error is a bug of tlir's passes: it becomes
-    a one-line internal error at `where`, in this process as in a helper."""
+    a one-line internal error at `where`, in this process as in a helper.
+    `packed`: the kernel's `packed_weight`, if the caller has it (`...`: not)."""
+    with internal_errors(where):
+        return _start_lowering(kernel, backend, where, packed)
+
+
+@contextlib.contextmanager
+def internal_errors(where: str):
+    """A failure of the lowering that is not a located error, a bug of tlir's
+    passes, as a one-line internal error at `where`."""
     try:
-        return _start_lowering(kernel, backend, where)
+        yield
     except (TlirError, MemoryError):
         raise
     except Exception as err:  # noqa: BLE001 - the contract is: never a bare exception
@@ -524,11 +540,11 @@ def start_lowering(
 
 
 def _start_lowering(
-    kernel: func.FuncOp, backend: str, where: str
+    kernel: func.FuncOp, backend: str, where: str, packed=...
 ) -> tuple[KernelABI, Callable[[], str]]:
     from tlir.compiler import backend as backends
 
-    loops = backends.kernel_to_loops(kernel)
+    loops = backends.kernel_to_loops(kernel, packed)
     name = kernel.sym_name.data
     abi = backends.kernel_abi(loops, name)
     if backend == "xdsl":

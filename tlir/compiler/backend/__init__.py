@@ -44,14 +44,16 @@ class KernelABI:
         return self.num_inputs + self.num_outputs + len(self.scratch_bytes)
 
 
-def kernel_to_loops(kernel: func.FuncOp) -> ModuleOp:
+def kernel_to_loops(kernel: func.FuncOp, packed=...) -> ModuleOp:
     """A module holding the kernel, lowered to loops on buffers (public: it is
     linked across objects). A contraction with its epilogue comes from the
-    vectorised kernel generator; anything else takes the linalg route."""
+    vectorised kernel generator; anything else takes the linalg route.
+    `packed`: the kernel's `packed_weight`, where the caller has it already
+    (`...`: worked out here)."""
     from tlir.passes.tlir_to_llvm import KERNEL_LOWERING, stage_passes
     from tlir.universe import context
 
-    generated = contraction_module(kernel)
+    generated = contraction_module(kernel, packed)
     if generated is not None:
         return generated
     from tlir.passes.directed_steps import (
@@ -182,7 +184,16 @@ def packed_weight(kernel: func.FuncOp):
     formation (a frozen model's), its weight read by it alone; else None."""
     from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
 
-    parts = _generated_parts(kernel)
+    first = kernel.body.block.first_op  # the contraction, if the generator takes the kernel
+    if first is None or PACKED_WEIGHT not in first.attributes:
+        return None  # not a frozen linear: no need to ask the generator
+    return _packed_weight(kernel, _generated_parts(kernel))
+
+
+def _packed_weight(kernel: func.FuncOp, parts):
+    """`packed_weight`, given the kernel's `_generated_parts`."""
+    from tlir.passes.contraction_kernels.packed_weight import PACKED_WEIGHT
+
     if parts is None:
         return None
     op = parts[0]
@@ -199,11 +210,11 @@ def packed_weight(kernel: func.FuncOp):
     return position, packed_layout(op, host_target(), fused)
 
 
-def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
+def contraction_module(kernel: func.FuncOp, packed=...) -> ModuleOp | None:
     """The kernel as the generator's vectorised contraction, behind a wrapper
     with the kernel ABI `(inputs…, output, scratch…, lo, hi)` in the kernel's own
     argument order (the scratch: the generator's, if it takes one); None if the
-    kernel is not a (contraction + epilogue)."""
+    kernel is not a (contraction + epilogue). `packed`: as `kernel_to_loops`'s."""
     parts = _generated_parts(kernel)
     if parts is None:
         return None
@@ -217,9 +228,10 @@ def contraction_module(kernel: func.FuncOp) -> ModuleOp | None:
     fused = kernel.attributes.get(NUMERICS_ATTR) == StringAttr("fma")
     block_args = list(kernel.body.block.args)
     marks = _operand_batch_axes(kernel, op)
-    packed = packed_weight(kernel)
+    if packed is ...:
+        packed = _packed_weight(kernel, parts)
     inner = contraction_kernel(
-        op, f"{name}.gemm", host_target(), chain, fused, marks, packed is not None
+        op, f"{name}.gemm", host_target(), chain, fused, marks, packed[1] if packed else False
     )
     inner.sym_visibility = StringAttr("private")
     order = [block_args.index(v) for v in (*op.operands, *(plan.extras if plan else ()))]
