@@ -1,5 +1,5 @@
 """The fast IBP of single convs and of the bench CNN with the channels-inner
-conv fold's register tile of output positions off (`structured.POSITION_TILE
+conv fold's register tile of output positions off (`conv.POSITION_TILE
 = 1`) and on, in one process, calls interleaved, one thread (the thread's CPU
 time); each result checked against the reference bit for bit.
 
@@ -29,7 +29,7 @@ from autodiff import _write, cnn_graph  # noqa: E402
 from ibp_profile import write_map  # noqa: E402
 
 import tlir  # noqa: E402
-from tlir.passes.ibp import structured  # noqa: E402
+from tlir.passes.ibp import conv  # noqa: E402
 from tlir.reference.ibp import ibp as reference_ibp  # noqa: E402
 
 CONVS = [(3, 16), (4, 16), (8, 8), (16, 8), (32, 8)]
@@ -50,15 +50,15 @@ def conv_graph(cin: int, cout: int, size: int) -> tuple[str, str]:
 
 
 def build(path: str, dtype: str, tile: int, box):
-    saved = structured.POSITION_TILE
-    structured.POSITION_TILE = tile
+    saved = conv.POSITION_TILE
+    conv.POSITION_TILE = tile
     try:
         model = tlir.compile(path, dtype, threads=1)
         got = model.ibp(*box)
         want = reference_ibp(model.module(), *box)
         program = model._derivative("ibp", "fast")
     finally:
-        structured.POSITION_TILE = saved
+        conv.POSITION_TILE = saved
     pairs = zip([*got[0], *got[1]], [*want[0], *want[1]], strict=True)
     return program, all(g.tobytes() == w.tobytes() for g, w in pairs)
 
@@ -73,14 +73,14 @@ def main() -> None:
     lanes = 64 // np.dtype(np_type).itemsize
     cases = [conv_graph(cin, lanes, size) for cin, size in CONVS] + [cnn_graph()]
     rows, maps = [], {}
-    print(f"{args.dtype}, terms per output ≥ {structured.TILE_MIN_TERMS} take the tile")
+    print(f"{args.dtype}, terms per output ≥ {conv.TILE_MIN_TERMS} take the tile")
     print(f"{'case':28} {'tiled':>5} {'bits':>5} {'off us':>8} {'on us':>8} {'on/off':>7}")
     for k, (name, path) in enumerate(cases):
         shape = tlir.compile(path, args.dtype).function_op.function_type.inputs.data[0]
         x = np.random.default_rng(0).normal(size=shape.get_shape()).astype(np_type)
         box = ([x - np_type(0.01)], [x + np_type(0.01)])
         off, same_off = build(path, args.dtype, 1, box)
-        on, same_on = build(path, args.dtype, structured.POSITION_TILE, box)
+        on, same_on = build(path, args.dtype, conv.POSITION_TILE, box)
         maps |= {f"off{k}": off, f"on{k}": on}
         tiled = {s.kernel for s in off.plan.steps} != {s.kernel for s in on.plan.steps}
         times: list[list[int]] = [[], []]

@@ -1,5 +1,5 @@
 """The bench CNN's fast IBP with the conv's zero terms computed as any term
-(A) and as constants (B, `structured.ZERO_TERMS`), in one process, calls
+(A) and as constants (B, `conv.ZERO_TERMS`), in one process, calls
 alternating, one thread; both results checked against the reference bit for
 bit.
 
@@ -24,20 +24,20 @@ from autodiff import cnn_graph  # noqa: E402
 from ibp_profile import write_map  # noqa: E402
 
 import tlir  # noqa: E402
-from tlir.passes.ibp import structured  # noqa: E402
+from tlir.passes.ibp import conv  # noqa: E402
 from tlir.reference.ibp import ibp as reference_ibp  # noqa: E402
 
 
 def build(path: str, dtype: str, zero_terms: bool, lo, hi):
-    saved = structured.ZERO_TERMS
-    structured.ZERO_TERMS = zero_terms
+    saved = conv.ZERO_TERMS
+    conv.ZERO_TERMS = zero_terms
     try:
         model = tlir.compile(path, dtype, threads=1)
         got = model.ibp([lo], [hi])
         want = reference_ibp(model.module(), [lo], [hi])
         program = model._derivative("ibp", "fast")
     finally:
-        structured.ZERO_TERMS = saved
+        conv.ZERO_TERMS = saved
     pairs = zip([*got[0], *got[1]], [*want[0], *want[1]], strict=True)
     same = all(g.tobytes() == w.tobytes() for g, w in pairs)
     return model, program, same

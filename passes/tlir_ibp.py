@@ -30,7 +30,7 @@ from xdsl.passes import ModulePass
 
 from tlir.passes.autodiff.builder import Builder, Scalar, element_of, shape_of
 from tlir.passes.autodiff.driver import add_function, find
-from tlir.passes.ibp import elementwise, normalization, pooling, structured  # noqa: F401 - fill IBP_RULES
+from tlir.passes.ibp import conv, elementwise, normalization, pooling, structured  # noqa: F401 - fill IBP_RULES
 from tlir.passes.ibp.table import (
     IBP_RULES,
     Bound,

@@ -1,6 +1,6 @@
 """The interval conv's cell tables: per kernel cell and output position,
 whether the cell lies on the input, in the padding before it (no term) or
-in the padding after it (a zero term), as `passes/ibp/structured.py`'s conv
+in the padding after it (a zero term), as `passes/ibp/conv.py`'s
 fold reads them (docs/verification.md#performance)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The fast interval conv's register tile of output positions: channels
 inner with one 512-bit vector of output channels per group and at least
-`structured.TILE_MIN_TERMS` terms per output, the fold runs
-`structured.POSITION_TILE` positions of the last output axis after the
+`conv.TILE_MIN_TERMS` terms per output, the fold runs
+`conv.POSITION_TILE` positions of the last output axis after the
 kernel cells. Each output still takes its terms in the same order: the fast
 program's own result (its checks zero) has the reference's bits, with the
 weight a box and a constant, with sums in the subnormal range; the fold's
@@ -15,7 +15,7 @@ from test_ibp_conv_skip import _conv_fold
 from test_ibp_conv_zero_terms import _case, _tiny_box, _with_weight_at, assert_fast_is_reference
 
 import tlir
-from tlir.passes.ibp import structured
+from tlir.passes.ibp import conv
 
 # 8 output channels per group (one vector in f32 and in f64), at least 2^15
 # terms (the fast path), 36 or more terms per output, the last output axis even
@@ -44,7 +44,7 @@ def _bounds(case, dtype: str = "f64") -> list[int]:
 def test_the_tile_is_taken_where_intended():
     """[batch, group, output rows, tiles of the last axis, local input
     channel, kernel rows, kernel columns, position in the tile, output channel]."""
-    tile = structured.POSITION_TILE
+    tile = conv.POSITION_TILE
     assert tile > 1
     assert _bounds(SYMMETRIC) == [4, 1, 8, 8 // tile, 4, 3, 3, tile, 8]
     assert _bounds(TILED[3]) == [2, 2, 6, 6 // tile, 4, 3, 3, tile, 8]  # groups
