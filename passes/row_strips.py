@@ -29,6 +29,10 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
+LOCAL_TILES = True
+"""Whether strips of rows sum in local tiles (False: on the outputs, as
+before; for `bench/strip_tiles_ab.py`)."""
+
 MAX_TILE_ELEMENTS = 4096
 """The largest local tile per output (32 KB of f64): a tile is a register tile,
 a few dozen vectors at most; anything larger keeps the outputs as they are."""
@@ -79,7 +83,7 @@ def strip_tiles(
     dimension of run-time extent (`runtime`, the batch's), an input reading
     an output's buffer (`root`: a value's underlying buffer), a tile too large."""
     kinds = [str(t.data) for t in op.iterator_types.data]
-    if "reduction" not in kinds[rows.outer : rows.dim]:
+    if not LOCAL_TILES or "reduction" not in kinds[rows.outer : rows.dim]:
         return None
     first = len(op.inputs)
     written = {root(v) for v in values[first:]}
