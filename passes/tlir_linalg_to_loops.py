@@ -725,7 +725,7 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
         )
         batch.infer(ops, list(block.args[outputs:-3]))  # the scratch buffers
         _flat_views(function, batch)
-    starts = {} if batch is not None else fused_starts(list(block.ops), _other_nests(ops))
+    starts = fused_starts(list(block.ops), _other_nests(ops))
     inside = {start for taken in starts.values() for start in taken}
     for op in ops:
         if op not in inside:
