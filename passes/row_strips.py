@@ -23,6 +23,7 @@ same start: the results are the same bits.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects.linalg.ops import GenericOp
@@ -75,7 +76,7 @@ def strip_tiles(
     extents: list[int],
     rows: RowStrips,
     runtime: set[int],
-    root,
+    root: Callable[[SSAValue], SSAValue],
 ) -> tuple[StripTile, ...] | None:
     """The local tiles of `op`'s outputs under `rows`, or None where a tile
     does not apply: no reduction loop inside the strip (nothing to keep), an
