@@ -87,7 +87,7 @@ class IndexEmitter:
         return [self.expr(e, ivs) for e in amap.results]
 
 
-def _access(
+def access(
     value: SSAValue,
     amap: AffineMap,
     ivs: list[SSAValue],
@@ -163,10 +163,13 @@ def emit_body(
     ivs: list[SSAValue],
     emitter: IndexEmitter,
     flat: Flat | None = None,
+    local: Flat | None = None,
 ) -> None:
-    flat = flat or {}
+    """The body at `ivs`; `local`: outputs read and written at these (buffer,
+    indices) instead (`row_strips.strip_tiles`)."""
+    flat, local = flat or {}, local or {}
     if isinstance(op, FillOp):
-        target, indices = _access(values[0], maps[0], ivs, emitter, flat)
+        target, indices = access(values[0], maps[0], ivs, emitter, flat)
         emitter.emit(fast.store(op.inputs[0], target, indices))
         return
     args = op.body.block.args
@@ -174,7 +177,7 @@ def emit_body(
     mapping: dict[SSAValue, SSAValue] = {}
     for arg, value, amap in zip(args, values, maps, strict=True):
         if any(use.operation not in selects for use in arg.uses):
-            buffer, indices = _access(value, amap, ivs, emitter, flat)
+            buffer, indices = local.get(value) or access(value, amap, ivs, emitter, flat)
             mapping[arg] = emitter.emit(fast.load(buffer, indices))
     for inner in op.body.block.ops:
         if inner in selects:
@@ -187,7 +190,7 @@ def emit_body(
             outputs = values[len(op.inputs) :]
             out_maps = maps[len(op.inputs) :]
             for result, target, amap in zip(inner.operands, outputs, out_maps, strict=True):
-                buffer, indices = _access(target, amap, ivs, emitter, flat)
+                buffer, indices = local.get(target) or access(target, amap, ivs, emitter, flat)
                 emitter.emit(fast.store(mapping.get(result, result), buffer, indices))
             return
         if isinstance(inner, IndexOp):
@@ -196,4 +199,4 @@ def emit_body(
         emitter.emit(inner.clone(value_mapper=mapping))
 
 
-__all__ = ["Flat", "IndexEmitter", "emit_body", "pure_body"]
+__all__ = ["Flat", "IndexEmitter", "access", "emit_body", "pure_body"]

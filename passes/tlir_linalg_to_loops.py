@@ -43,8 +43,9 @@ from xdsl.passes import ModulePass
 
 from tlir.dialects.tlir_ad import ROW_STRIPS
 from tlir.passes import fast_ops as fast
-from tlir.passes.loop_bodies import Flat, IndexEmitter, Linalg, emit_body
+from tlir.passes.loop_bodies import Flat, IndexEmitter, Linalg, access, emit_body
 from tlir.passes.loop_starts import first_reduction, fused_starts, iterator_kinds
+from tlir.passes.row_strips import RowStrips, StripTile, strip_tiles
 from tlir.passes.tlir_bufferize import BATCH_AXES
 from tlir.passes.tlir_form_kernels import is_kernel
 from tlir.passes.vector_row_folds import emit_vector_strips, plan_row_fold
@@ -247,24 +248,6 @@ class BatchBounds:
         return found
 
 
-@dataclass(frozen=True)
-class RowStrips:
-    """A parallel dimension `dim` run in whole strips of `widths[0]` rows, then
-    of `widths[1]` from where those end, ..., then one by one: the loop over
-    the strips stands before dimension `outer` (< `dim`, > 0: the outermost
-    loop is the one threads split) and the loop over a strip's rows, of the
-    constant width, at `dim`'s place. The nest of a row blocked by hand
-    ([block, ..., row in the block, ...]) with the row count a run-time value,
-    not a multiple of the block: the loops between keep a register tile of
-    the strip's rows (the rows loop vectorised or unrolled) whatever the
-    batch. Each output, its own row, still takes its terms in the generic's
-    order: only the outputs' order changes (`dim` is parallel)."""
-
-    dim: int
-    outer: int
-    widths: tuple[int, ...]
-
-
 def row_strips(op: Linalg) -> RowStrips | None:
     attr = op.attributes.get(ROW_STRIPS)
     if not isinstance(op, GenericOp) or not isinstance(attr, DenseArrayBase):
@@ -305,6 +288,11 @@ def lower_linalg(
         return emitter.const(extents[position])
 
     rows = row_strips(op)
+    tiles: tuple[StripTile, ...] = ()
+    if rows is not None and isinstance(op, GenericOp):
+        tiles = strip_tiles(op, values, maps, extents, rows, set(batch_dims), _root_buffer) or ()
+    local = [memref.AllocaOp.get(values[t.operand].type.element_type, 64, t.shape) for t in tiles]
+    outer.add_ops(local)
     strips = _interleaved_dim(op, maps, extents) if rows is None else None
     fold = None
     flat = batch.flat if batch is not None else {}
@@ -317,24 +305,32 @@ def lower_linalg(
     tile_at = first_reduction(op) if starts else None
 
     def nest(
-        block: Block, position: int, ivs: list[SSAValue], rows_at: tuple | None = None
+        block: Block,
+        position: int,
+        ivs: list[SSAValue],
+        rows_at: tuple | None = None,
+        offset: SSAValue | None = None,
     ) -> None:
+        """The loops from `position` on; `rows_at`: inside a strip, (its first
+        row, its width, whether its outputs are in the local tiles); `offset`:
+        the row within the strip, where they are."""
         emitter = IndexEmitter(block)
         if rows is not None and rows_at is None and position == rows.outer:
             row_strip_loops(block, position, ivs)
             return
         if rows is not None and rows_at is not None and position == rows.dim:
-            first, size = rows_at  # the strip's rows: one, or a loop of `size`
+            first, size, tiled = rows_at  # the strip's rows: one, or a loop of `size`
             if size == 1:
                 nest(block, position + 1, [*ivs, first], rows_at)
                 return
             body = _for(block, emitter.const(0), emitter.const(size), one)
             bodies.append(body)
             row = IndexEmitter(body).emit(fast.binary(arith.AddiOp, first, body.args[0]))
-            nest(body, position + 1, [*ivs, row], rows_at)
+            nest(body, position + 1, [*ivs, row], rows_at, body.args[0] if tiled else None)
             return
         if position == len(extents):
-            emit_body(op, values, maps, ivs, emitter, flat)
+            in_tiles = local_access(ivs, offset) if offset is not None else None
+            emit_body(op, values, maps, ivs, emitter, flat, in_tiles)
             return
         if position == tile_at:
             start_tile(block, position, ivs)
@@ -350,7 +346,7 @@ def lower_linalg(
         if position != interleaved:
             body = _for(block, lb, ub, one)
             bodies.append(body)
-            nest(body, position + 1, [*ivs, body.args[0]], rows_at)
+            nest(body, position + 1, [*ivs, body.args[0]], rows_at, offset)
             return
         # Strips of INTERLEAVE outputs over [lb, lb + whole strips), then the rest.
         width = emitter.const(INTERLEAVE)
@@ -390,11 +386,54 @@ def lower_linalg(
             split = _whole_strips_end(emitter, lb, ub, step)
             loop = _for(block, lb, split, step)
             bodies.append(loop)
-            nest(loop, position, ivs, (loop.args[0], size))
+            tiled = bool(tiles) and size > 1
+            if tiled:
+                copy_tiles(loop, ivs, loop.args[0], size, into_tiles=True)
+            nest(loop, position, ivs, (loop.args[0], size, tiled))
+            if tiled:
+                copy_tiles(loop, ivs, loop.args[0], size, into_tiles=False)
             lb = split
         loop = _for(block, lb, ub, one)
         bodies.append(loop)
-        nest(loop, position, ivs, (loop.args[0], 1))
+        nest(loop, position, ivs, (loop.args[0], 1, False))
+
+    def copy_tiles(
+        block: Block, ivs: list[SSAValue], first: SSAValue, size: int, into_tiles: bool
+    ) -> None:
+        """Each output's elements of the strip from `first` (`size` rows, the
+        outer indices `ivs`) into its local tile, or back."""
+        assert rows is not None
+        for tile, buffer in zip(tiles, local, strict=True):
+            inner, at = block, []
+            for d in tile.dims:
+                emitter = IndexEmitter(inner)
+                extent = size if d == rows.dim else extents[d]
+                inner = _for(inner, emitter.const(0), emitter.const(extent), one)
+                bodies.append(inner)
+                at.append(inner.args[0])
+            emitter = IndexEmitter(inner)
+            full: list = [*ivs, *[None] * (len(extents) - len(ivs))]  # only tile dims read
+            for d, index in zip(tile.dims, at, strict=True):
+                full[d] = index
+                if d == rows.dim:
+                    full[d] = emitter.emit(fast.binary(arith.AddiOp, first, index))
+            value = values[tile.operand]
+            target, indices = access(value, maps[tile.operand], full, emitter, flat)
+            source, dest = (target, indices), (buffer.memref, at)
+            if not into_tiles:
+                source, dest = dest, source
+            emitter.emit(fast.store(emitter.emit(fast.load(*source)), *dest))
+
+    def local_access(ivs: list[SSAValue], offset: SSAValue) -> dict:
+        """Each tiled output's (local tile, indices) at `ivs`, row `offset` of its strip."""
+        assert rows is not None
+        return {
+            values[tile.operand]: (
+                buffer.memref,
+                [offset if d == rows.dim else ivs[d] for d in tile.dims],
+            )
+            for tile, buffer in zip(tiles, local, strict=True)
+        }
 
     def start_tile(block: Block, position: int, ivs: list[SSAValue]) -> None:
         """The starts of the outputs at the outer indices `ivs`: a loop per
@@ -530,12 +569,15 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
         )
         batch.infer(ops, list(block.args[outputs:-3]))  # the scratch buffers
         _flat_views(function, batch)
-    starts = {} if batch is not None else fused_starts(list(block.ops), _other_nests(ops))
+    starts = fused_starts(list(block.ops), _other_nests(ops))
     inside = {start for taken in starts.values() for start in taken}
     for op in ops:
         if op not in inside:
             lowered = lower_linalg(op, bounds, vector_bytes, batch, starts.get(op, ()))
-            block.insert_ops_before(lowered, op)
+            # local tiles in the entry block, before any loop: static stack slots
+            tiles = [o for o in lowered if isinstance(o, memref.AllocaOp)]
+            block.insert_ops_before(tiles, block.first_op) if tiles else None
+            block.insert_ops_before([o for o in lowered if o not in tiles], op)
     for op in ops:
         op.detach()
         op.erase()

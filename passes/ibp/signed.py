@@ -70,7 +70,9 @@ class Tile:
     `rows`, then of three vectors, two, one, a half and a quarter (a 256- and
     a 128-bit vector), then one by one (`tlir_ad.ROW_STRIPS`): the vectors
     left after the whole tiles (three at most) run as one strip of 8, 4 or 2
-    vector sums, not as strips of one vector each (4 sums: latency-bound)."""
+    vector sums, not as strips of one vector each (4 sums: latency-bound).
+    Each strip sums in a local tile of constant shape (`row_strips`), which
+    keeps its sums in registers at a run-time batch."""
 
 
 def tile(ctx: Context, weight: Bound, rows: int, m: int) -> Tile | None:

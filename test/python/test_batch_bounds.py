@@ -7,6 +7,7 @@ output included) is a static compile's at that batch, bit for bit."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -367,3 +368,89 @@ def test_signed_interval_linear_at_any_batch_from_one_compile(monkeypatch):
         assert infinite.reasons == want.reasons  # NaN bounds: their bytes compared
         ends = [*infinite.lowers, *infinite.uppers, *want.lowers, *want.uppers]
         assert ends[0].tobytes() == ends[2].tobytes() and ends[1].tobytes() == ends[3].tobytes()
+
+
+# batches whose rows run every strip width of the signed layout after a whole
+# strip: f64 (8 lanes) 32 + 15 (8, 4, 2, 1), 32 + 23 (16, 4, 2, 1), 32 + 31 (24, 4,
+# 2, 1); f32 (16 lanes) 64 + 31 (16, 8, 4, then one by one), 64 + 47 (32, 8, 4, ...),
+# 64 + 63 (48, 8, 4, ...)
+STRIP_BATCHES = {"f64": (47, 55, 63), "f32": (95, 111, 127)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_signed_strips_sum_in_local_tiles_to_the_same_bits(dtype, backend):
+    """The signed interval linear's strips of rows sum in local tiles
+    (`passes/row_strips.py`): at batches that run every strip width, the
+    dynamic model's bounds are the reference's and a static compile's, bit
+    for bit, on both back ends."""
+    from test_ibp_signed import chain_text
+
+    from tlir.reference.ibp import ibp as reference_ibp
+
+    module = parse_module(chain_text(["?"], [48, 64, 24, 10], dtype, seed=5))
+    model = tlir.compile(module, backend=backend, cache=False)
+    for batch in STRIP_BATCHES[dtype]:
+        _, lows, highs = boxes(batch, (48,), dtype)
+        got = model.bounds(lows, highs)
+        static = tlir.compile(specialize(module, batch), backend=backend, cache=False)
+        assert_same_result(got, static.bounds(lows, highs))
+        want = reference_ibp(specialize(module, batch), lows, highs)
+        assert same(got.lowers[0], want[0][0]) and same(got.uppers[0], want[1][0])
+    assert model.stats["compiled batches"] == []
+
+
+def _innermost_loops(asm: str) -> list[str]:
+    """The bodies of the innermost loops of x86 assembly: from a label to the
+    branch back to it, with no label between."""
+    lines = asm.splitlines()
+    loops = []
+    for end, line in enumerate(lines):
+        branch = re.match(r"\s+j\w+\s+(\.LBB\w+)$", line)
+        if branch is None:
+            continue
+        starts = [k for k in range(end) if lines[k].startswith(branch.group(1) + ":")]
+        if starts and not any(re.match(r"\.LBB\w+:", s) for s in lines[starts[0] + 1 : end]):
+            loops.append("\n".join(lines[starts[0] : end + 1]))
+    return loops
+
+
+@pytest.mark.skipif(not host_has_embedded_rounding(), reason="the vector steps need AVX-512")
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_signed_strips_keep_their_sums_in_registers_at_a_runtime_batch(dtype, monkeypatch):
+    """In the kernel compiled once for every batch, the loop over the columns
+    of a strip of four vectors of rows (two outputs, lower and upper: 16 sums)
+    loads and stores no sum: they stay in registers, as in a static compile's
+    tile. Summed on the outputs, whose rows lie a run-time stride apart, LLVM
+    could not tell the sums apart and loaded and stored each one per column."""
+    from test_ibp_signed import chain_text
+
+    from tlir.compiler import jit
+    from tlir.compiler.kernel_harness import assembly
+
+    monkeypatch.setenv("TLIR_COMPILE_PROCESSES", "1")
+    compiled = []
+    compile_ = jit._compile_object
+
+    def kept(llvm_ir, *args, **kwargs):
+        compiled.append(llvm_ir)
+        return compile_(llvm_ir, *args, **kwargs)
+
+    monkeypatch.setattr(jit, "_compile_object", kept)
+    monkeypatch.setattr(jit, "_OBJECTS", type(jit._OBJECTS)())
+    module = parse_module(chain_text(["?"], [48, 64, 10], dtype, seed=5))
+    model = tlir.compile(module, cache=False)
+    model.bounds(*boxes(LARGE, (48,), dtype)[1:])
+    lanes = 8 if dtype == "f64" else 16
+    width = "pd" if dtype == "f64" else "ps"
+    hot = []
+    for llvm_ir in compiled:
+        name = re.search(r'define void @"?(k_\w+)"?\(', llvm_ir)
+        if name is None or "tlir_step_down" not in llvm_ir:
+            continue
+        for loop in _innermost_loops(assembly(llvm_ir, name.group(1))):
+            if loop.count(f"vsub{width}\t{{rd-sae}}") == 4 * 2 * 2:  # 4 vectors × 2 outputs
+                hot.append(loop)
+    assert hot, f"no loop over the columns of a {4 * lanes}-row strip"
+    for loop in hot:  # each linear's
+        assert re.findall(rf"vmovu{width}\t%zmm\d+, [^%\n]*\(", loop) == [], loop

@@ -200,6 +200,38 @@ func.func @start_in_nest(%x: memref<4x3x8xf64>, %row: memref<8xf64>, %y: memref<
 
 // -----
 
+// The same in a kernel that takes the batch (`tlir.batch_axes`, the batch its last
+// argument): the start is written inside the fold's nest, whose outer loop runs to
+// min(hi, batch).
+// CHECK-LABEL: func.func @start_in_batch_nest
+// CHECK-SAME:    (%[[X:.*]]: memref<4x3x8xf64>, %[[ROW:.*]]: memref<8xf64>, %[[Y:.*]]: memref<4x8xf64>, %[[LO:.*]]: index, %[[HI:.*]]: index, %[[B:.*]]: index)
+// CHECK:         %[[N:.*]] = arith.minsi %[[HI]], %[[B]] : index
+// CHECK:         scf.for %[[I:.*]] = %[[LO]] to %[[N]] step %{{.*}} {
+// CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[ROW]][%[[J]]] : memref<8xf64>
+// CHECK-NEXT:        memref.store %[[V]], %[[Y]][%[[I]], %[[J]]] : memref<4x8xf64>
+// CHECK-NEXT:      }
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             scf.for %[[J2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:          %[[A:.*]] = memref.load %[[X]][%[[I]], %[[K]], %[[J2]]] : memref<4x3x8xf64>
+// CHECK-NEXT:          %[[ACC:.*]] = memref.load %[[Y]][%[[I]], %[[J2]]] : memref<4x8xf64>
+// CHECK-NOT:     scf.for
+// CHECK:         func.return
+func.func @start_in_batch_nest(%x: memref<4x3x8xf64>, %row: memref<8xf64>, %y: memref<4x8xf64>, %lo: index, %hi: index, %b: index) attributes {tlir.kernel, tlir.num_inputs = 2 : i64, tlir.num_outputs = 1 : i64, tlir.batch_axes = [array<i64: 1, 0, 0>, array<i64: 0>, array<i64: 1, 0>]} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%row : memref<8xf64>) outs(%y : memref<4x8xf64>) {
+  ^bb0(%r: f64, %o: f64):
+    linalg.yield %r : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : memref<4x3x8xf64>) outs(%y : memref<4x8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
 // A fold whose first dimension is a reduction keeps its start's own pass (a
 // tile would be the whole output, outside the loop that threads split).
 // CHECK-LABEL: func.func @start_before_reduction_first
