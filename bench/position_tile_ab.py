@@ -15,10 +15,9 @@ kernel times, run it under `perf record -e cpu-clock -c 250000` with
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +25,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 import graphs  # noqa: E402
 from autodiff import _write, cnn_graph  # noqa: E402
+from ibp_ab import alternate, fast_ibp, options  # noqa: E402
 from ibp_profile import write_map  # noqa: E402
 
 import tlir  # noqa: E402
 from tlir.passes.ibp import conv  # noqa: E402
-from tlir.reference.ibp import ibp as reference_ibp  # noqa: E402
 
 CONVS = [(3, 16), (4, 16), (8, 8), (16, 8), (32, 8)]
 """(input channels, height = width) of the single convs."""
@@ -49,26 +48,8 @@ def conv_graph(cin: int, cout: int, size: int) -> tuple[str, str]:
     return name, _write(f"tile-{cin}-{cout}-{size}", b.graph(out))
 
 
-def build(path: str, dtype: str, tile: int, box):
-    saved = conv.POSITION_TILE
-    conv.POSITION_TILE = tile
-    try:
-        model = tlir.compile(path, dtype, threads=1)
-        got = model.ibp(*box)
-        want = reference_ibp(model.module(), *box)
-        program = model._derivative("ibp", "fast")
-    finally:
-        conv.POSITION_TILE = saved
-    pairs = zip([*got[0], *got[1]], [*want[0], *want[1]], strict=True)
-    return program, all(g.tobytes() == w.tobytes() for g, w in pairs)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dtype", default="f32", choices=["f64", "f32"])
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--perf-map", action="store_true")
-    args = parser.parse_args()
+    args = options(__doc__, 300, "f32")
     np_type = np.float64 if args.dtype == "f64" else np.float32
     lanes = 64 // np.dtype(np_type).itemsize
     cases = [conv_graph(cin, lanes, size) for cin, size in CONVS] + [cnn_graph()]
@@ -79,17 +60,18 @@ def main() -> None:
         shape = tlir.compile(path, args.dtype).function_op.function_type.inputs.data[0]
         x = np.random.default_rng(0).normal(size=shape.get_shape()).astype(np_type)
         box = ([x - np_type(0.01)], [x + np_type(0.01)])
-        off, same_off = build(path, args.dtype, 1, box)
-        on, same_on = build(path, args.dtype, conv.POSITION_TILE, box)
+        off_variant, on_variant = (
+            fast_ibp(path, args.dtype, *box, [(conv, "POSITION_TILE", tile)])
+            for tile in (1, conv.POSITION_TILE)
+        )
+        off, on = off_variant.program, on_variant.program
+        same_off, same_on = off_variant.same_bits, on_variant.same_bits
         maps |= {f"off{k}": off, f"on{k}": on}
         tiled = {s.kernel for s in off.plan.steps} != {s.kernel for s in on.plan.steps}
-        times: list[list[int]] = [[], []]
-        for _ in range(args.calls):
-            for program, ts in zip((off, on), times, strict=True):
-                start = time.thread_time_ns()
-                program.run_checked([*box[0], *box[1]])
-                ts.append(time.thread_time_ns() - start)
-        a, b = (statistics.median(ts) / 1e3 for ts in times)
+        boxes = [*box[0], *box[1]]
+        runs = {"off": partial(off.run_checked, boxes), "on": partial(on.run_checked, boxes)}
+        times = alternate(runs, args.calls)
+        a, b = (statistics.median(times[name]) / 1e3 for name in ("off", "on"))
         rows.append((name, tiled, same_off and same_on, a, b))
         print(f"{name:28} {tiled!s:>5} {same_off and same_on!s:>5} {a:8.1f} {b:8.1f} {b / a:7.3f}")
     if args.perf_map:

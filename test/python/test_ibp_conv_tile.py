@@ -10,9 +10,14 @@ bounds show where the tile is taken and where not."""
 from __future__ import annotations
 
 import pytest
-from test_ibp_compiled import BACKENDS, _adversarial, assert_same_bounds, random_box
+from test_ibp_compiled import BACKENDS, random_box
 from test_ibp_conv_skip import _conv_fold
-from test_ibp_conv_zero_terms import _case, _tiny_box, _with_weight_at, assert_fast_is_reference
+from test_ibp_conv_zero_terms import (
+    _case,
+    _with_weight_at,
+    assert_fast_is_reference,
+    assert_random_tiny_and_adversarial,
+)
 
 import tlir
 from tlir.passes.ibp import conv
@@ -75,12 +80,7 @@ CASES = [*TILED, ODD]
 def test_tiled_folds_give_the_reference_bits(case, dtype, backend):
     """Random boxes, the same with sums in the subnormal range, and boxes
     with ±0, subnormals, ±inf and NaN (those may fall back)."""
-    module = tlir.parse_module(case.text(dtype))
-    model = tlir.compile(module, backend=backend)
-    assert_fast_is_reference(model, module, *random_box(case.inputs(dtype), 1), "random")
-    assert_fast_is_reference(model, module, *_tiny_box(case, dtype, 2), "subnormal sums")
-    boxes = _adversarial(*random_box(case.inputs(dtype, seed=4), 5), seed=6)
-    assert_same_bounds(model, module, *boxes, "adversarial")
+    assert_random_tiny_and_adversarial(case, dtype, backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -90,16 +90,23 @@ def _tiny_box(case, dtype: str, seed: int):
     return lows, highs
 
 
-@pytest.mark.parametrize("case, dtype, backend", _one_dtype_per_backend(CASES))
-def test_zero_terms_give_the_reference_bits(case, dtype, backend):
-    """Random boxes and weights, the same with sums in the subnormal range,
-    and boxes with ±0, subnormals, ±inf and NaN (those may fall back)."""
+def assert_random_tiny_and_adversarial(case, dtype: str, backend: str) -> None:
+    """The fast program's own bits on a random box and on one with sums in
+    the subnormal range; the bounds (which may fall back) on adversarial
+    boxes with ±0, subnormals, ±inf and NaN."""
     module = tlir.parse_module(case.text(dtype))
     model = tlir.compile(module, backend=backend)
     assert_fast_is_reference(model, module, *random_box(case.inputs(dtype), 1), "random")
     assert_fast_is_reference(model, module, *_tiny_box(case, dtype, 2), "subnormal sums")
     boxes = _adversarial(*random_box(case.inputs(dtype, seed=4), 5), seed=6)
     assert_same_bounds(model, module, *boxes, "adversarial")
+
+
+@pytest.mark.parametrize("case, dtype, backend", _one_dtype_per_backend(CASES))
+def test_zero_terms_give_the_reference_bits(case, dtype, backend):
+    """Random boxes and weights, the same with sums in the subnormal range,
+    and boxes with ±0, subnormals, ±inf and NaN (those may fall back)."""
+    assert_random_tiny_and_adversarial(case, dtype, backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
