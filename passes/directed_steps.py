@@ -81,6 +81,12 @@ Step = tuple[str, str, str]
 STEPS: tuple[Step, ...] = tuple((k, d, c) for k in KINDS for d in _ROUNDING for c in _FORMATS)
 
 
+def smallest_subnormal(bitwidth: int) -> float:
+    """The smallest positive subnormal of binary64 (`bitwidth` 64) or binary32:
+    what a step moves a zero by."""
+    return 2.0 ** (-1074 if bitwidth == 64 else -149)
+
+
 def function_name(kind: str, direction: str, carrier: str) -> str:
     """The scalar step a lowering calls: `tlir_next_down_f64`, …"""
     return f"tlir_{kind}_{direction}_{carrier}"

@@ -23,12 +23,15 @@ same start: the results are the same bits.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
+
+from tlir.passes.loop_starts import iterator_kinds
 
 LOCAL_TILES = True
 """Whether strips of rows sum in local tiles (False: on the outputs, as
@@ -83,7 +86,7 @@ def strip_tiles(
     output indexed other than by plain dimensions or not by `dim`, a tile
     dimension of run-time extent (`runtime`, the batch's), an input reading
     an output's buffer (`root`: a value's underlying buffer), a tile too large."""
-    kinds = [str(t.data) for t in op.iterator_types.data]
+    kinds = iterator_kinds(op)
     if not LOCAL_TILES or "reduction" not in kinds[rows.outer : rows.dim]:
         return None
     first = len(op.inputs)
@@ -100,10 +103,7 @@ def strip_tiles(
         if rows.dim not in dims or any(d in runtime for d in dims if d != rows.dim):
             return None
         shape = tuple(widest if d == rows.dim else extents[d] for d in dims)
-        size = 1
-        for extent in shape:
-            size *= extent
-        if size > MAX_TILE_ELEMENTS:
+        if math.prod(shape) > MAX_TILE_ELEMENTS:
             return None
         tiles.append(StripTile(operand, dims, shape))
     return tuple(tiles)

@@ -576,7 +576,8 @@ def lower_function(function: func.FuncOp, vector_bytes: int = 0) -> None:
             lowered = lower_linalg(op, bounds, vector_bytes, batch, starts.get(op, ()))
             # local tiles in the entry block, before any loop: static stack slots
             tiles = [o for o in lowered if isinstance(o, memref.AllocaOp)]
-            block.insert_ops_before(tiles, block.first_op) if tiles else None
+            if tiles:
+                block.insert_ops_before(tiles, block.first_op)
             block.insert_ops_before([o for o in lowered if o not in tiles], op)
     for op in ops:
         op.detach()

@@ -27,7 +27,7 @@ from tlir.passes.convert_tlir_to_linalg.emit import (
     shape_of,
 )
 from tlir.passes.convert_tlir_to_linalg.registry import lowers
-from tlir.passes.directed_steps import embedded_rounding, function_name
+from tlir.passes.directed_steps import embedded_rounding, function_name, smallest_subnormal
 
 
 def _inline_body(source: Block):
@@ -102,7 +102,7 @@ def step_float(b: Body, x: SSAValue, upward: bool) -> SSAValue:
         return b(func.CallOp(name, [x], [x.type]))
     stepped = next_float(b, x, upward)
     sign = 1.0 if upward else -1.0
-    tiny = float(np.finfo(np.float64 if width == 64 else np.float32).smallest_subnormal)
+    tiny = smallest_subnormal(width)
     far = b.cmp("oeq", x, b.const(-sign * float("inf")))
     stepped = b.select(far, x, stepped)
     onto_zero = b.cmp("oeq", x, b.const(-sign * tiny))

@@ -16,6 +16,7 @@ from xdsl.ir import SSAValue
 from tlir.dialects import tlir as T
 from tlir.passes.autodiff.builder import Scalar, d, shape_of
 from tlir.passes.ibp import conv_cells as cells
+from tlir.passes.ibp import scalar as D
 from tlir.passes.ibp.elementwise import zero_starts
 from tlir.passes.ibp.structured import (
     add_bias,
@@ -55,10 +56,6 @@ def _moved(per_axis: Sequence, perm: Sequence[int] | None) -> list:
     for k, m in enumerate(perm):
         moved[m] = per_axis[k]
     return moved
-
-
-def _all(s: Scalar, conditions: Sequence[SSAValue]) -> SSAValue:
-    return functools.reduce(s.both, conditions)
 
 
 POSITION_TILE = 2
@@ -176,7 +173,7 @@ def _conv(ctx, op, boxes):
             # `ult` (less or unordered: no flag is NaN) and the skip's `> 0`
             # read the flags of one compare of the flag with 0 (`olt` would
             # swap its operands, `!= 0` also test for NaN)
-            inside = _all(s, [s.cmp("ult", f, s.const(0.0)) for f in flags])
+            inside = D.all_of(s, *(s.cmp("ult", f, s.const(0.0)) for f in flags))
         new_l, new_h = contraction_term(fast, s, (xl, xh), wv, acc_l, acc_h, inside)
         if not flags:
             return [new_l, new_h]

@@ -12,12 +12,12 @@ the product's error as `fma(a, b, -p)`, the quotient's remainder as
 
 from __future__ import annotations
 
-import numpy as np
 from xdsl.dialects import arith, math
 from xdsl.ir import SSAValue
 
 from tlir.dialects import tlir_ad as A
 from tlir.passes.autodiff.builder import Scalar
+from tlir.passes.directed_steps import smallest_subnormal
 from tlir.tight import product_threshold, tight
 
 Pair = tuple[SSAValue, SSAValue]
@@ -71,15 +71,10 @@ def fast_term(
         return new_l, step_up(s, s.add(acc_h, step_up(s, high)))
     # the two selects side by side: LLVM makes them one branch around the
     # products (apart, two branches, the products computed before both)
-    m = smallest_subnormal(s)
+    m = smallest_subnormal(s.element_type.bitwidth)
     t_l, t_h = step_down(s, low), step_up(s, high)
     t_l, t_h = s.select(inside, t_l, s.const(-m)), s.select(inside, t_h, s.const(m))
     return step_down(s, s.add(acc_l, t_l)), step_up(s, s.add(acc_h, t_h))
-
-
-def smallest_subnormal(s: Scalar) -> float:
-    wide = s.element_type.bitwidth == 64
-    return float(np.finfo(np.float64 if wide else np.float32).smallest_subnormal)
 
 
 def signed_term(s: Scalar, x: Pair, w: SSAValue, acc_l: SSAValue, acc_h: SSAValue) -> Pair:
