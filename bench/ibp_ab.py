@@ -5,7 +5,8 @@ against the reference bit for bit, then called alternately on one thread and
 timed by the thread's CPU clock.
 
 Used by bench/zero_terms_ab.py, bench/position_tile_ab.py,
-bench/ibp_epilogue_ab.py and bench/fold_starts.py.
+bench/ibp_epilogue_ab.py, bench/fold_starts.py (and `patched` by
+bench/strip_tiles_ab.py).
 """
 
 from __future__ import annotations

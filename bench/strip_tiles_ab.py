@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent))
 from dynamic_bounds import best_of_interleaved, same_bits  # noqa: E402
 from dynamic_models import dynamic_models, options  # noqa: E402
+from ibp_ab import patched  # noqa: E402
 
 import tlir  # noqa: E402
 from tlir.passes import row_strips  # noqa: E402
@@ -35,13 +36,9 @@ from tlir.passes.tlir_specialize_batch import specialize  # noqa: E402
 
 def warmed(dynamic, box, tiles: bool, first_batches) -> None:
     """Compile `dynamic`'s IBP programs (small and large batches) with the switch set."""
-    saved = row_strips.LOCAL_TILES
-    row_strips.LOCAL_TILES = tiles
-    try:
+    with patched([(row_strips, "LOCAL_TILES", tiles)]):
         for batch in first_batches:
             dynamic.bounds(*box(batch))
-    finally:
-        row_strips.LOCAL_TILES = saved
 
 
 def main() -> None:

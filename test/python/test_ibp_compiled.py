@@ -475,15 +475,18 @@ def _with_constant_parameters(case, dtype: str, seed: int, specials=()) -> str:
     flat[::5] = 0.0
     for k, value in enumerate(specials):
         flat[(k * (w.shape[-1] + 3)) % flat.size] = value
-    text = case.text(dtype)
-    head, rest = text.split("\n", 1)
-    args = head.split(", %a1")[0]
+    return with_constants(case, dtype, w, b)
+
+
+def with_constants(case, dtype: str, w: np.ndarray, b: np.ndarray) -> str:
+    """The case's module with its weight `w` and bias `b` as `tlir.const`."""
+    head, rest = case.text(dtype).split("\n", 1)
     consts = ""
     for name, value in (("a1", w), ("a2", b)):
         typ = "tensor<" + "".join(f"{n}x" for n in value.shape) + dtype + ">"
         literal = _dense(value).replace("'", "")
         consts += f"  %{name} = tlir.const {{value = dense<{literal}> : {typ}}} : {typ}\n"
-    return f"{args}) -> {head.split(') -> ')[1]}\n{consts}{rest}"
+    return f"{head.split(', %a1')[0]}) -> {head.split(') -> ')[1]}\n{consts}{rest}"
 
 
 @pytest.mark.parametrize("case, dtype, backend", _one_dtype_per_backend(CHANNEL_MAJOR_CONVS))

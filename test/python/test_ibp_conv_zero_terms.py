@@ -15,10 +15,10 @@ from op_cases import _conv as conv_case
 from test_ibp_compiled import (
     BACKENDS,
     _adversarial,
-    _dense,
     _one_dtype_per_backend,
     assert_same_bounds,
     random_box,
+    with_constants,
 )
 
 import tlir
@@ -149,13 +149,7 @@ def _with_weight_at(case, dtype: str, cells: list[tuple], value: float) -> str:
     _, w, b = case.inputs(dtype, seed=13)
     for cell in cells:
         w[(0, 0, *cell)] = value
-    head, rest = case.text(dtype).split("\n", 1)
-    consts = ""
-    for name, array in (("a1", w), ("a2", b)):
-        typ = "tensor<" + "".join(f"{n}x" for n in array.shape) + dtype + ">"
-        literal = _dense(array).replace("'", "")
-        consts += f"  %{name} = tlir.const {{value = dense<{literal}> : {typ}}} : {typ}\n"
-    return f"{head.split(', %a1')[0]}) -> {head.split(') -> ')[1]}\n{consts}{rest}"
+    return with_constants(case, dtype, w, b)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
